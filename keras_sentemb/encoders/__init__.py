@@ -1,0 +1,17 @@
+"""Strings and tokens to token states: tokenizer, pretrained weights, backbone taps."""
+
+from keras_sentemb.encoders.pretrained_weights import (
+    PRETRAINED_SOURCES,
+    resolve_pretrained_dir,
+    sentence_settings,
+)
+from keras_sentemb.encoders.sentence_tokenizer import SentenceTokenizer
+from keras_sentemb.encoders.transformer_layer_states import transformer_layer_states
+
+__all__ = [
+    "PRETRAINED_SOURCES",
+    "SentenceTokenizer",
+    "resolve_pretrained_dir",
+    "sentence_settings",
+    "transformer_layer_states",
+]

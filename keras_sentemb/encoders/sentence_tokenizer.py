@@ -1,0 +1,126 @@
+"""SentenceTokenizer: raw strings to BERT word-piece ids, in-graph with TF Text ops."""
+
+import re
+
+import keras
+import keras_hub
+import tensorflow as tf
+import tensorflow_text as tf_text
+
+# Characters that BERT's reference tokenizer deletes before splitting: control and format
+# characters (categories Cc, Cf), private-use characters (Co), NUL and U+FFFD. Tab, LF and
+# CR are whitespace and are turned into spaces first.
+_WHITESPACE_CONTROLS = r"[\t\n\r]"
+_DELETED_CHARACTERS = r"[\p{Cc}\p{Cf}\p{Co}\x{FFFD}]"
+
+
+@keras.saving.register_keras_serializable(package="keras_sentemb")
+class SentenceTokenizer(keras_hub.models.BertTokenizer):
+    """keras-hub's `BertTokenizer` with BERT's text clean-up, truncation and packing.
+
+    `content_ids(texts)` maps a 1-D `tf.string` tensor to a `tf.RaggedTensor` of word-piece
+    ids without special tokens, truncated to `max_length - 2` ids so that
+    `[CLS] ids [SEP]` fits in `max_length` (the same truncation as sentence-transformers:
+    the end of a long text is dropped). `pack(content_ids)` adds [CLS]/[SEP] and pads to
+    the longest row, returning `token_ids` and `padding_mask` [batch, T]. Both run inside
+    `tf.function`, `tf.data` and exported SavedModels (TF Text ops, which TF Serving links).
+
+    Normalisation follows the reference BERT tokenizer (Hugging Face's): invalid UTF-8
+    bytes become U+FFFD; control/format/private-use characters and U+FFFD are deleted;
+    special tokens written in the text ("[SEP]", "[MASK]" …, exact case) are kept as
+    special tokens; the rest is lower-cased with Unicode `lower` (not case-folded: "ß"
+    stays "ß") when `lowercase=True`; accents are stripped (NFD, marks removed); text is
+    split on whitespace, punctuation and CJK characters. An empty or whitespace-only text
+    has no content ids and packs to `[CLS] [SEP]`.
+
+    Args:
+        vocabulary: a `vocab.txt` path or a list of word pieces.
+        lowercase: case-fold the text (uncased BERT models).
+        strip_accents: remove accent marks (the reference does so for uncased models).
+        max_length: the longest packed sequence, special tokens included (≥ 3).
+
+    Example:
+    >>> vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox"]
+    >>> tokenizer = SentenceTokenizer(vocab, max_length=8)
+    >>> packed = tokenizer.pack(tokenizer.content_ids(tf.constant(["The fox", ""])))
+    >>> packed["token_ids"].numpy().tolist()
+    [[2, 5, 6, 3], [2, 3, 0, 0]]
+    """
+
+    def __init__(
+        self,
+        vocabulary=None,
+        lowercase=True,
+        strip_accents=True,
+        max_length=512,
+        **kwargs,
+    ):
+        # keras-hub case-folds (NFKC_Casefold); the reference lower-cases. So keras-hub
+        # gets lowercase=False and `clean_text` lower-cases, sparing special tokens.
+        kwargs.pop("special_tokens_in_strings", None)
+        super().__init__(
+            vocabulary=vocabulary,
+            lowercase=False,
+            strip_accents=strip_accents,
+            special_tokens_in_strings=True,
+            **kwargs,
+        )
+        self.lowercase_text = bool(lowercase)
+        if not isinstance(max_length, int) or max_length < 3:
+            raise ValueError(
+                f"SentenceTokenizer: max_length must be an int >= 3, got {max_length!r}."
+            )
+        self.max_length = max_length
+
+    def clean_text(self, texts):
+        """Valid UTF-8 with BERT's deleted characters removed (a `tf.string` tensor)."""
+        texts = tf.strings.unicode_transcode(
+            texts,
+            input_encoding="UTF-8",
+            output_encoding="UTF-8",
+            errors="replace",
+            replacement_char=0xFFFD,
+        )
+        texts = tf.strings.regex_replace(texts, _WHITESPACE_CONTROLS, " ")
+        texts = tf.strings.regex_replace(texts, _DELETED_CHARACTERS, "")
+        if self.lowercase_text:
+            texts = self._lower_except_special_tokens(texts)
+        return texts
+
+    def _lower_except_special_tokens(self, texts):
+        pattern = "|".join(re.escape(token) for token in sorted(set(self.special_tokens)))
+        pieces = tf_text.regex_split(
+            texts, delim_regex_pattern=pattern, keep_delim_regex_pattern=pattern
+        )
+        special = tf.strings.regex_full_match(pieces, pattern)
+        lowered = tf.where(special, pieces, tf.strings.lower(pieces, encoding="utf-8"))
+        return tf.strings.reduce_join(lowered, axis=-1)
+
+    def content_ids(self, texts):
+        """Word-piece ids of each text, no special tokens, at most `max_length - 2`."""
+        texts = tf.convert_to_tensor(texts, dtype=tf.string)
+        ids = self.tokenize(self.clean_text(texts))
+        if not isinstance(ids, tf.RaggedTensor):
+            ids = tf.RaggedTensor.from_tensor(ids)
+        return ids[:, : self.max_length - 2]
+
+    def pack(self, content_ids):
+        """`{"token_ids", "padding_mask"}` int32 [batch, T]: `[CLS] ids [SEP] [PAD]…`."""
+        rows = content_ids.nrows()
+        cls = tf.fill([rows, 1], tf.cast(self.cls_token_id, content_ids.dtype))
+        sep = tf.fill([rows, 1], tf.cast(self.sep_token_id, content_ids.dtype))
+        packed = tf.concat(
+            [tf.RaggedTensor.from_tensor(cls), content_ids, tf.RaggedTensor.from_tensor(sep)],
+            axis=1,
+        )
+        token_ids = packed.to_tensor(default_value=self.pad_token_id)
+        padding_mask = tf.sequence_mask(
+            packed.row_lengths(), maxlen=tf.shape(token_ids)[1], dtype=tf.int32
+        )
+        return {"token_ids": tf.cast(token_ids, tf.int32), "padding_mask": padding_mask}
+
+    def get_config(self):
+        config = super().get_config()
+        config["max_length"] = self.max_length
+        config["lowercase"] = self.lowercase_text
+        return config

@@ -1,0 +1,33 @@
+"""Every transformer layer's output of a keras-hub backbone, as one functional model."""
+
+import re
+
+import keras
+
+_LAYER_NAME = re.compile(r"^transformer_layer_(\d+)$")
+
+
+def transformer_layer_states(backbone):
+    """A `keras.Model` with the backbone's inputs and a list of each layer's token states.
+
+    keras-hub encoder backbones (BERT and its relatives) name their blocks
+    `transformer_layer_0 … transformer_layer_{L-1}`; the returned model outputs their
+    outputs, first to last, each [batch, T, hidden_dim]. It shares the backbone's weights.
+    For BERT (post-layer-norm) the last entry equals the backbone's `sequence_output`.
+    """
+    numbered = []
+    for layer in backbone.layers:
+        match = _LAYER_NAME.match(layer.name)
+        if match:
+            numbered.append((int(match.group(1)), layer))
+    if not numbered:
+        raise ValueError(
+            f"{type(backbone).__name__} has no layers named 'transformer_layer_<i>'; "
+            "SentenceEncoder supports keras-hub encoder backbones such as BertBackbone."
+        )
+    numbered.sort(key=lambda item: item[0])
+    return keras.Model(
+        inputs=backbone.input,
+        outputs=[layer.output for _, layer in numbered],
+        name=f"{backbone.name}_layer_states",
+    )

@@ -1,0 +1,24 @@
+"""One entry point to get an encoder from a preset name, an HF folder or a .keras file."""
+
+import os
+
+import keras
+
+from keras_sentemb.models.sentence_encoder import SentenceEncoder
+
+
+def load_sentence_encoder(name_or_path="minilm-l6", dtype=None):
+    """A `SentenceEncoder` from a preset name ("minilm-l6"), an HF-format folder or a
+    `.keras` file saved with `encoder.save(...)`.
+
+    >>> encoder = load_sentence_encoder("minilm-l6")   # doctest: +SKIP
+    """
+    spec = os.fspath(name_or_path)
+    if spec.endswith(".keras"):
+        if not os.path.isfile(spec):
+            raise FileNotFoundError(f"{spec}: no such .keras file")
+        model = keras.saving.load_model(spec)
+        if not isinstance(model, SentenceEncoder):
+            raise TypeError(f"{spec} holds a {type(model).__name__}, not a SentenceEncoder")
+        return model
+    return SentenceEncoder.from_pretrained(spec, dtype=dtype)

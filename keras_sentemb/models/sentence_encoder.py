@@ -1,0 +1,284 @@
+"""SentenceEncoder: a keras-hub transformer backbone + SiamesePooler → sentence vectors."""
+
+import os
+
+import keras
+import keras_hub
+import numpy as np
+import tensorflow as tf
+from tqdm.auto import tqdm
+
+from keras_sentemb.data.smart_batching import (
+    default_length_buckets,
+    pack_rows,
+    plan_batches,
+)
+from keras_sentemb.data.text_inputs import validate_texts
+from keras_sentemb.encoders.pretrained_weights import (
+    resolve_pretrained_dir,
+    sentence_settings,
+)
+from keras_sentemb.encoders.sentence_tokenizer import SentenceTokenizer
+from keras_sentemb.encoders.transformer_layer_states import transformer_layer_states
+from keras_sentemb.layers.siamese_pooler import SiamesePooler
+
+# Texts are tokenised in chunks of this many, so that huge inputs stream through.
+_TOKENIZE_CHUNK = 8192
+# `encode(progress=None)` shows a bar from this many texts on.
+_PROGRESS_THRESHOLD = 2048
+
+
+@keras.saving.register_keras_serializable(package="keras_sentemb")
+class SentenceEncoder(keras.Model):
+    """Maps token ids to one sentence embedding per row (SBERT's siamese tower).
+
+    u = SiamesePooler(mode)(BERT(token_ids, padding_mask)), then u / ‖u‖₂ when
+    `normalize=True`. The inputs are a dict of int32 [batch, T] tensors `token_ids`
+    (`[CLS] … [SEP] [PAD]…`) and `padding_mask` (1 for real tokens); segment ids are all
+    zero. The output is float32 [batch, d·len(layer_indices)]. Padding never changes
+    an embedding.
+
+    The attached `tokenizer` (a `SentenceTokenizer`) turns raw strings into those inputs:
+    in `encode()` (smart batching, NumPy out), in `tf.data` pipelines, and inside the
+    SavedModel written by `export()` (strings in, embeddings out).
+
+    Args:
+        backbone: a keras-hub encoder backbone (`keras_hub.models.BertBackbone`).
+        tokenizer: the `SentenceTokenizer` for `encode`/`export`, or None.
+        pooling: a `SiamesePooler` mode: "mean" (default), "max", "cls", "mean_sqrt_len".
+        layer_indices: which transformer layers to pool and concatenate ((-1,) = last).
+        exclude_special_tokens: leave [CLS]/[SEP] out of mean/max pooling.
+        normalize: L2-normalise the output inside the model.
+
+    Paper: Reimers & Gurevych 2019, Sentence-BERT.
+
+    Example:
+    >>> encoder = SentenceEncoder.from_pretrained("minilm-l6")   # doctest: +SKIP
+    >>> encoder.encode(["A man is eating food."]).shape           # doctest: +SKIP
+    (1, 384)
+    """
+
+    def __init__(
+        self,
+        backbone,
+        tokenizer=None,
+        pooling="mean",
+        layer_indices=(-1,),
+        exclude_special_tokens=False,
+        normalize=False,
+        **kwargs,
+    ):
+        token_ids = keras.Input(shape=(None,), dtype="int32", name="token_ids")
+        padding_mask = keras.Input(shape=(None,), dtype="int32", name="padding_mask")
+        layer_states = transformer_layer_states(backbone)(
+            {
+                "token_ids": token_ids,
+                "segment_ids": keras.ops.zeros_like(token_ids),
+                "padding_mask": padding_mask,
+            }
+        )
+        pooler = SiamesePooler(
+            mode=pooling,
+            layer_indices=layer_indices,
+            exclude_special_tokens=exclude_special_tokens,
+            dtype="float32",
+            name="pooler",
+        )
+        embedding = pooler(layer_states, padding_mask=padding_mask)
+        if normalize:
+            embedding = keras.layers.UnitNormalization(
+                axis=-1, dtype="float32", name="l2_normalize"
+            )(embedding)
+        super().__init__(
+            inputs={"token_ids": token_ids, "padding_mask": padding_mask},
+            outputs=embedding,
+            **kwargs,
+        )
+        self.backbone = backbone
+        self.tokenizer = tokenizer
+        self.pooling = pooling
+        self.layer_indices = tuple(layer_indices)
+        self.exclude_special_tokens = exclude_special_tokens
+        self.normalize = normalize
+        self._tokenize_function = None
+        self._embed_function = None
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_pretrained(
+        cls, name_or_path="minilm-l6", dtype=None, max_length=None, normalize=None
+    ):
+        """Builds an encoder from a preset name (e.g. "minilm-l6") or an HF-format folder.
+
+        The weights come from an installed package (see `PRETRAINED_SOURCES`); nothing is
+        downloaded. Pooling, lower-casing, the token limit and normalisation follow the
+        folder's sentence-transformers files. `dtype="mixed_bfloat16"` computes in
+        bfloat16 (faster on CPUs with AVX512-BF16/AMX; see benchmarks/) while the pooled
+        vector stays float32.
+        """
+        folder = resolve_pretrained_dir(name_or_path)
+        settings = sentence_settings(folder)
+        backbone = keras_hub.models.BertBackbone.from_preset(folder, dtype=dtype)
+        limit = min(max_length or settings["max_length"], backbone.max_sequence_length)
+        tokenizer = SentenceTokenizer(
+            vocabulary=os.path.join(folder, "vocab.txt"),
+            lowercase=settings["lowercase"],
+            strip_accents=settings["strip_accents"],
+            max_length=limit,
+        )
+        return cls(
+            backbone=backbone,
+            tokenizer=tokenizer,
+            pooling=settings["pooling"],
+            normalize=settings["normalize"] if normalize is None else normalize,
+            name=f"sentence_encoder_{os.path.basename(os.path.normpath(name_or_path))}".replace(
+                "-", "_"
+            ),
+        )
+
+    def get_config(self):
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "backbone": keras.saving.serialize_keras_object(self.backbone),
+            "tokenizer": (
+                keras.saving.serialize_keras_object(self.tokenizer)
+                if self.tokenizer is not None
+                else None
+            ),
+            "pooling": self.pooling,
+            "layer_indices": list(self.layer_indices),
+            "exclude_special_tokens": self.exclude_special_tokens,
+            "normalize": self.normalize,
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config["backbone"] = keras.saving.deserialize_keras_object(config["backbone"])
+        if config.get("tokenizer") is not None:
+            config["tokenizer"] = keras.saving.deserialize_keras_object(config["tokenizer"])
+        return cls(**config)
+
+    # ------------------------------------------------------------------ inference
+    @property
+    def embedding_dim(self):
+        """The number of features of one embedding."""
+        return int(self.output.shape[-1])
+
+    @property
+    def length_buckets(self):
+        """The padded lengths `encode` uses (see `smart_batching.default_length_buckets`)."""
+        return default_length_buckets(self._require_tokenizer().max_length)
+
+    def _require_tokenizer(self):
+        if self.tokenizer is None:
+            raise ValueError(
+                f"{self.name} has no tokenizer: pass tokenizer=SentenceTokenizer(...) to "
+                "encode or export raw strings."
+            )
+        return self.tokenizer
+
+    def _tokenize_fn(self):
+        if self._tokenize_function is None:
+            tokenizer = self._require_tokenizer()
+            self._tokenize_function = tf.function(
+                tokenizer.content_ids,
+                input_signature=[tf.TensorSpec([None], tf.string)],
+            )
+        return self._tokenize_function
+
+    def embed_fn(self):
+        """The `tf.function` (token_ids, padding_mask) → embeddings that `encode` calls.
+
+        Its input signature is [None, None] int32, so it is traced exactly once, whatever
+        the batch sizes and bucket lengths (see `experimental_get_tracing_count()`).
+        """
+        if self._embed_function is None:
+            spec = tf.TensorSpec([None, None], tf.int32)
+
+            def embed(token_ids, padding_mask):
+                inputs = {"token_ids": token_ids, "padding_mask": padding_mask}
+                return tf.cast(self(inputs, training=False), tf.float32)
+
+            self._embed_function = tf.function(embed, input_signature=[spec, spec])
+        return self._embed_function
+
+    def tokenize_to_rows(self, utf8_texts):
+        """Content-id rows (NumPy int32, truncated) for a list of UTF-8 byte strings."""
+        tokenize = self._tokenize_fn()
+        rows = []
+        for start in range(0, len(utf8_texts), _TOKENIZE_CHUNK):
+            ragged = tokenize(tf.constant(utf8_texts[start : start + _TOKENIZE_CHUNK]))
+            values = ragged.flat_values.numpy().astype(np.int32)
+            splits = ragged.row_splits.numpy()
+            rows.extend(np.split(values, splits[1:-1]) if len(splits) > 1 else [])
+        return rows
+
+    def encode(self, texts, batch_size=64, normalize=True, progress=None):
+        """Embeds raw texts; returns float32 NumPy [N, d] in input order.
+
+        Smart batching: texts are tokenised, sorted by length, grouped into batches of
+        `batch_size` and each batch is padded to the smallest bucket length that holds
+        it (`length_buckets`), then the rows are put back in input order.
+
+        Args:
+            texts: a list/tuple/1-D array of `str` or UTF-8 `bytes`; a single `str`
+                returns one vector [d] (as sentence-transformers does).
+            batch_size: texts per forward pass.
+            normalize: L2-normalise each vector (cosine similarity = dot product).
+            progress: show a progress bar; None shows one from 2048 texts on.
+
+        Texts longer than the tokenizer's `max_length` word pieces (special tokens
+        included) are truncated: their tail is ignored. An empty or whitespace-only text
+        gives the vector of `[CLS] [SEP]`, "the empty sentence", which is the same for
+        all such texts. `encode([])` returns shape (0, d).
+
+        Raises:
+            TypeError: an element is not str/bytes (names its index and type).
+            ValueError: an element is bytes that are not UTF-8 (names its index).
+        """
+        utf8_texts, single = validate_texts(texts)
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        tokenizer = self._require_tokenizer()
+        embeddings = np.zeros((len(utf8_texts), self.embedding_dim), dtype=np.float32)
+        if not utf8_texts:
+            return embeddings
+        rows = self.tokenize_to_rows(utf8_texts)
+        lengths = np.array([len(row) + 2 for row in rows], dtype=np.int64)
+        batches = plan_batches(lengths, batch_size, self.length_buckets)
+        show = progress if progress is not None else len(utf8_texts) >= _PROGRESS_THRESHOLD
+        embed = self.embed_fn()
+        with tqdm(
+            total=len(utf8_texts), unit="sent", desc="encode", disable=not show
+        ) as bar:
+            for batch in batches:
+                token_ids, padding_mask = pack_rows(
+                    [rows[i] for i in batch.indices],
+                    batch.length,
+                    tokenizer.cls_token_id,
+                    tokenizer.sep_token_id,
+                    tokenizer.pad_token_id,
+                )
+                embeddings[batch.indices] = embed(token_ids, padding_mask).numpy()
+                bar.update(len(batch.indices))
+        if normalize:
+            norms = np.linalg.norm(embeddings, axis=1, keepdims=True)
+            embeddings /= np.maximum(norms, 1e-12)
+        return embeddings[0] if single else embeddings
+
+    # ------------------------------------------------------------------ export
+    def export(self, filepath, version=1, overwrite=False, **kwargs):
+        """Writes a TF Serving SavedModel at `filepath/<version>/`: strings in, vectors out.
+
+        The `serving_default` signature takes a 1-D `tf.string` tensor `texts` and returns
+        `{"embedding": float32 [N, d]}`; tokenisation runs in-graph (TF Text ops). Loading
+        needs only `tensorflow` and `import tensorflow_text`. Returns the version folder.
+        See `keras_sentemb.export.export_for_serving` for the details.
+        """
+        from keras_sentemb.export.serving_export import export_for_serving
+
+        if kwargs:
+            raise TypeError(f"SentenceEncoder.export got unexpected arguments {sorted(kwargs)}")
+        return export_for_serving(self, filepath, version=version, overwrite=overwrite)

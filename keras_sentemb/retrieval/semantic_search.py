@@ -1,0 +1,50 @@
+"""Exact float top-k search by cosine similarity (dot product of unit vectors)."""
+
+import numpy as np
+
+
+def semantic_search(query_embeddings, corpus_embeddings, top_k=5, chunk_size=4096):
+    """The `top_k` corpus rows most similar to each query, best first.
+
+    score(q, c) = q·c / (‖q‖ ‖c‖) (cosine similarity). The corpus is scanned in chunks
+    of `chunk_size` rows, so memory stays O(queries × (chunk_size + top_k)).
+
+    Args:
+        query_embeddings: float array [Q, d] (or [d] for one query).
+        corpus_embeddings: float array [N, d].
+        top_k: results per query (capped at N).
+
+    Returns:
+        `(indices, scores)`: int64 and float32 arrays [Q, min(top_k, N)], sorted by
+        descending score (ties: lower index first).
+
+    Example:
+    >>> idx, score = semantic_search(np.eye(3)[:1], np.eye(3), top_k=2)
+    >>> idx.tolist(), score.round(3).tolist()
+    ([[0, 1]], [[1.0, 0.0]])
+    """
+    queries = np.atleast_2d(np.asarray(query_embeddings, dtype=np.float32))
+    corpus = np.asarray(corpus_embeddings, dtype=np.float32)
+    if corpus.ndim != 2 or queries.shape[1] != corpus.shape[1]:
+        raise ValueError(
+            f"query shape {queries.shape} and corpus shape {corpus.shape} do not match"
+        )
+    if not isinstance(top_k, int) or top_k < 1:
+        raise ValueError(f"top_k must be a positive int, got {top_k!r}")
+    queries = queries / np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), 1e-12)
+    k = min(top_k, corpus.shape[0])
+    best_idx = np.zeros((queries.shape[0], 0), dtype=np.int64)
+    best_score = np.zeros((queries.shape[0], 0), dtype=np.float32)
+    for start in range(0, corpus.shape[0], chunk_size):
+        chunk = corpus[start : start + chunk_size]
+        chunk = chunk / np.maximum(np.linalg.norm(chunk, axis=1, keepdims=True), 1e-12)
+        scores = np.concatenate([best_score, queries @ chunk.T], axis=1)
+        indices = np.concatenate(
+            [best_idx, np.broadcast_to(np.arange(start, start + len(chunk)), scores[:, -len(chunk):].shape)],
+            axis=1,
+        )
+        # Sort by (-score, index) so that ties keep the lower corpus index.
+        order = np.lexsort((indices, -scores), axis=1)[:, :k]
+        best_idx = np.take_along_axis(indices, order, axis=1)
+        best_score = np.take_along_axis(scores, order, axis=1)
+    return best_idx, best_score

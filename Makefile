@@ -17,7 +17,7 @@ venv: $(STAMP)
 
 $(STAMP): setup.cfg setup.py
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
-	$(VPY) -m pip install --quiet --upgrade pip setuptools wheel
+	$(VPY) -m pip install --quiet --upgrade pip wheel "setuptools<81"
 	$(VPY) -m pip install --quiet -e ".[test,bench]"
 	$(VPY) -m pip install --quiet --no-deps $(PRETRAINED)
 	@touch $(STAMP)

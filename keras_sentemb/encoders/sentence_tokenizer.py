@@ -97,8 +97,27 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
         return tf.strings.reduce_join(lowered, axis=-1)
 
     def content_ids(self, texts):
-        """Word-piece ids of each text, no special tokens, at most `max_length - 2`."""
+        """Word-piece ids of each text of a 1-D string tensor: a `tf.RaggedTensor`
+        [batch, (ids)] without special tokens, at most `max_length - 2` ids a row.
+
+        Runs the TF Text graph both eagerly and inside `tf.function`/`tf.data`.
+        """
         texts = tf.convert_to_tensor(texts, dtype=tf.string)
+        if texts.shape.rank != 1:
+            raise ValueError(f"content_ids expects a 1-D string tensor, got shape {texts.shape}")
+        if not tf.executing_eagerly():
+            return self._content_ids_graph(texts)
+        compiled = getattr(self, "_compiled_content_ids", None)
+        if compiled is None:
+            compiled = tf.function(
+                self._content_ids_graph,
+                input_signature=[tf.TensorSpec([None], tf.string)],
+            )
+            # Not tracked: a cache, not state to save with the layer.
+            object.__setattr__(self, "_compiled_content_ids", compiled)
+        return compiled(texts)
+
+    def _content_ids_graph(self, texts):
         ids = self.tokenize(self.clean_text(texts))
         if not isinstance(ids, tf.RaggedTensor):
             ids = tf.RaggedTensor.from_tensor(ids)

@@ -100,8 +100,8 @@ class SentenceEncoder(keras.Model):
         self.layer_indices = tuple(layer_indices)
         self.exclude_special_tokens = exclude_special_tokens
         self.normalize = normalize
-        self._tokenize_function = None
-        self._embed_function = None
+        # A cache, not state: set past Keras/TF tracking so it is never saved.
+        object.__setattr__(self, "_embed_function", None)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -179,15 +179,6 @@ class SentenceEncoder(keras.Model):
             )
         return self.tokenizer
 
-    def _tokenize_fn(self):
-        if self._tokenize_function is None:
-            tokenizer = self._require_tokenizer()
-            self._tokenize_function = tf.function(
-                tokenizer.content_ids,
-                input_signature=[tf.TensorSpec([None], tf.string)],
-            )
-        return self._tokenize_function
-
     def embed_fn(self):
         """The `tf.function` (token_ids, padding_mask) → embeddings that `encode` calls.
 
@@ -201,15 +192,18 @@ class SentenceEncoder(keras.Model):
                 inputs = {"token_ids": token_ids, "padding_mask": padding_mask}
                 return tf.cast(self(inputs, training=False), tf.float32)
 
-            self._embed_function = tf.function(embed, input_signature=[spec, spec])
+            object.__setattr__(
+                self, "_embed_function", tf.function(embed, input_signature=[spec, spec])
+            )
         return self._embed_function
 
     def tokenize_to_rows(self, utf8_texts):
         """Content-id rows (NumPy int32, truncated) for a list of UTF-8 byte strings."""
-        tokenize = self._tokenize_fn()
+        tokenizer = self._require_tokenizer()
         rows = []
         for start in range(0, len(utf8_texts), _TOKENIZE_CHUNK):
-            ragged = tokenize(tf.constant(utf8_texts[start : start + _TOKENIZE_CHUNK]))
+            chunk = tf.constant(utf8_texts[start : start + _TOKENIZE_CHUNK], dtype=tf.string)
+            ragged = tokenizer.content_ids(chunk)
             values = ragged.flat_values.numpy().astype(np.int32)
             splits = ragged.row_splits.numpy()
             rows.extend(np.split(values, splits[1:-1]) if len(splits) > 1 else [])

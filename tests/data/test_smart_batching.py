@@ -1,0 +1,42 @@
+"""Smart batching: every text once, little padding, a bounded set of shapes."""
+
+import numpy as np
+import pytest
+
+from keras_sentemb.data.smart_batching import default_length_buckets, pack_rows, plan_batches
+
+
+def test_every_index_appears_exactly_once_and_longest_come_first():
+    lengths = np.random.default_rng(0).integers(3, 200, size=1000)
+    batches = plan_batches(lengths, 64, default_length_buckets(256))
+    flat = np.concatenate([b.indices for b in batches])
+    assert sorted(flat.tolist()) == list(range(1000))
+    assert lengths[batches[0].indices].min() >= lengths[batches[-1].indices].max()
+
+
+def test_each_batch_pads_to_the_smallest_bucket_that_fits():
+    buckets = default_length_buckets(256)
+    lengths = np.random.default_rng(1).integers(3, 257, size=500)
+    for batch in plan_batches(lengths, 32, buckets):
+        longest = lengths[batch.indices].max()
+        assert batch.length in buckets and batch.length >= longest
+        assert all(b < longest for b in buckets if b < batch.length)
+
+
+def test_bucket_ladder_is_fine_for_short_texts_and_bounded_overall():
+    ladder = default_length_buckets(512)
+    assert ladder[:32] == tuple(range(1, 33)) and ladder[-1] == 512
+    assert len(ladder) < 70
+    long_part = np.array([b for b in ladder if b >= 32])
+    assert (np.diff(long_part) / long_part[:-1]).max() <= 0.125 + 1e-9
+
+
+def test_rejects_texts_longer_than_the_largest_bucket():
+    with pytest.raises(ValueError, match="exceeds the largest bucket"):
+        plan_batches([5, 40], 8, (8, 16, 32))
+
+
+def test_pack_rows_builds_cls_content_sep_padding():
+    token_ids, mask = pack_rows([np.array([7, 8]), np.array([], dtype=np.int32)], 5, 2, 3, 0)
+    np.testing.assert_array_equal(token_ids, [[2, 7, 8, 3, 0], [2, 3, 0, 0, 0]])
+    np.testing.assert_array_equal(mask, [[1, 1, 1, 1, 0], [1, 1, 0, 0, 0]])

@@ -1,0 +1,76 @@
+"""SentenceTokenizer: BERT's clean-up, special tokens, lower-casing, truncation, packing."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from keras_sentemb import SentenceTokenizer
+from tests.conftest import TINY_VOCAB
+
+ID = {token: i for i, token in enumerate(TINY_VOCAB)}
+
+
+def ids(texts, max_length=16):
+    tokenizer = SentenceTokenizer(TINY_VOCAB, max_length=max_length)
+    return tokenizer.content_ids(tf.constant(texts)).to_list()
+
+
+def test_lowercases_strips_accents_and_splits_punctuation():
+    assert ids(["The CAT sat, on the Mat!"]) == [
+        [ID["the"], ID["cat"], ID["sat"], ID[","], ID["on"], ID["the"], ID["mat"], ID["!"]]
+    ]
+    assert ids(["Café"]) == [[ID["cafe"]]]
+
+
+def test_lowercases_like_python_lower_not_case_folding():
+    # case folding would turn "ß" into "ss", which is not in the vocabulary
+    assert ids(["STRAßE"]) == [[ID["straße"]]]
+
+
+def test_special_tokens_written_in_text_stay_special():
+    assert ids(["the [MASK] sat"]) == [[ID["the"], ID["[MASK]"], ID["sat"]]]
+
+
+def test_control_and_zero_width_characters_are_deleted():
+    assert ids(["c\u200bat\x00 \tdog\r\n"]) == [[ID["cat"], ID["dog"]]]
+
+
+def test_invalid_utf8_becomes_unknown_instead_of_failing():
+    assert ids([b"cat \xff dog"]) == [[ID["cat"], ID["dog"]]]  # U+FFFD is deleted
+    assert ids([b"\xc3"]) == [[]]
+
+
+def test_empty_and_whitespace_only_texts_have_no_content_ids():
+    assert ids(["", "   ", "\t\n"]) == [[], [], []]
+
+
+def test_truncates_to_max_length_minus_two_content_ids():
+    text = " ".join(["cat"] * 20)
+    assert ids([text], max_length=6) == [[ID["cat"]] * 4]
+
+
+def test_pack_adds_cls_sep_and_pads_to_the_longest_row():
+    tokenizer = SentenceTokenizer(TINY_VOCAB, max_length=16)
+    packed = tokenizer.pack(tokenizer.content_ids(tf.constant(["cat dog", ""])))
+    np.testing.assert_array_equal(
+        packed["token_ids"], [[ID["[CLS]"], ID["cat"], ID["dog"], ID["[SEP]"]], [2, 3, 0, 0]]
+    )
+    np.testing.assert_array_equal(packed["padding_mask"], [[1, 1, 1, 1], [1, 1, 0, 0]])
+
+
+def test_config_round_trip_keeps_settings():
+    tokenizer = SentenceTokenizer(TINY_VOCAB, lowercase=False, strip_accents=False, max_length=9)
+    config = tokenizer.get_config()
+    clone = SentenceTokenizer.from_config({**config, "vocabulary": TINY_VOCAB})
+    assert (clone.lowercase_text, clone.strip_accents, clone.max_length) == (False, False, 9)
+    assert isinstance(
+        keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(tokenizer)),
+        SentenceTokenizer,
+    )
+
+
+@pytest.mark.parametrize("bad", [2, 0, "16", 3.5])
+def test_rejects_a_max_length_that_cannot_hold_cls_and_sep(bad):
+    with pytest.raises(ValueError, match="max_length"):
+        SentenceTokenizer(TINY_VOCAB, max_length=bad)

@@ -1,0 +1,122 @@
+"""The SavedModel: TF Serving layout, strings in, identical vectors wherever it is loaded."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from tests.conftest import make_tiny_encoder
+
+TEXTS = ["the cat sat on the mat .", "", "a dog ran fast", "hello world ! " * 20]
+# Strings a client may send: invalid UTF-8, NULs, a huge text, special-token text, emoji.
+HOSTILE = [b"\xff\xfe\xfd", b"\xc3", b"\x00" * 64, b"x" * 200_000, "[SEP] [CLS]".encode(),
+           "😀".encode() * 3000, b"   ", b""]
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    encoder = make_tiny_encoder(seed=3)
+    base = tmp_path_factory.mktemp("serving") / "tiny"
+    folder = encoder.export(base, version=7)
+    return encoder, base, folder
+
+
+def test_writes_tf_serving_layout(exported):
+    _, base, folder = exported
+    assert folder == os.path.join(base, "7")
+    assert sorted(os.listdir(base)) == ["7"]  # no temporary folders left behind
+    assert os.path.isfile(os.path.join(folder, "saved_model.pb"))
+    assert os.path.isdir(os.path.join(folder, "variables"))
+
+
+def test_fresh_process_with_only_tensorflow_gives_the_same_vectors(exported, tmp_path):
+    encoder, _, folder = exported
+    script = textwrap.dedent(
+        """
+        import json, sys
+        import numpy as np
+        import tensorflow as tf
+        import tensorflow_text  # registers the tokenizer's ops
+        model = tf.saved_model.load(sys.argv[1])
+        serve = model.signatures["serving_default"]
+        texts = json.load(open(sys.argv[2]))
+        np.save(sys.argv[3], serve(texts=tf.constant(texts))["embedding"].numpy())
+        hostile = [bytes.fromhex(h) for h in json.load(open(sys.argv[4]))]
+        shapes = [serve(texts=tf.constant(hostile))["embedding"].shape.as_list(),
+                  serve(texts=tf.constant([], tf.string))["embedding"].shape.as_list()]
+        ours = sorted(m for m in sys.modules if m.startswith("keras_sentemb"))
+        print(json.dumps({"shapes": shapes, "keras_sentemb_modules": ours}))
+        """
+    )
+    (tmp_path / "texts.json").write_text(json.dumps(TEXTS))
+    (tmp_path / "hostile.json").write_text(json.dumps([h.hex() for h in HOSTILE]))
+    result = subprocess.run(
+        [sys.executable, "-c", script, folder, str(tmp_path / "texts.json"),
+         str(tmp_path / "out.npy"), str(tmp_path / "hostile.json")],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": ""},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report == {"shapes": [[len(HOSTILE), 16], [0, 16]], "keras_sentemb_modules": []}
+    np.testing.assert_allclose(np.load(tmp_path / "out.npy"), encoder.encode(TEXTS), atol=1e-5)
+
+
+def test_tensorflow_hub_load_and_call(exported):
+    import tensorflow_hub as hub
+
+    encoder, _, folder = exported
+    module = hub.load(folder)
+    np.testing.assert_allclose(module(tf.constant(TEXTS)), encoder.encode(TEXTS), atol=1e-5)
+    signature = module.signatures["serving_default"]
+    assert list(signature.structured_outputs) == ["embedding"]
+
+
+def test_hub_keras_layer_inside_a_tf_keras_model(exported):
+    import tensorflow_hub as hub
+    import tf_keras
+
+    encoder, _, folder = exported
+    texts = tf_keras.Input(shape=(), dtype=tf.string)
+    model = tf_keras.Model(texts, hub.KerasLayer(folder, trainable=False)(texts))
+    np.testing.assert_allclose(
+        model.predict(tf.constant(TEXTS), verbose=0), encoder.encode(TEXTS), atol=1e-5
+    )
+
+
+def test_tfsm_layer_in_keras_3(exported):
+    encoder, _, folder = exported
+    layer = keras.layers.TFSMLayer(folder, call_endpoint="serving_default")
+    outputs = layer(tf.constant(TEXTS))
+    np.testing.assert_allclose(outputs["embedding"], encoder.encode(TEXTS), atol=1e-5)
+
+
+def test_hostile_strings_give_finite_vectors_in_process(exported):
+    import tensorflow_hub as hub
+
+    _, _, folder = exported
+    vectors = hub.load(folder)(tf.constant(HOSTILE)).numpy()
+    assert vectors.shape == (len(HOSTILE), 16) and np.isfinite(vectors).all()
+
+
+def test_refuses_to_overwrite_a_version_unless_asked(exported):
+    encoder, base, folder = exported
+    with pytest.raises(FileExistsError, match="overwrite=True"):
+        encoder.export(base, version=7)
+    before = os.path.getmtime(os.path.join(folder, "saved_model.pb"))
+    encoder.export(base, version=7, overwrite=True)
+    assert os.path.getmtime(os.path.join(folder, "saved_model.pb")) >= before
+    assert sorted(os.listdir(base)) == ["7"]
+
+
+@pytest.mark.parametrize("version", [-1, "1", 1.0, True])
+def test_rejects_bad_versions(exported, version, tmp_path):
+    encoder, _, _ = exported
+    with pytest.raises(ValueError, match="version"):
+        encoder.export(tmp_path / "m", version=version)

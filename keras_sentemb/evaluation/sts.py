@@ -1,0 +1,37 @@
+"""Semantic textual similarity: Spearman correlation of cosine similarity with gold."""
+
+import numpy as np
+from scipy.stats import spearmanr
+
+
+def cosine_scores(encoder, sentences1, sentences2, batch_size=64, progress=None):
+    """cos(u_i, v_i) for each pair, embedding every distinct sentence once."""
+    if len(sentences1) != len(sentences2):
+        raise ValueError(
+            f"{len(sentences1)} first sentences but {len(sentences2)} second sentences"
+        )
+    unique = list(dict.fromkeys(list(sentences1) + list(sentences2)))
+    position = {text: i for i, text in enumerate(unique)}
+    vectors = encoder.encode(unique, batch_size=batch_size, normalize=True, progress=progress)
+    u = vectors[[position[s] for s in sentences1]]
+    v = vectors[[position[s] for s in sentences2]]
+    return np.sum(u * v, axis=1)
+
+
+def sts_spearman(encoder, pairs, batch_size=64, progress=None):
+    """Spearman ρ × 100 between cos(u, v) and the gold scores of `pairs` (`ScoredPairs`).
+
+    ρ = Pearson correlation of the ranks of the two lists (ties get their average rank),
+    the STS-B measure of SBERT (Reimers & Gurevych 2019, Table 1), reported × 100.
+
+    Example:
+    >>> from keras_sentemb.data.sts_reader import read_sts_tsv          # doctest: +SKIP
+    >>> sts_spearman(encoder, read_sts_tsv("../shared/data/stsb/test.tsv"))  # doctest: +SKIP
+    82.04
+    """
+    scores = cosine_scores(
+        encoder, pairs.sentences1, pairs.sentences2, batch_size=batch_size, progress=progress
+    )
+    if len(scores) < 2:
+        raise ValueError("Spearman correlation needs at least two pairs")
+    return float(spearmanr(scores, pairs.scores).statistic * 100.0)

@@ -1,0 +1,85 @@
+"""The keras-sentemb command: encode, search, export, and errors with exit status 2."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from keras_sentemb.cli import main
+from tests.conftest import make_tiny_encoder
+
+CORPUS = ["the cat sat on the mat .", "a dog ran fast", "rain and storm", "", "hello world"]
+
+
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "tiny.keras"
+    make_tiny_encoder(seed=5).save(path)
+    return str(path)
+
+
+@pytest.fixture()
+def corpus_file(tmp_path):
+    path = tmp_path / "corpus.txt"
+    path.write_text("\n".join(CORPUS) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def test_encode_writes_one_row_per_line(model_file, corpus_file, tmp_path, capsys):
+    out = tmp_path / "vectors.npy"
+    assert main(["encode", corpus_file, "-o", str(out), "--model", model_file]) == 0
+    vectors = np.load(out)
+    assert vectors.shape == (len(CORPUS), 16)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
+    assert "5 x 16" in capsys.readouterr().out
+
+
+def test_search_finds_the_exact_line_first(model_file, corpus_file, capsys):
+    assert main(["search", "--corpus", corpus_file, "--query", "a dog ran fast",
+                 "--top-k", "2", "--json", "--model", model_file]) == 0
+    result = json.loads(capsys.readouterr().out.strip())
+    assert result["query"] == "a dog ran fast"
+    assert result["hits"][0]["line"] == 2 and result["hits"][0]["score"] == pytest.approx(1.0)
+    assert len(result["hits"]) == 2
+
+
+def test_search_reuses_saved_corpus_embeddings(model_file, corpus_file, tmp_path, capsys):
+    out = str(tmp_path / "v.npy")
+    main(["encode", corpus_file, "-o", out, "--model", model_file])
+    capsys.readouterr()
+    assert main(["search", "--corpus", corpus_file, "--corpus-embeddings", out,
+                 "--query", "hello world", "--model", model_file]) == 0
+    text = capsys.readouterr().out
+    assert text.splitlines()[0] == "query: hello world"
+    assert "1.0000  [line 5] hello world" in text
+
+
+def test_search_rejects_embeddings_of_another_corpus(model_file, corpus_file, tmp_path, capsys):
+    wrong = tmp_path / "wrong.npy"
+    np.save(wrong, np.zeros((3, 16), "float32"))
+    status = main(["search", "--corpus", corpus_file, "--corpus-embeddings", str(wrong),
+                   "--query", "x", "--model", model_file])
+    assert status == 2
+    assert "holds (3, 16) but the corpus has 5 lines" in capsys.readouterr().err
+
+
+def test_export_writes_a_version_folder(model_file, tmp_path, capsys):
+    base = tmp_path / "serving"
+    assert main(["export", str(base), "--version", "3", "--model", model_file]) == 0
+    assert os.path.isfile(base / "3" / "saved_model.pb")
+    assert main(["export", str(base), "--version", "3", "--model", model_file]) == 2
+    assert "overwrite" in capsys.readouterr().err
+
+
+def test_undecodable_input_file_is_reported_with_line(model_file, tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"ok\n\xff\n")
+    assert main(["encode", str(bad), "-o", str(tmp_path / "o.npy"), "--model", model_file]) == 2
+    assert "bad.txt:2: not valid UTF-8" in capsys.readouterr().err
+    assert not (tmp_path / "o.npy").exists()
+
+
+def test_unknown_model_name_is_a_clear_error(corpus_file, tmp_path, capsys):
+    assert main(["encode", corpus_file, "-o", str(tmp_path / "o.npy"), "--model", "nope"]) == 2
+    assert "Unknown pretrained encoder 'nope'" in capsys.readouterr().err

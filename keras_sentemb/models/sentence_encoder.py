@@ -28,6 +28,12 @@ _TOKENIZE_CHUNK = 8192
 _PROGRESS_THRESHOLD = 2048
 
 
+def _model_name(name_or_path):
+    """"minilm-l6" → "sentence_encoder_minilm_l6"; a folder path → its last component."""
+    stem = os.path.basename(os.path.normpath(os.fspath(name_or_path)))
+    return "sentence_encoder_" + "".join(c if c.isalnum() else "_" for c in stem)
+
+
 @keras.saving.register_keras_serializable(package="keras_sentemb")
 class SentenceEncoder(keras.Model):
     """Maps token ids to one sentence embedding per row (SBERT's siamese tower).
@@ -131,9 +137,7 @@ class SentenceEncoder(keras.Model):
             tokenizer=tokenizer,
             pooling=settings["pooling"],
             normalize=settings["normalize"] if normalize is None else normalize,
-            name=f"sentence_encoder_{os.path.basename(os.path.normpath(name_or_path))}".replace(
-                "-", "_"
-            ),
+            name=_model_name(name_or_path),
         )
 
     def get_config(self):

@@ -24,7 +24,7 @@ from common import REPO, default_stsb_test, machine_description, run_anchor  # n
 
 import keras_sentemb  # noqa: E402
 from keras_sentemb.data.smart_batching import pack_rows  # noqa: E402
-from keras_sentemb.data.sts_reader import read_sts_tsv  # noqa: E402
+from keras_sentemb.data.examples import read_scored_pairs  # noqa: E402
 
 
 def timed(function, repeats):
@@ -81,7 +81,7 @@ def main():
     )
     args = parser.parse_args()
 
-    pairs = read_sts_tsv(args.data)
+    pairs = read_scored_pairs(args.data)
     sentences = sorted(set(pairs.sentences1) | set(pairs.sentences2))
     print(f"machine: {machine_description()}")
     print(f"data: {len(sentences)} unique sentences of {args.data}, batch {args.batch_size}")

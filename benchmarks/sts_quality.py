@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import default_stsb_test, machine_description, run_anchor  # noqa: E402
 
 import keras_sentemb  # noqa: E402
-from keras_sentemb.data.sts_reader import read_sts_tsv  # noqa: E402
+from keras_sentemb.data.examples import read_scored_pairs  # noqa: E402
 from keras_sentemb.evaluation import sts_spearman  # noqa: E402
 
 PUBLISHED = 82.03
@@ -27,7 +27,7 @@ def main():
     parser.add_argument("--data", default=default_stsb_test())
     parser.add_argument("--anchor-python", default=None)
     args = parser.parse_args()
-    pairs = read_sts_tsv(args.data)
+    pairs = read_scored_pairs(args.data)
     print(f"machine: {machine_description()}")
     print(f"data: {len(pairs.scores)} pairs of {args.data}")
     rows = []

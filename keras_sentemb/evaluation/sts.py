@@ -25,8 +25,8 @@ def sts_spearman(encoder, pairs, batch_size=64, progress=None):
     the STS-B measure of SBERT (Reimers & Gurevych 2019, Table 1), reported × 100.
 
     Example:
-    >>> from keras_sentemb.data.sts_reader import read_sts_tsv          # doctest: +SKIP
-    >>> sts_spearman(encoder, read_sts_tsv("../shared/data/stsb/test.tsv"))  # doctest: +SKIP
+    >>> from keras_sentemb.data.examples import read_scored_pairs          # doctest: +SKIP
+    >>> sts_spearman(encoder, read_scored_pairs("../shared/data/stsb/test.tsv"))  # doctest: +SKIP
     82.04
     """
     scores = cosine_scores(

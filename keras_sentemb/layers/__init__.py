@@ -1,5 +1,6 @@
 """Public Keras layers of keras-sentemb: one layer per file."""
 
+from keras_sentemb.layers.pair_feature_head import PAIR_FEATURES, PairFeatureHead
 from keras_sentemb.layers.siamese_pooler import POOLING_MODES, SiamesePooler
 
-__all__ = ["POOLING_MODES", "SiamesePooler"]
+__all__ = ["PAIR_FEATURES", "POOLING_MODES", "PairFeatureHead", "SiamesePooler"]

@@ -101,6 +101,7 @@ class SentenceEncoder(keras.Model):
             **kwargs,
         )
         self.backbone = backbone
+        self._freeze_unused_pooled_dense()
         self.tokenizer = tokenizer
         self.pooling = pooling
         self.layer_indices = tuple(layer_indices)
@@ -108,6 +109,13 @@ class SentenceEncoder(keras.Model):
         self.normalize = normalize
         # A cache, not state: set past Keras/TF tracking so it is never saved.
         object.__setattr__(self, "_embed_function", None)
+
+    def _freeze_unused_pooled_dense(self):
+        # BERT's pooler (tanh(W·h_CLS)) is not part of a sentence embedding: freeze it so
+        # that training neither updates it nor warns that it has no gradient.
+        for layer in self.backbone.layers:
+            if layer.name == "pooled_dense":
+                layer.trainable = False
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -265,6 +273,23 @@ class SentenceEncoder(keras.Model):
             norms = np.linalg.norm(embeddings, axis=1, keepdims=True)
             embeddings /= np.maximum(norms, 1e-12)
         return embeddings[0] if single else embeddings
+
+    # ------------------------------------------------------------------ LoRA
+    def enable_lora(self, rank, target_layer_names=None):
+        """Freezes the backbone and adds rank-`rank` LoRA adapters to its attention query
+        and value projections (keras-hub `Backbone.enable_lora`): W' = W + B·A with A, B
+        of rank r trained, W frozen. Save only the adapters with `save_lora_weights`.
+        """
+        self.backbone.enable_lora(rank, target_layer_names=target_layer_names)
+        self._freeze_unused_pooled_dense()
+
+    def save_lora_weights(self, filepath):
+        """Writes the LoRA adapters (a `.lora.h5` file, small) of `enable_lora`."""
+        self.backbone.save_lora_weights(filepath)
+
+    def load_lora_weights(self, filepath):
+        """Adds the adapters saved by `save_lora_weights` to the (pinned) base weights."""
+        self.backbone.load_lora_weights(filepath)
 
     # ------------------------------------------------------------------ export
     def export(self, filepath, version=1, overwrite=False, **kwargs):

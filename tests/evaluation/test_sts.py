@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from keras_sentemb.data.sts_reader import read_sts_tsv
+from keras_sentemb.data.examples import read_scored_pairs
 from keras_sentemb.evaluation import cosine_scores, sts_spearman
 from tests.conftest import FIXTURES
 
@@ -26,13 +26,13 @@ class AngleEncoder:
 
 
 def test_reads_scores_and_sentences():
-    pairs = read_sts_tsv(TINY_STS)
+    pairs = read_scored_pairs(TINY_STS)
     assert pairs.scores[:2] == [5.0, 4.2]
     assert pairs.sentences2[0] == "A man plays the guitar."
 
 
 def test_spearman_is_100_for_a_perfectly_ordered_encoder():
-    pairs = read_sts_tsv(TINY_STS)
+    pairs = read_scored_pairs(TINY_STS)
     angles = {}
     for s1, s2, score in zip(pairs.sentences1, pairs.sentences2, pairs.scores):
         angles[s1] = 0.0
@@ -41,7 +41,7 @@ def test_spearman_is_100_for_a_perfectly_ordered_encoder():
 
 
 def test_spearman_is_minus_100_for_a_reversed_encoder():
-    pairs = read_sts_tsv(TINY_STS)
+    pairs = read_scored_pairs(TINY_STS)
     angles = {s: 0.0 for s in pairs.sentences1}
     angles.update({s2: score * 0.3 for s2, score in zip(pairs.sentences2, pairs.scores)})
     assert sts_spearman(AngleEncoder(angles), pairs) == pytest.approx(-100.0)
@@ -54,20 +54,4 @@ def test_each_distinct_sentence_is_encoded_once_in_one_call():
 
 
 def test_real_minilm_ranks_the_tiny_set_well(minilm_encoder):
-    assert sts_spearman(minilm_encoder, read_sts_tsv(TINY_STS)) > 80.0
-
-
-@pytest.mark.parametrize(
-    "content, message",
-    [
-        ("sentence1\tsentence2\nA\tB\n", r":1: header .* lacks column\(s\) \['score'\]"),
-        ("score\tsentence1\tsentence2\n4.0\tA\n", r":2: expected 3 tab-separated fields, got 2"),
-        ("score\tsentence1\tsentence2\n1.0\tA\tB\nhigh\tA\tB\n", r":3: score 'high' is not a number"),
-        ("score\tsentence1\tsentence2\n7.5\tA\tB\n", r":2: score 7.5 is outside"),
-    ],
-)
-def test_bad_rows_are_reported_with_path_and_line(tmp_path, content, message):
-    path = tmp_path / "bad.tsv"
-    path.write_text(content, encoding="utf-8")
-    with pytest.raises(ValueError, match=r"bad.tsv" + message):
-        read_sts_tsv(path)
+    assert sts_spearman(minilm_encoder, read_scored_pairs(TINY_STS)) > 80.0

@@ -1,0 +1,172 @@
+"""Typed training examples and their readers: scored pairs, labelled pairs, triplets,
+labelled sentences. Column names are explicit; every row is validated (`table_reader`)."""
+
+import dataclasses
+import math
+
+from keras_sentemb.data.table_reader import read_table
+
+NLI_LABELS = ("entailment", "neutral", "contradiction")
+
+
+@dataclasses.dataclass
+class ScoredPairs:
+    """Sentence pairs with a gold similarity score each (STS)."""
+
+    sentences1: list
+    sentences2: list
+    scores: list
+    skipped: int = 0
+
+    def __len__(self):
+        return len(self.scores)
+
+
+@dataclasses.dataclass
+class LabeledPairs:
+    """Sentence pairs with an integer class each (NLI, paraphrase); `label_names[i]` names class i."""
+
+    sentences1: list
+    sentences2: list
+    labels: list
+    label_names: tuple = ()
+    skipped: int = 0
+
+    def __len__(self):
+        return len(self.labels)
+
+
+@dataclasses.dataclass
+class Triplets:
+    """(anchor, positive, negative) sentence triplets."""
+
+    anchors: list
+    positives: list
+    negatives: list
+    skipped: int = 0
+
+    def __len__(self):
+        return len(self.anchors)
+
+
+@dataclasses.dataclass
+class LabeledSentences:
+    """Single sentences with an integer class each (SST-2, TREC)."""
+
+    sentences: list
+    labels: list
+    label_names: tuple = ()
+    skipped: int = 0
+
+    def __len__(self):
+        return len(self.labels)
+
+
+def sentence_value(value):
+    """A non-empty sentence (surrounding whitespace stripped)."""
+    if not isinstance(value, str):
+        raise ValueError(f"expected text, got {type(value).__name__}")
+    text = value.strip()
+    if not text:
+        raise ValueError("empty sentence")
+    return text
+
+
+def score_parser(low, high):
+    """A converter to float that rejects non-numbers, NaN and values outside [low, high]."""
+
+    def parse(value):
+        try:
+            score = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"score {value!r} is not a number") from None
+        if math.isnan(score) or not low <= score <= high:
+            raise ValueError(f"score {score} is outside [{low}, {high}]")
+        return score
+
+    return parse
+
+
+def label_parser(label_names):
+    """A converter to a class index: by position in `label_names`, or an int when None."""
+    index = {name: i for i, name in enumerate(label_names or ())}
+
+    def parse(value):
+        text = str(value).strip()
+        if index:
+            if text not in index:
+                raise ValueError(f"label {text!r} is not one of {tuple(index)}")
+            return index[text]
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError(f"label {text!r} is not an integer; pass label_names=") from None
+
+    return parse
+
+
+def read_scored_pairs(path, sentence1="sentence1", sentence2="sentence2", score="score",
+                      score_range=(0.0, 5.0), format=None, on_bad_lines="error"):
+    """Reads STS-style pairs: two sentence columns and a numeric score in `score_range`.
+
+    >>> pairs = read_scored_pairs("../shared/data/stsb/train.tsv")   # doctest: +SKIP
+    """
+    columns, report = read_table(
+        path,
+        {
+            "sentences1": (sentence1, sentence_value),
+            "sentences2": (sentence2, sentence_value),
+            "scores": (score, score_parser(*score_range)),
+        },
+        format=format,
+        on_bad_lines=on_bad_lines,
+    )
+    return ScoredPairs(**columns, skipped=report.skipped)
+
+
+def read_labeled_pairs(path, sentence1="sentence1", sentence2="sentence2", label="label",
+                       label_names=None, format=None, on_bad_lines="error"):
+    """Reads pairs with a class label; `label_names` maps label strings to indices.
+
+    >>> nli = read_labeled_pairs("../shared/data/nli/snli_dev.tsv.gz", "premise",
+    ...                          "hypothesis", label_names=NLI_LABELS)   # doctest: +SKIP
+    """
+    columns, report = read_table(
+        path,
+        {
+            "sentences1": (sentence1, sentence_value),
+            "sentences2": (sentence2, sentence_value),
+            "labels": (label, label_parser(label_names)),
+        },
+        format=format,
+        on_bad_lines=on_bad_lines,
+    )
+    return LabeledPairs(**columns, label_names=tuple(label_names or ()), skipped=report.skipped)
+
+
+def read_triplets(path, anchor="anchor", positive="positive", negative="negative",
+                  format=None, on_bad_lines="error"):
+    """Reads (anchor, positive, negative) sentence triplets."""
+    columns, report = read_table(
+        path,
+        {
+            "anchors": (anchor, sentence_value),
+            "positives": (positive, sentence_value),
+            "negatives": (negative, sentence_value),
+        },
+        format=format,
+        on_bad_lines=on_bad_lines,
+    )
+    return Triplets(**columns, skipped=report.skipped)
+
+
+def read_labeled_sentences(path, sentence="sentence", label="label", label_names=None,
+                           format=None, on_bad_lines="error"):
+    """Reads single sentences with a class label (SST-2: ints; TREC: pass label_names)."""
+    columns, report = read_table(
+        path,
+        {"sentences": (sentence, sentence_value), "labels": (label, label_parser(label_names))},
+        format=format,
+        on_bad_lines=on_bad_lines,
+    )
+    return LabeledSentences(**columns, label_names=tuple(label_names or ()), skipped=report.skipped)

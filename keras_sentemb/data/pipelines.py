@@ -1,0 +1,159 @@
+"""tf.data pipelines for training: tokenise in the pipeline, batch by length, prefetch.
+
+Each element of a pipeline is `(features, label)` where `features` maps a column name
+("sentence1"/"sentence2" for pairs, "anchor"/"positive"/"negative" for triplets,
+"sentence" for single sentences) to `{"token_ids", "padding_mask"}` int32 [batch, T].
+With `bucketing=True` (default) texts of similar length are batched together
+(`tf.data.Dataset.bucket_by_sequence_length`) and each batch is padded only to its own
+longest text; with `bucketing=False` batches are random and padded to their maximum.
+"""
+
+import numpy as np
+import tensorflow as tf
+
+from keras_sentemb.data.examples import LabeledPairs, LabeledSentences, ScoredPairs, Triplets
+
+PAIR_KEYS = ("sentence1", "sentence2")
+TRIPLET_KEYS = ("anchor", "positive", "negative")
+SENTENCE_KEYS = ("sentence",)
+# Bucket boundaries in tokens; every batch is padded to its own maximum anyway.
+_BOUNDARIES = (8, 10, 12, 14, 16, 18, 20, 24, 28, 32, 40, 48, 64, 80, 96, 128, 192, 256, 384)
+_TOKENIZE_BLOCK = 512
+
+
+def length_bucket_boundaries(max_length):
+    """The bucket boundaries used below `max_length`."""
+    return [b for b in _BOUNDARIES if b < max_length]
+
+
+def count_batches(lengths, batch_size, boundaries, bucketing=True, drop_remainder=False):
+    """How many batches `text_pipeline` yields for examples of these token lengths.
+
+    Bucketing batches each bucket on its own, so the count is Σ_b ⌈n_b / batch_size⌉
+    (⌊·⌋ with `drop_remainder`) whatever the order; bucket b holds the lengths in
+    [boundaries[b-1], boundaries[b]).
+    """
+    divide = (lambda n: n // batch_size) if drop_remainder else (lambda n: -(-n // batch_size))
+    if not bucketing:
+        return int(divide(len(lengths)))
+    buckets = np.searchsorted(np.asarray(boundaries), np.asarray(lengths), side="right")
+    return int(sum(divide(int(n)) for n in np.bincount(buckets)))
+
+
+def text_pipeline(raw, tokenizer, batch_size=16, shuffle=True, seed=0, bucketing=True,
+                  shuffle_buffer=100_000, drop_remainder=False, num_batches=None):
+    """Turns a dataset of `({column: scalar tf.string}, label)` into model batches.
+
+    Args:
+        raw: a `tf.data.Dataset` of `(dict of scalar strings, label)`.
+        tokenizer: the encoder's `SentenceTokenizer` (adds [CLS]/[SEP], truncates).
+        batch_size: examples per batch.
+        shuffle: shuffle examples before batching, anew each epoch, from `seed`.
+        bucketing: batch texts of similar token length together (see module doc).
+        shuffle_buffer: examples held by the shuffle buffer.
+        drop_remainder: drop incomplete batches.
+        num_batches: the exact batch count when known (see `count_batches`); it becomes
+            the dataset's cardinality, so `fit` shows a full progress bar.
+    """
+    keys = list(raw.element_spec[0])
+    if shuffle:
+        raw = raw.shuffle(shuffle_buffer, seed=seed, reshuffle_each_iteration=True)
+    cls_id, sep_id = tokenizer.cls_token_id, tokenizer.sep_token_id
+
+    def tokenize(features, labels):
+        packed = {}
+        for key in keys:
+            ids = tokenizer.content_ids(features[key])
+            rows = ids.nrows()
+            ids = tf.concat(
+                [tf.fill([rows, 1], cls_id), ids, tf.fill([rows, 1], sep_id)], axis=1
+            )
+            packed[key] = (ids.to_tensor(), tf.cast(ids.row_lengths(), tf.int32))
+        return packed, labels
+
+    def trim(features, labels):
+        trimmed = {}
+        for key, (ids, length) in features.items():
+            ids = ids[:length]
+            trimmed[key] = {"token_ids": ids, "padding_mask": tf.ones_like(ids)}
+        return trimmed, labels
+
+    # Tokenise blocks of examples at once (vectorised TF Text), then split them again.
+    tokens = raw.batch(_TOKENIZE_BLOCK).map(tokenize, num_parallel_calls=tf.data.AUTOTUNE)
+    tokens = tokens.unbatch().map(trim, num_parallel_calls=tf.data.AUTOTUNE)
+    if bucketing:
+        boundaries = length_bucket_boundaries(tokenizer.max_length)
+
+        def longest(features, labels):
+            return tf.reduce_max([tf.shape(features[k]["token_ids"])[0] for k in keys])
+
+        batches = tokens.bucket_by_sequence_length(
+            element_length_func=longest,
+            bucket_boundaries=boundaries,
+            bucket_batch_sizes=[batch_size] * (len(boundaries) + 1),
+            pad_to_bucket_boundary=False,
+            drop_remainder=drop_remainder,
+        )
+    else:
+        batches = tokens.padded_batch(batch_size, drop_remainder=drop_remainder)
+    if num_batches is not None:
+        batches = batches.apply(tf.data.experimental.assert_cardinality(num_batches))
+    return batches.prefetch(tf.data.AUTOTUNE)
+
+
+def _token_lengths(columns, tokenizer):
+    """Per example, the packed length ([CLS] … [SEP]) of its longest column."""
+    longest = None
+    for texts in columns:
+        lengths = []
+        for start in range(0, len(texts), 8192):
+            chunk = tf.constant(texts[start : start + 8192], dtype=tf.string)
+            lengths.append(tokenizer.content_ids(chunk).row_lengths().numpy() + 2)
+        lengths = np.concatenate(lengths)
+        longest = lengths if longest is None else np.maximum(longest, lengths)
+    return longest
+
+
+def _columns_and_labels(examples):
+    """`({column: texts}, labels, label dtype)` of a typed examples object."""
+    if isinstance(examples, ScoredPairs):
+        return dict(zip(PAIR_KEYS, (examples.sentences1, examples.sentences2))), examples.scores, tf.float32
+    if isinstance(examples, LabeledPairs):
+        return dict(zip(PAIR_KEYS, (examples.sentences1, examples.sentences2))), examples.labels, tf.int32
+    if isinstance(examples, Triplets):
+        columns = dict(zip(TRIPLET_KEYS, (examples.anchors, examples.positives, examples.negatives)))
+        return columns, [0.0] * len(examples), tf.float32
+    if isinstance(examples, LabeledSentences):
+        return {"sentence": examples.sentences}, examples.labels, tf.int32
+    raise TypeError(
+        "examples must be ScoredPairs, LabeledPairs, Triplets or LabeledSentences, "
+        f"got {type(examples).__name__}"
+    )
+
+
+def examples_dataset(examples, tokenizer, **kwargs):
+    """A training pipeline for `ScoredPairs`, `LabeledPairs`, `Triplets` or `LabeledSentences`.
+
+    Labels: float32 scores, int32 classes, or float32 zeros for triplets (the triplet
+    losses use none). The texts are tokenised once up front to count the batches, so
+    the dataset has a known cardinality (`len(dataset)`, full progress bars, exact
+    schedule lengths). Keyword arguments go to `text_pipeline`.
+
+    >>> train = examples_dataset(read_scored_pairs(path), encoder.tokenizer)  # doctest: +SKIP
+    >>> sbert.fit(train, epochs=4)                                           # doctest: +SKIP
+    """
+    columns, labels, label_dtype = _columns_and_labels(examples)
+    if len(labels) == 0:
+        raise ValueError("cannot build a training pipeline from zero examples")
+    raw = tf.data.Dataset.from_tensor_slices((
+        {key: tf.constant(texts, dtype=tf.string) for key, texts in columns.items()},
+        tf.constant(labels, dtype=label_dtype),
+    ))
+    num_batches = count_batches(
+        _token_lengths(list(columns.values()), tokenizer),
+        kwargs.get("batch_size", 16),
+        length_bucket_boundaries(tokenizer.max_length),
+        bucketing=kwargs.get("bucketing", True),
+        drop_remainder=kwargs.get("drop_remainder", False),
+    )
+    return text_pipeline(raw, tokenizer, num_batches=num_batches, **kwargs)

@@ -1,0 +1,52 @@
+"""Losses, one per file (a pure function on tensors + a `keras.losses.Loss` wrapper), and
+a registry by name: `losses.get("cosine_similarity")`."""
+
+import keras
+
+from keras_sentemb.losses.cosent_loss import CoSENTLoss, cosent_loss
+from keras_sentemb.losses.cosine_similarity_loss import CosineSimilarityLoss, cosine_similarity_loss
+from keras_sentemb.losses.multiple_negatives_ranking_loss import (
+    MultipleNegativesRankingLoss,
+    multiple_negatives_ranking_loss,
+)
+from keras_sentemb.losses.softmax_pair_loss import SoftmaxPairLoss, softmax_pair_loss
+from keras_sentemb.losses.triplet_loss import TripletLoss, triplet_loss
+
+LOSSES = {
+    "softmax_pair": SoftmaxPairLoss,
+    "cosine_similarity": CosineSimilarityLoss,
+    "cosine_mse": CosineSimilarityLoss,
+    "triplet": TripletLoss,
+    "multiple_negatives_ranking": MultipleNegativesRankingLoss,
+    "mnrl": MultipleNegativesRankingLoss,
+    "cosent": CoSENTLoss,
+}
+
+
+def get(identifier, **kwargs):
+    """A loss instance from a registered name, a config dict, or a loss (returned as is).
+
+    >>> get("triplet", margin=0.5).margin
+    0.5
+    """
+    if isinstance(identifier, keras.losses.Loss):
+        return identifier
+    if isinstance(identifier, dict):
+        return keras.saving.deserialize_keras_object(identifier)
+    if isinstance(identifier, str):
+        if identifier not in LOSSES:
+            raise ValueError(f"unknown loss {identifier!r}; registered: {sorted(LOSSES)}")
+        return LOSSES[identifier](**kwargs)
+    raise TypeError(f"expected a loss name, config or Loss, got {type(identifier).__name__}")
+
+
+def serialize(loss):
+    """The loss's config dict, which `get` turns back into an equal loss."""
+    return keras.saving.serialize_keras_object(loss)
+
+
+__all__ = [
+    "CoSENTLoss", "CosineSimilarityLoss", "LOSSES", "MultipleNegativesRankingLoss",
+    "SoftmaxPairLoss", "TripletLoss", "cosent_loss", "cosine_similarity_loss", "get",
+    "multiple_negatives_ranking_loss", "serialize", "softmax_pair_loss", "triplet_loss",
+]

@@ -1,0 +1,55 @@
+"""CoSENTLoss: rank pairs by cosine in the same order as their gold scores."""
+
+import keras
+from keras import ops
+
+from keras_sentemb.losses.pair_geometry import pairwise_cosine, unstack_embeddings
+
+
+def cosent_loss(scores, embeddings, scale=20.0):
+    """log(1 + Σ_{(i,j): s_i > s_j} exp(scale·(cos_j − cos_i))) over the batch (a scalar).
+
+    `embeddings` [batch, 2, d] holds (u, v) per pair; `scores` [batch] the gold scores.
+    """
+    u, v = unstack_embeddings(embeddings, 2, "cosent_loss")[:2]
+    cos = pairwise_cosine(u, v) * scale
+    scores = ops.cast(ops.reshape(scores, (-1,)), cos.dtype)
+    differences = cos[None, :] - cos[:, None]  # [i, j] = cos_j − cos_i
+    ordered = ops.cast(scores[:, None] > scores[None, :], cos.dtype)  # s_i > s_j
+    # Pairs that do not count get −1e12, so exp(·) = 0; the 0 stands for the "1 +".
+    masked = differences - (1.0 - ordered) * 1e12
+    flat = ops.concatenate([ops.zeros((1,), cos.dtype), ops.reshape(masked, (-1,))], axis=0)
+    return ops.logsumexp(flat)
+
+
+@keras.saving.register_keras_serializable(package="keras_sentemb")
+class CoSENTLoss(keras.losses.Loss):
+    """L = log(1 + Σ_{s_i > s_j} exp(λ(cos(u_j, v_j) − cos(u_i, v_i)))), λ = 20: every pair
+    with a higher gold score must have a higher cosine than every pair with a lower one.
+    Only the order of the scores matters, so no rescaling is needed.
+
+    | input    | shape            | meaning                      |
+    |----------|------------------|------------------------------|
+    | y_true   | [batch]          | gold similarity scores       |
+    | y_pred   | [batch, 2, dim]  | u and v stacked              |
+
+    The value is one number for the whole batch. Relatives: `CosineSimilarityLoss` (fits
+    the cosine to the score itself). Reference: Su Jianlin 2022, "CoSENT";
+    sentence-transformers' `CoSENTLoss`.
+
+    Example:
+    >>> import numpy as np
+    >>> e = np.array([[[1.0, 0.0], [1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]]])  # cos 1 and 0
+    >>> round(float(CoSENTLoss()(np.array([5.0, 1.0]), e)), 6)   # log(1 + e^-20)
+    0.0
+    """
+
+    def __init__(self, scale=20.0, name="cosent_loss", **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.scale = float(scale)
+
+    def call(self, y_true, y_pred):
+        return cosent_loss(y_true, y_pred, self.scale)
+
+    def get_config(self):
+        return {**super().get_config(), "scale": self.scale}

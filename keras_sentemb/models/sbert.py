@@ -1,0 +1,137 @@
+"""SBERT: siamese / triplet training of a SentenceEncoder with `compile` and `fit`."""
+
+import keras
+from keras import ops
+
+from keras_sentemb import losses as losses_lib
+from keras_sentemb.layers.pair_feature_head import PairFeatureHead
+from keras_sentemb.models.sentence_encoder import SentenceEncoder
+from keras_sentemb.training.nan_guard import NaNGuard
+
+PAIR_KEYS = ("sentence1", "sentence2")
+TRIPLET_KEYS = ("anchor", "positive", "negative")
+
+# objective: (input keys, default loss name)
+OBJECTIVES = {
+    "regression": (PAIR_KEYS, "cosine_similarity"),
+    "cosent": (PAIR_KEYS, "cosent"),
+    "classification": (PAIR_KEYS, "softmax_pair"),
+    "triplet": (TRIPLET_KEYS, "triplet"),
+    "mnrl": (None, "multiple_negatives_ranking"),
+}
+
+
+@keras.saving.register_keras_serializable(package="keras_sentemb")
+class SBERT(keras.Model):
+    """Trains one shared `SentenceEncoder` on pairs or triplets (Reimers & Gurevych 2019).
+
+    The inputs are the batches of `keras_sentemb.data.examples_dataset`: a dict of
+    `{"token_ids", "padding_mask"}` per column. All columns go through the *same*
+    encoder in one forward pass (they are padded to a common length and concatenated),
+    then:
+    - "regression", "cosent": output [batch, 2, d] = (u, v) stacked; default losses
+      `CosineSimilarityLoss` (scores in [0, 5]) and `CoSENTLoss`;
+    - "classification": logits = PairFeatureHead(num_classes)([u, v]), loss
+      `SoftmaxPairLoss`;
+    - "triplet": [batch, 3, d] = (anchor, positive, negative), loss `TripletLoss`;
+    - "mnrl": pairs or triplets stacked, loss `MultipleNegativesRankingLoss`.
+
+    `compile(optimizer)` picks the objective's default loss; pass `loss=` to choose
+    another. After training, `sbert.encoder` is an ordinary `SentenceEncoder`
+    (`encode`, `export`, `save`).
+
+    Example:
+    >>> encoder = SentenceEncoder.from_pretrained("minilm-l6")          # doctest: +SKIP
+    >>> sbert = SBERT(encoder, objective="regression")                  # doctest: +SKIP
+    >>> sbert.compile(optimizer=keras.optimizers.AdamW(2e-5))           # doctest: +SKIP
+    >>> sbert.fit(examples_dataset(train_pairs, encoder.tokenizer), epochs=4)  # doctest: +SKIP
+    """
+
+    def __init__(self, encoder, objective="regression", num_classes=3,
+                 head_features=("u", "v", "abs_diff"), **kwargs):
+        super().__init__(**kwargs)
+        if objective not in OBJECTIVES:
+            raise ValueError(f"unknown objective {objective!r}; expected one of {sorted(OBJECTIVES)}")
+        if not isinstance(encoder, SentenceEncoder):
+            raise TypeError(f"encoder must be a SentenceEncoder, got {type(encoder).__name__}")
+        self.encoder = encoder
+        self.objective = objective
+        self.num_classes = num_classes
+        self.head_features = tuple(head_features)
+        self.head = (
+            PairFeatureHead(num_classes, features=self.head_features, name="pair_head")
+            if objective == "classification"
+            else None
+        )
+        # Build now (a one-row dummy batch), so that checkpoints and BackupAndRestore can
+        # load weights before the first real batch.
+        keys = OBJECTIVES[objective][0] or PAIR_KEYS
+        dummy = {"token_ids": ops.ones((1, 3), "int32"), "padding_mask": ops.ones((1, 3), "int32")}
+        self({key: dummy for key in keys})
+
+    def input_keys(self, inputs):
+        """The columns this objective reads from a batch, in order."""
+        keys = OBJECTIVES[self.objective][0]
+        if keys is None:  # mnrl: pairs or triplets
+            keys = TRIPLET_KEYS if "anchor" in inputs else PAIR_KEYS
+            keys = [k for k in keys if k in inputs]
+        missing = [k for k in keys if k not in inputs]
+        if missing:
+            raise ValueError(
+                f"SBERT(objective={self.objective!r}) needs input columns {list(keys)}, "
+                f"the batch has {sorted(inputs)}"
+            )
+        return list(keys)
+
+    def embed_columns(self, inputs, keys, training=False):
+        """One encoder pass over all columns; returns one [batch, d] tensor per key."""
+        length = ops.max(ops.stack([ops.shape(inputs[k]["token_ids"])[1] for k in keys]))
+        token_ids, masks = [], []
+        for key in keys:
+            ids, mask = inputs[key]["token_ids"], inputs[key]["padding_mask"]
+            pad = [[0, 0], [0, length - ops.shape(ids)[1]]]
+            token_ids.append(ops.pad(ids, pad))
+            masks.append(ops.pad(mask, pad))
+        batch = ops.shape(token_ids[0])[0]
+        embeddings = self.encoder(
+            {"token_ids": ops.concatenate(token_ids, 0), "padding_mask": ops.concatenate(masks, 0)},
+            training=training,
+        )
+        return [embeddings[i * batch : (i + 1) * batch] for i in range(len(keys))]
+
+    def call(self, inputs, training=False):
+        columns = self.embed_columns(inputs, self.input_keys(inputs), training=training)
+        if self.head is not None:
+            return self.head([columns[0], columns[1]], training=training)
+        return ops.stack(columns, axis=1)
+
+    def compile(self, optimizer="adamw", loss=None, **kwargs):
+        if loss is None:
+            loss = losses_lib.get(OBJECTIVES[self.objective][1])
+        elif isinstance(loss, str):
+            loss = losses_lib.get(loss)
+        super().compile(optimizer=optimizer, loss=loss, **kwargs)
+
+    def fit(self, *args, callbacks=None, **kwargs):
+        """`keras.Model.fit`, with a `NaNGuard` added unless `callbacks` hold one."""
+        callbacks = list(callbacks or [])
+        if not any(isinstance(c, NaNGuard) for c in callbacks):
+            callbacks.append(NaNGuard())
+        # Pipelines shuffle themselves; Keras would only warn that it cannot.
+        kwargs.setdefault("shuffle", False)
+        return super().fit(*args, callbacks=callbacks, **kwargs)
+
+    def get_config(self):
+        return {
+            "name": self.name,
+            "encoder": keras.saving.serialize_keras_object(self.encoder),
+            "objective": self.objective,
+            "num_classes": self.num_classes,
+            "head_features": list(self.head_features),
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config["encoder"] = keras.saving.deserialize_keras_object(config["encoder"])
+        return cls(**config)

@@ -1,0 +1,7 @@
+"""Training utilities: schedules, callbacks."""
+
+from keras_sentemb.training.nan_guard import NaNGuard
+from keras_sentemb.training.sts_evaluator import STSEvaluator
+from keras_sentemb.training.warmup_schedule import LinearWarmupLinearDecay
+
+__all__ = ["LinearWarmupLinearDecay", "NaNGuard", "STSEvaluator"]

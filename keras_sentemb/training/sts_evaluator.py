@@ -1,0 +1,59 @@
+"""STSEvaluator: Spearman/Pearson of cosine similarity on a dev set after each epoch."""
+
+import keras
+import numpy as np
+from scipy.stats import pearsonr, spearmanr
+
+from keras_sentemb.evaluation.sts import cosine_scores
+
+
+class STSEvaluator(keras.callbacks.Callback):
+    """After every epoch, embeds `pairs` (a `ScoredPairs`) with `encoder`, and writes
+    `<name>_spearman` and `<name>_pearson` (× 100) into the epoch logs, hence into
+    `history.history` and any later callback (EarlyStopping, ModelCheckpoint can monitor
+    them). With `restore_best_weights=True` the model ends training with the weights of
+    its best epoch by Spearman.
+
+    Example:
+    >>> dev = read_scored_pairs("../shared/data/stsb/dev.tsv")              # doctest: +SKIP
+    >>> sbert.fit(train, epochs=4, callbacks=[STSEvaluator(sbert.encoder, dev)])  # doctest: +SKIP
+    """
+
+    def __init__(self, encoder, pairs, name="sts_dev", batch_size=64, restore_best_weights=False,
+                 verbose=1):
+        super().__init__()
+        self.encoder = encoder
+        self.pairs = pairs
+        self.name = name
+        self.batch_size = batch_size
+        self.restore_best_weights = restore_best_weights
+        self.verbose = verbose
+        self.best_spearman = -np.inf
+        self.best_epoch = None
+        self._best_weights = None
+
+    def evaluate(self):
+        """(Spearman × 100, Pearson × 100) of the encoder now."""
+        scores = cosine_scores(self.encoder, self.pairs.sentences1, self.pairs.sentences2,
+                               batch_size=self.batch_size, progress=False)
+        return (float(spearmanr(scores, self.pairs.scores).statistic * 100),
+                float(pearsonr(scores, self.pairs.scores).statistic * 100))
+
+    def on_epoch_end(self, epoch, logs=None):
+        spearman, pearson = self.evaluate()
+        if logs is not None:
+            logs[f"{self.name}_spearman"] = spearman
+            logs[f"{self.name}_pearson"] = pearson
+        if spearman > self.best_spearman:
+            self.best_spearman, self.best_epoch = spearman, epoch
+            if self.restore_best_weights:
+                self._best_weights = self.model.get_weights()
+        if self.verbose:
+            print(f"\n{self.name}: Spearman {spearman:.2f}, Pearson {pearson:.2f} (epoch {epoch + 1})")
+
+    def on_train_end(self, logs=None):
+        if self.restore_best_weights and self._best_weights is not None:
+            self.model.set_weights(self._best_weights)
+            if self.verbose:
+                print(f"{self.name}: restored the weights of epoch {self.best_epoch + 1} "
+                      f"(Spearman {self.best_spearman:.2f})")

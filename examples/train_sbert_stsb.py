@@ -11,7 +11,6 @@ Spearman is printed at the end. A killed run resumes from `<output>/backup`.
 """
 
 import argparse
-import math
 import os
 import resource
 import time
@@ -53,7 +52,8 @@ def main():
     if args.lora_rank:
         encoder.enable_lora(args.lora_rank)
     learning_rate = args.learning_rate or (5e-4 if args.lora_rank else 2e-5)
-    steps = math.ceil(len(train) / args.batch_size) * args.epochs
+    train_data = examples_dataset(train, encoder.tokenizer, batch_size=args.batch_size, seed=args.seed)
+    steps = len(train_data) * args.epochs
     sbert = SBERT(encoder, objective="regression")
     sbert.compile(optimizer=keras.optimizers.AdamW(
         LinearWarmupLinearDecay(learning_rate, steps, args.warmup), weight_decay=0.01))
@@ -62,7 +62,7 @@ def main():
           f"{trainable:,} trainable parameters")
 
     sbert.fit(
-        examples_dataset(train, encoder.tokenizer, batch_size=args.batch_size, seed=args.seed),
+        train_data,
         epochs=args.epochs,
         callbacks=[
             STSEvaluator(encoder, dev, name="stsb_dev", restore_best_weights=True),

@@ -5,6 +5,7 @@ anchor-venv`), never in the project's venv. Prints one JSON line.
 
     python sentence_transformers_anchor.py throughput --data stsb/test.tsv --batch-size 64
     python sentence_transformers_anchor.py sts --data stsb/test.tsv
+    python sentence_transformers_anchor.py train --data stsb/train.tsv --max-pairs 960
 """
 
 import argparse
@@ -64,14 +65,40 @@ def sts(args):
     return {"spearman_x100": float(spearmanr(cos, [s for _, _, s in pairs]).statistic * 100)}
 
 
+def train(args):
+    """sentence-transformers `fit` with CosineSimilarityLoss: SBERT's STS-B recipe."""
+    import torch
+    from sentence_transformers import InputExample, losses
+    from torch.utils.data import DataLoader
+
+    pairs = read_pairs(args.data)[: args.max_pairs]
+    examples = [InputExample(texts=[a, b], label=score / 5.0) for a, b, score in pairs]
+    model = load_model()
+    loss = losses.CosineSimilarityLoss(model)
+
+    def fit(subset):
+        loader = DataLoader(subset, shuffle=True, batch_size=args.batch_size)
+        steps = len(loader)
+        start = time.perf_counter()
+        model.fit(train_objectives=[(loader, loss)], epochs=1, warmup_steps=int(0.1 * steps),
+                  optimizer_params={"lr": 2e-5}, weight_decay=0.01, show_progress_bar=False)
+        return time.perf_counter() - start
+
+    fit(examples[: args.batch_size * 4])  # warm-up
+    seconds = fit(examples)
+    return {"pairs": len(examples), "pairs_per_s": len(examples) / seconds,
+            "torch_threads": torch.get_num_threads(), "torch": torch.__version__}
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("task", choices=["throughput", "sts"])
+    parser.add_argument("task", choices=["throughput", "sts", "train"])
     parser.add_argument("--data", required=True)
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--max-pairs", type=int, default=960)
     args = parser.parse_args()
-    result = throughput(args) if args.task == "throughput" else sts(args)
+    result = {"throughput": throughput, "sts": sts, "train": train}[args.task](args)
     print(json.dumps(result))
 
 

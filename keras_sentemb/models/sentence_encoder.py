@@ -281,7 +281,11 @@ class SentenceEncoder(keras.Model):
         of rank r trained, W frozen. Save only the adapters with `save_lora_weights`.
         """
         self.backbone.enable_lora(rank, target_layer_names=target_layer_names)
-        self._freeze_unused_pooled_dense()
+        # keras-hub leaves the adapted layers' biases trainable; freeze them so that the
+        # LoRA kernels are the whole delta and `save_lora_weights` captures all of it.
+        for variable in self.backbone.trainable_weights:
+            if "lora_kernel" not in variable.path:
+                variable.trainable = False
 
     def save_lora_weights(self, filepath):
         """Writes the LoRA adapters (a `.lora.h5` file, small) of `enable_lora`."""

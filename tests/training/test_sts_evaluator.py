@@ -1,0 +1,26 @@
+"""STSEvaluator writes dev Spearman/Pearson into the history and can restore the best epoch."""
+
+import keras
+import numpy as np
+
+from keras_sentemb.data.examples import ScoredPairs
+from keras_sentemb.data.pipelines import examples_dataset
+from keras_sentemb.models import SBERT
+from keras_sentemb.training import STSEvaluator
+from tests.conftest import make_tiny_encoder
+
+PAIRS = ScoredPairs(["the cat sat", "a dog ran", "rain and storm", "hello world"],
+                    ["a cat sat", "the dog ran", "the oven", "hello"], [4.5, 4.0, 0.5, 3.5])
+
+
+def test_logs_dev_correlations_each_epoch_and_restores_the_best_weights():
+    encoder = make_tiny_encoder(seed=9)
+    sbert = SBERT(encoder, "regression")
+    sbert.compile(optimizer=keras.optimizers.Adam(1e-2))
+    evaluator = STSEvaluator(encoder, PAIRS, name="dev", restore_best_weights=True, verbose=0)
+    history = sbert.fit(examples_dataset(PAIRS, encoder.tokenizer, batch_size=2), epochs=3,
+                        callbacks=[evaluator], verbose=0)
+    assert len(history.history["dev_spearman"]) == 3 and len(history.history["dev_pearson"]) == 3
+    best = max(history.history["dev_spearman"])
+    assert evaluator.best_spearman == best
+    np.testing.assert_allclose(evaluator.evaluate()[0], best, atol=1e-6)

@@ -1,4 +1,4 @@
-"""Fine-tune all-MiniLM-L6-v2 on STS-B with SBERT's regression objective (cosine MSE).
+"""Fine-tune all-MiniLM-L6-v2 on STS-B with SBERT's regression objective (cosine MSE) or CoSENT.
 
 A plain Keras script: read the data, build the tf.data pipeline, compile, fit, evaluate.
 
@@ -35,6 +35,8 @@ def main():
     parser.add_argument("--learning-rate", type=float, default=None)
     parser.add_argument("--warmup", type=float, default=0.1, help="warm-up fraction of steps")
     parser.add_argument("--lora-rank", type=int, default=0, help="0 = full fine-tuning")
+    parser.add_argument("--objective", default="regression", choices=["regression", "cosent"],
+                        help="regression: cosine MSE (SBERT); cosent: CoSENT ranking loss")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default=os.path.join("out", "train_sbert_stsb"))
     args = parser.parse_args()
@@ -54,7 +56,7 @@ def main():
     learning_rate = args.learning_rate or (5e-4 if args.lora_rank else 2e-5)
     train_data = examples_dataset(train, encoder.tokenizer, batch_size=args.batch_size, seed=args.seed)
     steps = len(train_data) * args.epochs
-    sbert = SBERT(encoder, objective="regression")
+    sbert = SBERT(encoder, objective=args.objective)
     sbert.compile(optimizer=keras.optimizers.AdamW(
         LinearWarmupLinearDecay(learning_rate, steps, args.warmup), weight_decay=0.01))
     trainable = sum(int(keras.ops.size(w)) for w in encoder.trainable_weights)

@@ -281,6 +281,7 @@ class SentenceEncoder(keras.Model):
         of rank r trained, W frozen. Save only the adapters with `save_lora_weights`.
         """
         self.backbone.enable_lora(rank, target_layer_names=target_layer_names)
+        self._forget_traced_functions()
         # keras-hub leaves the adapted layers' biases trainable; freeze them so that the
         # LoRA kernels are the whole delta and `save_lora_weights` captures all of it.
         for variable in self.backbone.trainable_weights:
@@ -294,6 +295,12 @@ class SentenceEncoder(keras.Model):
     def load_lora_weights(self, filepath):
         """Adds the adapters saved by `save_lora_weights` to the (pinned) base weights."""
         self.backbone.load_lora_weights(filepath)
+        self._forget_traced_functions()
+
+    def _forget_traced_functions(self):
+        # A traced `embed_fn` holds the graph of the model as it was; after a change of
+        # structure (LoRA adapters added) it must be traced again.
+        object.__setattr__(self, "_embed_function", None)
 
     # ------------------------------------------------------------------ export
     def export(self, filepath, version=1, overwrite=False, **kwargs):

@@ -90,15 +90,45 @@ def train(args):
             "torch_threads": torch.get_num_threads(), "torch": torch.__version__}
 
 
+def nli(args):
+    """sentence-transformers SoftmaxLoss on SNLI pairs; STS-B test Spearman before/after."""
+    import gzip
+
+    import numpy as np
+    from scipy.stats import spearmanr
+    from sentence_transformers import InputExample, losses
+    from torch.utils.data import DataLoader
+
+    names = ("entailment", "neutral", "contradiction")
+    with gzip.open(args.data, "rt", encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))[1 : args.max_pairs + 1]
+    examples = [InputExample(texts=[p, h], label=names.index(label)) for label, p, h in rows]
+    sts = read_pairs(args.sts)
+    model = load_model()
+
+    def spearman():
+        u = model.encode([a for a, _, _ in sts], normalize_embeddings=True)
+        v = model.encode([b for _, b, _ in sts], normalize_embeddings=True)
+        return float(spearmanr(np.sum(u * v, 1), [s for _, _, s in sts]).statistic * 100)
+
+    before = spearman()
+    loader = DataLoader(examples, shuffle=True, batch_size=args.batch_size)
+    loss = losses.SoftmaxLoss(model, model.get_sentence_embedding_dimension(), num_labels=3)
+    model.fit(train_objectives=[(loader, loss)], epochs=1, warmup_steps=int(0.1 * len(loader)),
+              optimizer_params={"lr": 2e-5}, weight_decay=0.01, show_progress_bar=False)
+    return {"pairs": len(examples), "sts_before": before, "sts_after": spearman()}
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("task", choices=["throughput", "sts", "train"])
+    parser.add_argument("task", choices=["throughput", "sts", "train", "nli"])
     parser.add_argument("--data", required=True)
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--max-pairs", type=int, default=960)
+    parser.add_argument("--sts", help="STS-B test TSV (task nli)")
     args = parser.parse_args()
-    result = {"throughput": throughput, "sts": sts, "train": train}[args.task](args)
+    result = {"throughput": throughput, "sts": sts, "train": train, "nli": nli}[args.task](args)
     print(json.dumps(result))
 
 

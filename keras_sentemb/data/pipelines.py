@@ -103,15 +103,8 @@ def text_pipeline(raw, tokenizer, batch_size=16, shuffle=True, seed=0, bucketing
 
 def _token_lengths(columns, tokenizer):
     """Per example, the packed length ([CLS] … [SEP]) of its longest column."""
-    longest = None
-    for texts in columns:
-        lengths = []
-        for start in range(0, len(texts), 8192):
-            chunk = tf.constant(texts[start : start + 8192], dtype=tf.string)
-            lengths.append(tokenizer.content_ids(chunk).row_lengths().numpy() + 2)
-        lengths = np.concatenate(lengths)
-        longest = lengths if longest is None else np.maximum(longest, lengths)
-    return longest
+    per_column = [[len(row) + 2 for row in tokenizer.content_id_rows(texts)] for texts in columns]
+    return np.max(np.array(per_column), axis=0)
 
 
 def _columns_and_labels(examples):

@@ -4,6 +4,7 @@ import re
 
 import keras
 import keras_hub
+import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
 
@@ -116,6 +117,17 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
             # Not tracked: a cache, not state to save with the layer.
             object.__setattr__(self, "_compiled_content_ids", compiled)
         return compiled(texts)
+
+    def content_id_rows(self, texts, chunk_size=8192):
+        """`content_ids` for a Python list of texts (str or UTF-8 bytes), as a list of
+        NumPy int32 rows; tokenised in chunks so that huge inputs stream through."""
+        rows = []
+        for start in range(0, len(texts), chunk_size):
+            chunk = tf.constant(texts[start : start + chunk_size], dtype=tf.string)
+            ragged = self.content_ids(chunk)
+            values = ragged.flat_values.numpy().astype(np.int32)
+            rows.extend(np.split(values, ragged.row_splits.numpy()[1:-1]))
+        return rows
 
     def _content_ids_graph(self, texts):
         ids = self.tokenize(self.clean_text(texts))

@@ -22,8 +22,6 @@ from keras_sentemb.encoders.sentence_tokenizer import SentenceTokenizer
 from keras_sentemb.encoders.transformer_layer_states import transformer_layer_states
 from keras_sentemb.layers.siamese_pooler import SiamesePooler
 
-# Texts are tokenised in chunks of this many, so that huge inputs stream through.
-_TOKENIZE_CHUNK = 8192
 # `encode(progress=None)` shows a bar from this many texts on.
 _PROGRESS_THRESHOLD = 2048
 
@@ -211,15 +209,7 @@ class SentenceEncoder(keras.Model):
 
     def tokenize_to_rows(self, utf8_texts):
         """Content-id rows (NumPy int32, truncated) for a list of UTF-8 byte strings."""
-        tokenizer = self._require_tokenizer()
-        rows = []
-        for start in range(0, len(utf8_texts), _TOKENIZE_CHUNK):
-            chunk = tf.constant(utf8_texts[start : start + _TOKENIZE_CHUNK], dtype=tf.string)
-            ragged = tokenizer.content_ids(chunk)
-            values = ragged.flat_values.numpy().astype(np.int32)
-            splits = ragged.row_splits.numpy()
-            rows.extend(np.split(values, splits[1:-1]) if len(splits) > 1 else [])
-        return rows
+        return self._require_tokenizer().content_id_rows(utf8_texts)
 
     def encode(self, texts, batch_size=64, normalize=True, progress=None):
         """Embeds raw texts; returns float32 NumPy [N, d] in input order.

@@ -58,16 +58,11 @@ def text_pipeline(raw, tokenizer, batch_size=16, shuffle=True, seed=0, bucketing
     keys = list(raw.element_spec[0])
     if shuffle:
         raw = raw.shuffle(shuffle_buffer, seed=seed, reshuffle_each_iteration=True)
-    cls_id, sep_id = tokenizer.cls_token_id, tokenizer.sep_token_id
 
     def tokenize(features, labels):
         packed = {}
         for key in keys:
-            ids = tokenizer.content_ids(features[key])
-            rows = ids.nrows()
-            ids = tf.concat(
-                [tf.fill([rows, 1], cls_id), ids, tf.fill([rows, 1], sep_id)], axis=1
-            )
+            ids = tokenizer.add_special_tokens(tokenizer.content_ids(features[key]))
             packed[key] = (ids.to_tensor(), tf.cast(ids.row_lengths(), tf.int32))
         return packed, labels
 

@@ -135,15 +135,19 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
             ids = tf.RaggedTensor.from_tensor(ids)
         return ids[:, : self.max_length - 2]
 
-    def pack(self, content_ids):
-        """`{"token_ids", "padding_mask"}` int32 [batch, T]: `[CLS] ids [SEP] [PAD]…`."""
+    def add_special_tokens(self, content_ids):
+        """`[CLS] ids [SEP]` for each row of a `tf.RaggedTensor` of content ids (ragged)."""
         rows = content_ids.nrows()
         cls = tf.fill([rows, 1], tf.cast(self.cls_token_id, content_ids.dtype))
         sep = tf.fill([rows, 1], tf.cast(self.sep_token_id, content_ids.dtype))
-        packed = tf.concat(
+        return tf.concat(
             [tf.RaggedTensor.from_tensor(cls), content_ids, tf.RaggedTensor.from_tensor(sep)],
             axis=1,
         )
+
+    def pack(self, content_ids):
+        """`{"token_ids", "padding_mask"}` int32 [batch, T]: `[CLS] ids [SEP] [PAD]…`."""
+        packed = self.add_special_tokens(content_ids)
         token_ids = packed.to_tensor(default_value=self.pad_token_id)
         padding_mask = tf.sequence_mask(
             packed.row_lengths(), maxlen=tf.shape(token_ids)[1], dtype=tf.int32

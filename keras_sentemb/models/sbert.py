@@ -4,12 +4,10 @@ import keras
 from keras import ops
 
 from keras_sentemb import losses as losses_lib
+from keras_sentemb.data.pipelines import PAIR_KEYS, TRIPLET_KEYS
 from keras_sentemb.layers.pair_feature_head import PairFeatureHead
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.training.nan_guard import NaNGuard
-
-PAIR_KEYS = ("sentence1", "sentence2")
-TRIPLET_KEYS = ("anchor", "positive", "negative")
 
 # objective: (input keys, default loss name)
 OBJECTIVES = {

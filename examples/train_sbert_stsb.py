@@ -36,6 +36,9 @@ def main():
     parser.add_argument("--warmup", type=float, default=0.1, help="warm-up fraction of steps")
     parser.add_argument("--clip-norm", type=float, default=1.0,
                         help="global gradient-norm clipping (sentence-transformers' default 1.0); 0 = off")
+    parser.add_argument("--ema", type=float, default=0.0,
+                        help="keep an exponential moving average of the weights with this momentum "
+                             "(e.g. 0.99) and end with it; 0 = off")
     parser.add_argument("--lora-rank", type=int, default=0, help="0 = full fine-tuning")
     parser.add_argument("--objective", default="regression", choices=["regression", "cosent"],
                         help="regression: cosine MSE (SBERT); cosent: CoSENT ranking loss")
@@ -61,7 +64,8 @@ def main():
     sbert = SBERT(encoder, objective=args.objective)
     sbert.compile(optimizer=keras.optimizers.AdamW(
         LinearWarmupLinearDecay(learning_rate, steps, args.warmup), weight_decay=0.01,
-        global_clipnorm=args.clip_norm or None))
+        global_clipnorm=args.clip_norm or None, use_ema=args.ema > 0,
+        ema_momentum=args.ema or 0.99))
     trainable = sum(int(keras.ops.size(w)) for w in encoder.trainable_weights)
     print(f"{len(train)} training pairs, {steps} steps, learning rate {learning_rate}, "
           f"{trainable:,} trainable parameters")

@@ -5,6 +5,7 @@ import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
 from keras_sentemb.evaluation.sts import cosine_scores
+from keras_sentemb.training.averaged_weights import averaged_weights
 
 
 class STSEvaluator(keras.callbacks.Callback):
@@ -12,7 +13,9 @@ class STSEvaluator(keras.callbacks.Callback):
     `<name>_spearman` and `<name>_pearson` (× 100) into the epoch logs, hence into
     `history.history` and any later callback (EarlyStopping, ModelCheckpoint can monitor
     them). With `restore_best_weights=True` the model ends training with the weights of
-    its best epoch by Spearman.
+    its best epoch by Spearman. When the optimizer keeps a moving average of the weights
+    (`use_ema=True`) the averaged weights are the ones judged and restored, since they are
+    the ones `fit` ends with.
 
     Example:
     >>> dev = read_scored_pairs("../shared/data/stsb/dev.tsv")              # doctest: +SKIP
@@ -40,14 +43,15 @@ class STSEvaluator(keras.callbacks.Callback):
                 float(pearsonr(scores, self.pairs.scores).statistic * 100))
 
     def on_epoch_end(self, epoch, logs=None):
-        spearman, pearson = self.evaluate()
+        with averaged_weights(self.model.optimizer):
+            spearman, pearson = self.evaluate()
+            if spearman > self.best_spearman:
+                self.best_spearman, self.best_epoch = spearman, epoch
+                if self.restore_best_weights:
+                    self._best_weights = self.model.get_weights()
         if logs is not None:
             logs[f"{self.name}_spearman"] = spearman
             logs[f"{self.name}_pearson"] = pearson
-        if spearman > self.best_spearman:
-            self.best_spearman, self.best_epoch = spearman, epoch
-            if self.restore_best_weights:
-                self._best_weights = self.model.get_weights()
         if self.verbose:
             print(f"\n{self.name}: Spearman {spearman:.2f}, Pearson {pearson:.2f} (epoch {epoch + 1})")
 

@@ -24,3 +24,17 @@ def test_logs_dev_correlations_each_epoch_and_restores_the_best_weights():
     best = max(history.history["dev_spearman"])
     assert evaluator.best_spearman == best
     np.testing.assert_allclose(evaluator.evaluate()[0], best, atol=1e-6)
+
+
+def test_with_an_ema_optimizer_it_judges_the_averaged_weights_that_fit_ends_with():
+    encoder = make_tiny_encoder(seed=9)
+    sbert = SBERT(encoder, "regression")
+    sbert.compile(optimizer=keras.optimizers.Adam(1e-2, use_ema=True, ema_momentum=0.9))
+    evaluator = STSEvaluator(encoder, PAIRS, name="dev", verbose=0)
+    history = sbert.fit(examples_dataset(PAIRS, encoder.tokenizer, batch_size=2), epochs=2,
+                        callbacks=[evaluator], verbose=0)
+    final_pearson = evaluator.evaluate()[1]
+    np.testing.assert_allclose(final_pearson, history.history["dev_pearson"][-1], atol=1e-6)
+    averages = [a.numpy() for a in sbert.optimizer._model_variables_moving_average]
+    for variable, average in zip(sbert.optimizer._trainable_variables, averages):
+        np.testing.assert_array_equal(variable.numpy(), average)

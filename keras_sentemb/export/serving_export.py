@@ -1,12 +1,16 @@
-"""SavedModel export in TF Serving layout: raw strings in, embeddings out."""
+"""SavedModel export in TF Serving layout: raw strings in, embeddings (and codes) out."""
 
 import os
 import shutil
 import tempfile
 
+import numpy as np
 import tensorflow as tf
 
+from keras_sentemb.retrieval.tf_hamming_search import codes_to_words, tf_hamming_top_k
+
 TEXTS_SPEC = tf.TensorSpec([None], tf.string, name="texts")
+K_SPEC = tf.TensorSpec([], tf.int32, name="k")
 
 
 class SentenceEmbeddingModule(tf.Module):
@@ -16,16 +20,41 @@ class SentenceEmbeddingModule(tf.Module):
       (TF Serving, `keras.layers.TFSMLayer`, `hub.load(...).signatures`).
     - `__call__(texts)` → float32 [N, d] (`hub.load(path)(texts)`, `hub.KerasLayer`).
 
+    With a `SemanticHashing` layer (a hashed encoder) two more signatures:
+
+    - `signatures["hash"](texts)` → `{"codes": uint8 [N, bits/8]}` (packed, MSB first).
+    - `signatures["search"](texts, k)` → `{"ids": int64 [N, k'], "distances": int32
+      [N, k']}`, the k' = min(k, table size) nearest codes of an embedded code table
+      (only when `code_table` is given), nearest first, ties by lower table row.
+
     Any string is accepted: invalid UTF-8 is replaced, empty strings embed as "[CLS]
     [SEP]", long texts are truncated to the tokenizer's `max_length`.
     """
 
-    def __init__(self, encoder, normalize):
+    def __init__(self, encoder, normalize, hashing=None, code_table=None, code_ids=None):
         super().__init__(name="keras_sentemb_encoder")
         self._encoder = encoder
         self._tokenizer = encoder.tokenizer
         self._normalize = normalize
         self.encoder_variables = list(encoder.variables)
+        self._hashing = hashing
+        if hashing is not None:
+            self.hashing_variables = list(hashing.variables)
+        if code_table is not None:
+            if hashing is None:
+                raise ValueError("a code table needs a hashing layer")
+            code_table = np.asarray(code_table)
+            if code_table.dtype != np.uint8 or code_table.ndim != 2 or len(code_table) == 0 \
+                    or code_table.shape[1] * 8 != hashing.bits:
+                raise ValueError(
+                    f"code_table must be non-empty packed uint8 [N, {hashing.bits // 8}], got "
+                    f"{code_table.dtype} {code_table.shape}")
+            ids = np.arange(len(code_table)) if code_ids is None else np.asarray(code_ids)
+            if ids.shape != (len(code_table),) or not np.issubdtype(ids.dtype, np.integer):
+                raise ValueError(f"code_ids must be {len(code_table)} integers, got shape {ids.shape}")
+            self.table_words = tf.Variable(codes_to_words(code_table), trainable=False,
+                                           name="code_table_words")
+            self.table_ids = tf.Variable(ids.astype(np.int64), trainable=False, name="code_ids")
 
     def _embed(self, texts):
         inputs = self._tokenizer.pack(self._tokenizer.content_ids(texts))
@@ -42,9 +71,40 @@ class SentenceEmbeddingModule(tf.Module):
     def serve(self, texts):
         return {"embedding": self._embed(texts)}
 
+    def _hash(self, texts):
+        unit = tf.math.l2_normalize(self._embed(texts), axis=-1, epsilon=1e-12)
+        return tf.convert_to_tensor(self._hashing.binarize(unit, packed=True))
 
-def export_for_serving(encoder, path, version=1, overwrite=False, normalize=True):
+    def _hash_signature(self, texts):
+        return {"codes": self._hash(texts)}
+
+    def _search_signature(self, texts, k):
+        tf.debugging.assert_positive(k, message="k must be a positive number of neighbours")
+        k = tf.minimum(k, tf.shape(self.table_words)[0])
+        distances, rows = tf_hamming_top_k(self._hash(texts), self.table_words, k)
+        return {"ids": tf.gather(self.table_ids, rows), "distances": distances}
+
+    def signatures(self):
+        """The signature map written into the SavedModel (`hash`/`search` only when the
+        module has a hashing layer / a code table)."""
+        signatures = {"serving_default": self.serve}
+        if self._hashing is not None:
+            self.hash = tf.function(self._hash_signature, input_signature=[TEXTS_SPEC])
+            signatures["hash"] = self.hash
+            if hasattr(self, "table_words"):
+                self.search = tf.function(self._search_signature,
+                                          input_signature=[TEXTS_SPEC, K_SPEC])
+                signatures["search"] = self.search
+        return signatures
+
+
+def export_for_serving(encoder, path, version=1, overwrite=False, normalize=True, hashing=None,
+                       code_table=None, code_ids=None):
     """Writes `encoder` as a SavedModel at `path/<version>/` (TF Serving's layout).
+
+    With `hashing` (a `SemanticHashing` layer applied to the unit embedding) the model
+    gets a `hash` signature, and with `code_table` (packed codes [N, bits/8], optional
+    int64 `code_ids`) a `search` signature too; see `SentenceEmbeddingModule`.
 
     The write is atomic: the model is saved into a temporary folder beside the target and
     renamed into place, so a crash never leaves a half-written version that TF Serving
@@ -65,13 +125,13 @@ def export_for_serving(encoder, path, version=1, overwrite=False, normalize=True
     if os.path.exists(target) and not overwrite:
         raise FileExistsError(f"{target} exists; pass overwrite=True to replace it.")
     os.makedirs(path, exist_ok=True)
-    module = SentenceEmbeddingModule(encoder, normalize)
+    module = SentenceEmbeddingModule(encoder, normalize, hashing, code_table, code_ids)
     staging = tempfile.mkdtemp(prefix=f".{version}.tmp-", dir=path)
     try:
         tf.saved_model.save(
             module,
             staging,
-            signatures={"serving_default": module.serve},
+            signatures=module.signatures(),
             options=tf.saved_model.SaveOptions(function_aliases={"embed": module.__call__}),
         )
         previous = None

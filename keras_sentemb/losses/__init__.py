@@ -3,6 +3,7 @@ a registry by name: `losses.get("cosine_similarity")`."""
 
 import keras
 
+from keras_sentemb.losses.code_similarity_loss import CodeSimilarityLoss, code_similarity_loss
 from keras_sentemb.losses.cosent_loss import CoSENTLoss, cosent_loss
 from keras_sentemb.losses.cosine_similarity_loss import CosineSimilarityLoss, cosine_similarity_loss
 from keras_sentemb.losses.multiple_negatives_ranking_loss import (
@@ -20,6 +21,7 @@ LOSSES = {
     "multiple_negatives_ranking": MultipleNegativesRankingLoss,
     "mnrl": MultipleNegativesRankingLoss,
     "cosent": CoSENTLoss,
+    "code_similarity": CodeSimilarityLoss,
 }
 
 
@@ -46,7 +48,7 @@ def serialize(loss):
 
 
 __all__ = [
-    "CoSENTLoss", "CosineSimilarityLoss", "LOSSES", "MultipleNegativesRankingLoss",
-    "SoftmaxPairLoss", "TripletLoss", "cosent_loss", "cosine_similarity_loss", "get",
+    "CoSENTLoss", "CodeSimilarityLoss", "CosineSimilarityLoss", "LOSSES", "MultipleNegativesRankingLoss",
+    "SoftmaxPairLoss", "TripletLoss", "code_similarity_loss", "cosent_loss", "cosine_similarity_loss", "get",
     "multiple_negatives_ranking_loss", "serialize", "softmax_pair_loss", "triplet_loss",
 ]

@@ -2,6 +2,7 @@
 
 from keras_sentemb.training.nan_guard import NaNGuard
 from keras_sentemb.training.sts_evaluator import STSEvaluator
+from keras_sentemb.training.temperature_schedule import TemperatureSchedule
 from keras_sentemb.training.warmup_schedule import LinearWarmupLinearDecay
 
-__all__ = ["LinearWarmupLinearDecay", "NaNGuard", "STSEvaluator"]
+__all__ = ["LinearWarmupLinearDecay", "NaNGuard", "STSEvaluator", "TemperatureSchedule"]

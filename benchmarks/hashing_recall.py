@@ -1,0 +1,174 @@
+"""Learned 64…1024-bit codes vs sign-threshold codes: neighbour recall and STS-B.
+
+    python benchmarks/hashing_recall.py            # ~10 min on 2 CPU cores (first run)
+
+Corpus: every distinct sentence of ../shared/data except the STS-B test set (so the STS-B
+figures use sentences no code ever saw), shuffled with a fixed seed; the first 1,000 are
+held apart as queries, the rest (≈162k) is the corpus. Embeddings of the default model
+(all-MiniLM-L6-v2) are cached in benchmarks/.cache, verified by content hash.
+
+For each code length the learned codes (`HashedEncoder.distill` on the corpus
+embeddings) and the training-free sign-threshold codes (`sign_threshold_codes`: random
+hyperplanes, i.e. sentence-transformers' `quantize_embeddings` after a random projection;
+at 384 bits also the plain sign of the embedding) are scored by
+  (a) recall@10 of the true float-cosine top-10 in the Hamming top-10;
+  (b) recall@10 after re-ranking the Hamming top-100 with the float vectors;
+  STS-B test Spearman × 100 of Hamming similarity, next to the float cosine's.
+Writes a JSON report and a PNG of the recall curves.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+from scipy.stats import spearmanr
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from common import REPO, SHARED_DATA, machine_description  # noqa: E402
+
+from keras_sentemb import SentenceEncoder  # noqa: E402
+from keras_sentemb.data.examples import read_scored_pairs  # noqa: E402
+from keras_sentemb.data.sentence_corpus import collect_sentences  # noqa: E402
+from keras_sentemb.evaluation import neighbour_recall  # noqa: E402
+from keras_sentemb.models import HashedEncoder  # noqa: E402
+from keras_sentemb.retrieval import BinaryIndex, semantic_search, sign_threshold_codes  # noqa: E402
+from keras_sentemb.utils.array_cache import (  # noqa: E402
+    cached_array, fingerprint, fingerprint_texts, fingerprint_weights)
+from keras_sentemb.utils.atomic_files import atomic_open  # noqa: E402
+
+
+def hamming_spearman(codes1, codes2, gold):
+    distances = np.bitwise_count(codes1 ^ codes2).sum(axis=1)
+    return float(spearmanr(-distances, gold).statistic * 100)
+
+
+def score_codes(bits, corpus_codes, query_codes, corpus_emb, query_emb, true_top10, sts_codes, gold):
+    index = BinaryIndex(bits)
+    index.add(corpus_codes)
+    _, hamming_top10 = index.search(query_codes, 10)
+    _, reranked_top10 = index.search_and_rerank(query_codes, query_emb, corpus_emb, 10, factor=10)
+    return {
+        "recall_hamming": neighbour_recall(hamming_top10, true_top10),
+        "recall_rerank100": neighbour_recall(reranked_top10, true_top10),
+        "stsb_spearman": hamming_spearman(*sts_codes, gold),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=SHARED_DATA)
+    parser.add_argument("--bits", default="64,128,256,512,1024")
+    parser.add_argument("--queries", type=int, default=1000)
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cache", default=os.path.join(REPO, "benchmarks", ".cache"))
+    parser.add_argument("--plot", default=os.path.join(REPO, "docs", "hashing_recall.png"))
+    parser.add_argument("--report", default=os.path.join("out", "hashing_recall.json"))
+    args = parser.parse_args()
+    bit_counts = [int(b) for b in args.bits.split(",")]
+    print(f"machine: {machine_description()}")
+
+    sentences = collect_sentences(args.data, exclude_files=["stsb/test.tsv"])
+    order = np.random.default_rng(args.seed).permutation(len(sentences))
+    sentences = [sentences[i] for i in order]
+    queries, corpus = sentences[: args.queries], sentences[args.queries:]
+    test = read_scored_pairs(os.path.join(args.data, "stsb", "test.tsv"))
+    print(f"corpus {len(corpus):,} sentences, {len(queries):,} held-apart queries, "
+          f"STS-B test {len(test)} pairs")
+
+    encoder = SentenceEncoder.from_pretrained("minilm-l6")
+    weights = fingerprint_weights(encoder)
+
+    def embed(name, texts):
+        key = fingerprint(name, fingerprint_texts(texts), weights)
+        return cached_array(args.cache, name, key, lambda: encoder.encode(texts, progress=True))
+
+    start = time.perf_counter()
+    all_emb = embed("minilm-l6-shared-sentences", sentences)
+    query_emb, corpus_emb = all_emb[: args.queries], all_emb[args.queries:]
+    sts1 = embed("minilm-l6-stsb-test-1", test.sentences1)
+    sts2 = embed("minilm-l6-stsb-test-2", test.sentences2)
+    print(f"embeddings ready in {time.perf_counter() - start:.0f} s")
+    true_top10, _ = semantic_search(query_emb, corpus_emb, top_k=10)
+    float_spearman = float(spearmanr(np.sum(sts1 * sts2, axis=1), test.scores).statistic * 100)
+
+    results = {"float": {"stsb_spearman": float_spearman}, "learned": {}, "sign": {}}
+    for bits in bit_counts + [384]:
+        sign = lambda x, bits=bits: sign_threshold_codes(x, None if bits == 384 else bits,  # noqa: E731
+                                                          seed=args.seed)
+        results["sign"][bits] = score_codes(bits, sign(corpus_emb), sign(query_emb), corpus_emb,
+                                            query_emb, true_top10, (sign(sts1), sign(sts2)),
+                                            test.scores)
+        if bits == 384:
+            continue
+        start = time.perf_counter()
+        hashed = HashedEncoder.distill(encoder, corpus_emb, bits, epochs=args.epochs,
+                                       seed=args.seed, verbose=0)
+        seconds = time.perf_counter() - start
+        learn = hashed.hash_embeddings
+        results["learned"][bits] = {
+            **score_codes(bits, learn(corpus_emb), learn(query_emb), corpus_emb, query_emb,
+                          true_top10, (learn(sts1), learn(sts2)), test.scores),
+            "train_seconds": seconds,
+        }
+        print(f"{bits:5d} bits: learned {results['learned'][bits]}, sign {results['sign'][bits]}",
+              flush=True)
+
+    print(f"\nSTS-B test Spearman×100, float cosine: {float_spearman:.2f}")
+    print(f"{'bits':>5} {'codes':<8} {'R@10 Hamming':>13} {'R@10 rerank100':>15} "
+          f"{'STS-B ρ':>8} {'% of float':>10}")
+    for bits in bit_counts + [384]:
+        for method in ("learned", "sign"):
+            row = results[method].get(bits)
+            if row is None:
+                continue
+            print(f"{bits:5d} {method:<8} {row['recall_hamming']:13.3f} {row['recall_rerank100']:15.3f} "
+                  f"{row['stsb_spearman']:8.2f} {100 * row['stsb_spearman'] / float_spearman:9.1f}%")
+    ratio_bits = 256 if 256 in bit_counts else bit_counts[0]
+    learned, sign = results["learned"][ratio_bits], results["sign"][ratio_bits]
+    print(f"\n{ratio_bits} bits, learned / sign-threshold: R@10 Hamming "
+          f"{learned['recall_hamming'] / sign['recall_hamming']:.2f}×, rerank "
+          f"{learned['recall_rerank100'] / sign['recall_rerank100']:.2f}×, STS-B "
+          f"{learned['stsb_spearman'] / sign['stsb_spearman']:.3f}×")
+
+    with atomic_open(args.report, "w") as f:
+        json.dump({"machine": machine_description(), "corpus": len(corpus), "queries": len(queries),
+                   **results}, f, indent=1)
+    plot(results, bit_counts, args.plot)
+    print(f"wrote {args.report} and {args.plot}")
+
+
+def plot(results, bit_counts, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
+    for method, colour in (("learned", "tab:blue"), ("sign", "tab:orange")):
+        xs = [b for b in bit_counts if b in results[method]]
+        for key, style, label in (("recall_rerank100", "-o", "Hamming top-100 + float re-rank"),
+                                  ("recall_hamming", "--s", "Hamming alone")):
+            ax.plot(xs, [results[method][b][key] for b in xs], style, color=colour,
+                    label=f"{method}: {label}")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(bit_counts, [str(b) for b in bit_counts])
+    ax.set_xlabel("code length (bits)")
+    ax.set_ylabel("recall@10 of the float top-10")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title("all-MiniLM-L6-v2 codes, 1,000 queries vs ≈162k sentences", fontsize=9)
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".tmp.png"
+    fig.savefig(tmp)
+    os.replace(tmp, path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""Unlabelled sentences gathered from the benchmark files of a data folder.
+
+Distillation (hashing heads, BiLSTM-SRA) and retrieval benchmarks need many plain
+sentences; the labelled benchmark files under `../shared/data` hold about 165k distinct
+ones. `collect_sentences` reads the sentence columns of the files it finds, keeps the
+first occurrence of each distinct sentence, and returns them in a fixed order.
+
+Example:
+>>> sentences = collect_sentences("../shared/data", exclude_files=["stsb/test.tsv"])  # doctest: +SKIP
+"""
+
+import os
+
+from keras_sentemb.data.examples import sentence_value
+from keras_sentemb.data.table_reader import read_table
+
+# File (relative to the data folder) → its sentence columns, the layout of ../shared/data.
+SENTENCE_COLUMNS = {
+    "stsb/train.tsv": ("sentence1", "sentence2"),
+    "stsb/dev.tsv": ("sentence1", "sentence2"),
+    "stsb/test.tsv": ("sentence1", "sentence2"),
+    "mrpc/train.tsv": ("sentence1", "sentence2"),
+    "mrpc/test.tsv": ("sentence1", "sentence2"),
+    "nli/snli_train_subset.tsv.gz": ("premise", "hypothesis"),
+    "nli/snli_dev.tsv.gz": ("premise", "hypothesis"),
+    "nli/snli_test.tsv.gz": ("premise", "hypothesis"),
+    "sst2/train.tsv": ("sentence",),
+    "sst2/dev.tsv": ("sentence",),
+    "sst2/test.tsv": ("sentence",),
+    "trec/train.tsv": ("sentence",),
+    "trec/test.tsv": ("sentence",),
+}
+
+
+def collect_sentences(data_dir, files=None, exclude_files=()):
+    """Distinct non-empty sentences of `files` (default: every known file present), in
+    file order then row order; sentences that also occur in `exclude_files` are left out.
+
+    Raises:
+        FileNotFoundError: `data_dir` is missing, or a file named in `files` is.
+        ValueError: an unknown file name (no known sentence columns), or a bad row
+            (`path:line`).
+    """
+    if not os.path.isdir(data_dir):
+        raise FileNotFoundError(f"data folder {data_dir!r} does not exist")
+    for name in list(files or ()) + list(exclude_files):
+        if name not in SENTENCE_COLUMNS:
+            raise ValueError(f"unknown data file {name!r}; known: {sorted(SENTENCE_COLUMNS)}")
+    if files is None:
+        files = [name for name in SENTENCE_COLUMNS if os.path.exists(os.path.join(data_dir, name))]
+    excluded = set()
+    for name in exclude_files:
+        excluded.update(_read_sentences(data_dir, name))
+    seen, sentences = set(excluded), []
+    for name in files:
+        for sentence in _read_sentences(data_dir, name):
+            if sentence not in seen:
+                seen.add(sentence)
+                sentences.append(sentence)
+    return sentences
+
+
+def _read_sentences(data_dir, name):
+    path = os.path.join(data_dir, name)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path} does not exist")
+    fields = {column: (column, sentence_value) for column in SENTENCE_COLUMNS[name]}
+    columns, _ = read_table(path, fields)
+    rows = zip(*(columns[column] for column in SENTENCE_COLUMNS[name]))
+    return [sentence for row in rows for sentence in row]

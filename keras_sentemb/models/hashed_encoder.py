@@ -1,0 +1,140 @@
+"""HashedEncoder: a sentence encoder with a learned binary code on top."""
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from keras_sentemb.layers.semantic_hashing import SemanticHashing
+from keras_sentemb.losses.code_similarity_loss import CodeSimilarityLoss
+from keras_sentemb.training.temperature_schedule import TemperatureSchedule
+
+
+@keras.saving.register_keras_serializable(package="keras_sentemb")
+class HashedEncoder(keras.Model):
+    """`SentenceEncoder` → unit vector u → `SemanticHashing` → binary code of `bits` bits.
+
+    `call(token inputs)` returns the relaxed codes σ(LN(W u + b)/τ) (train jointly with a
+    task head on them); `encode(texts)` the float embeddings; `hash(texts)` the hard
+    codes, packed uint8 [N, bits/8] by default; `export(...)` a SavedModel with
+    `serving_default`, `hash` and, given a code table, `search` signatures.
+
+    `HashedEncoder.distill(encoder, embeddings, bits)` trains the head on a frozen
+    encoder so that Hamming similarity keeps the encoder's cosine similarity
+    (`CodeSimilarityLoss`, τ decayed by `TemperatureSchedule`).
+
+    Example:
+    >>> encoder = SentenceEncoder.from_pretrained("minilm-l6")            # doctest: +SKIP
+    >>> corpus = encoder.encode(sentences)                                 # doctest: +SKIP
+    >>> hashed = HashedEncoder.distill(encoder, corpus, bits=256)          # doctest: +SKIP
+    >>> hashed.hash(["A man plays a guitar."]).shape                       # doctest: +SKIP
+    (1, 32)
+    """
+
+    def __init__(self, encoder, hashing, **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(hashing, SemanticHashing):
+            raise TypeError(f"hashing must be a SemanticHashing layer, got {type(hashing).__name__}")
+        self.encoder = encoder
+        self.hashing = hashing
+        if not hashing.built:
+            hashing.build((None, encoder.embedding_dim))
+        self._hash_function = None
+
+    @property
+    def bits(self):
+        return self.hashing.bits
+
+    @property
+    def tokenizer(self):
+        return self.encoder.tokenizer
+
+    def call(self, inputs, training=False):
+        unit = tf.math.l2_normalize(tf.cast(self.encoder(inputs, training=training), tf.float32),
+                                    axis=-1, epsilon=1e-12)
+        return self.hashing(unit)
+
+    def encode(self, texts, **kwargs):
+        """Float embeddings, as `SentenceEncoder.encode`."""
+        return self.encoder.encode(texts, **kwargs)
+
+    def hash_embeddings(self, embeddings, packed=True, batch_size=65536):
+        """Hard codes of precomputed embeddings [N, d] (normalised here): uint8 [N, bits/8]
+        packed, or 0/1 [N, bits]."""
+        embeddings = np.asarray(embeddings, np.float32)
+        if embeddings.ndim != 2 or embeddings.shape[1] != self.encoder.embedding_dim:
+            raise ValueError(f"embeddings must be [N, {self.encoder.embedding_dim}], got "
+                             f"{embeddings.shape}")
+        if self._hash_function is None:
+            spec = tf.TensorSpec([None, embeddings.shape[1]], tf.float32)
+            self._hash_function = {
+                flag: tf.function(lambda x, flag=flag: self.hashing.binarize(
+                    tf.math.l2_normalize(x, axis=-1, epsilon=1e-12), packed=flag),
+                    input_signature=[spec]) for flag in (True, False)}
+        width = self.bits // 8 if packed else self.bits
+        codes = np.zeros((len(embeddings), width), np.uint8)
+        for start in range(0, len(embeddings), batch_size):
+            codes[start:start + batch_size] = self._hash_function[bool(packed)](
+                embeddings[start:start + batch_size]).numpy()
+        return codes
+
+    def hash(self, texts, packed=True, batch_size=64, progress=None):
+        """Hard codes of raw texts: packed uint8 [N, bits/8] (or 0/1 [N, bits])."""
+        embeddings = self.encoder.encode(texts, batch_size=batch_size, progress=progress)
+        single = embeddings.ndim == 1
+        codes = self.hash_embeddings(np.atleast_2d(embeddings), packed=packed)
+        return codes[0] if single else codes
+
+    def export(self, filepath, version=1, overwrite=False, code_table=None, code_ids=None):
+        """A TF Serving SavedModel: `serving_default` (embeddings), `hash` (packed codes),
+        and `search` (top-k ids/distances over `code_table`) when a table is given."""
+        from keras_sentemb.export.serving_export import export_for_serving
+
+        return export_for_serving(self.encoder, filepath, version=version, overwrite=overwrite,
+                                  hashing=self.hashing, code_table=code_table, code_ids=code_ids)
+
+    def get_config(self):
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "encoder": keras.saving.serialize_keras_object(self.encoder),
+            "hashing": keras.saving.serialize_keras_object(self.hashing),
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config["encoder"] = keras.saving.deserialize_keras_object(config["encoder"])
+        config["hashing"] = keras.saving.deserialize_keras_object(config["hashing"])
+        return cls(**config)
+
+    @classmethod
+    def distill(cls, encoder, embeddings, bits, epochs=10, batch_size=512, learning_rate=1e-3,
+                final_temperature=0.05, rank_weight=1.0, rank_temperature=0.05, seed=0,
+                verbose="auto"):
+        """Trains a `SemanticHashing(bits)` head on a frozen encoder's embeddings [N, d].
+
+        Minimises `CodeSimilarityLoss` (similarities of the relaxed ±1 codes vs cosine
+        similarities of the embeddings, over all pairs of each batch) with Adam while τ
+        decays exponentially from 1 to `final_temperature`. The encoder is not changed.
+        Returns a `HashedEncoder`; its training history is in `.history`.
+        """
+        embeddings = np.asarray(embeddings, np.float32)
+        if embeddings.ndim != 2 or embeddings.shape[1] != encoder.embedding_dim:
+            raise ValueError(f"embeddings must be [N, {encoder.embedding_dim}], got {embeddings.shape}")
+        if len(embeddings) < 2:
+            raise ValueError("distilling a code needs at least 2 embeddings")
+        keras.utils.set_random_seed(seed)
+        unit = embeddings / np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-12)
+        hashing = SemanticHashing(bits, name=f"semantic_hashing_{bits}")
+        head = keras.Sequential([keras.Input((unit.shape[1],)), hashing])
+        head.compile(optimizer=keras.optimizers.Adam(learning_rate),
+                     loss=CodeSimilarityLoss(rank_weight, rank_temperature))
+        data = (tf.data.Dataset.from_tensor_slices(unit)
+                .shuffle(len(unit), seed=seed, reshuffle_each_iteration=True)
+                .batch(min(batch_size, len(unit)), drop_remainder=True)
+                .map(lambda x: (x, x)).prefetch(tf.data.AUTOTUNE))
+        history = head.fit(data, epochs=epochs, verbose=verbose, shuffle=False,
+                           callbacks=[TemperatureSchedule(final_temperature=final_temperature)])
+        hashed = cls(encoder, hashing, name=f"{encoder.name}_hashed_{bits}")
+        hashed.history = history
+        return hashed

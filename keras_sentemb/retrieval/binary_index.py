@@ -1,0 +1,205 @@
+"""BinaryIndex: exact Hamming top-k over packed binary codes (FAISS or NumPy)."""
+
+import io
+import os
+
+import numpy as np
+
+from keras_sentemb.retrieval.binary_codes import validate_codes
+from keras_sentemb.utils.atomic_files import atomic_open
+
+BACKENDS = ("auto", "faiss", "numpy")
+_CHUNK_ROWS = 1 << 16
+
+
+def faiss_available():
+    """True when `import faiss` works (the faiss-cpu wheel is installed)."""
+    try:
+        import faiss  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class BinaryIndex:
+    """Exact k-nearest-neighbour search by Hamming distance d(a, b) = popcount(a XOR b).
+
+    Codes are packed `uint8` [N, bits/8] (see `SemanticHashing.binarize(packed=True)`);
+    the index keeps exactly one packed copy (1M codes of 256 bits = 32 MB) and never an
+    unpacked one. With the "faiss" backend the codes live in a FAISS `IndexBinaryFlat`;
+    with "numpy" the scan is XOR + `np.bitwise_count` on 64-bit words, in chunks of 65,536
+    codes. "auto" picks FAISS when faiss-cpu is installed. Both backends return the same
+    neighbours: nearest first, ties broken by insertion order (= by id with the default
+    ids 0, 1, 2, …).
+
+    Args:
+        bits: the code length (a multiple of 8).
+        backend: "auto", "faiss" or "numpy".
+
+    Example:
+    >>> index = BinaryIndex(64, backend="numpy")
+    >>> index.add(np.array([[0] * 8, [255] * 8, [1] + [0] * 7], dtype=np.uint8))
+    >>> index.search(np.zeros((1, 8), np.uint8), k=2)
+    (array([[0, 1]], dtype=int32), array([[0, 2]]))
+    """
+
+    def __init__(self, bits, backend="auto"):
+        if not isinstance(bits, (int, np.integer)) or bits <= 0 or bits % 8:
+            raise ValueError(f"bits must be a positive multiple of 8, got {bits!r}")
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+        if backend == "faiss" and not faiss_available():
+            raise ImportError("backend='faiss' needs the faiss-cpu package (pip install faiss-cpu)")
+        if backend == "auto":
+            backend = "faiss" if faiss_available() else "numpy"
+        self.bits = int(bits)
+        self.nbytes = self.bits // 8
+        self.backend = backend
+        self._ids = np.zeros((0,), np.int64)
+        self._codes = np.zeros((0, self.nbytes), np.uint8)   # numpy backend
+        self._pending = []                                     # numpy: added, not yet merged
+        self._faiss_index = None
+        if backend == "faiss":
+            import faiss
+
+            self._faiss_index = faiss.IndexBinaryFlat(self.bits)
+
+    def __len__(self):
+        return len(self._ids)
+
+    @property
+    def memory_bytes(self):
+        """Bytes held for codes and ids."""
+        return len(self) * self.nbytes + self._ids.nbytes
+
+    def add(self, codes, ids=None):
+        """Appends codes [n, bits/8] with int64 `ids` (default: the next positions)."""
+        codes = validate_codes(codes, nbytes=self.nbytes)
+        if ids is None:
+            ids = np.arange(len(self), len(self) + len(codes), dtype=np.int64)
+        else:
+            ids = np.asarray(ids)
+            if ids.shape != (len(codes),) or not np.issubdtype(ids.dtype, np.integer):
+                raise ValueError(f"ids must be {len(codes)} integers, got shape {ids.shape} "
+                                 f"dtype {ids.dtype}")
+            ids = ids.astype(np.int64)
+        if self._faiss_index is not None:
+            self._faiss_index.add(codes)
+        else:
+            self._pending.append(codes.copy())
+        self._ids = np.concatenate([self._ids, ids])
+
+    def codes(self):
+        """The stored codes, packed uint8 [N, bits/8], in insertion order."""
+        if self._faiss_index is not None:
+            import faiss
+
+            return faiss.vector_to_array(self._faiss_index.xb).reshape(-1, self.nbytes)
+        if self._pending:
+            self._codes = np.concatenate([self._codes, *self._pending])
+            self._pending = []
+        return self._codes
+
+    def _check_query(self, query_codes, k):
+        query_codes = validate_codes(np.atleast_2d(query_codes) if isinstance(query_codes, np.ndarray)
+                                     else query_codes, "query_codes", nbytes=self.nbytes)
+        if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k <= 0:
+            raise ValueError(f"k must be a positive int, got {k!r}")
+        if len(self) == 0:
+            raise ValueError("the index is empty: add codes before searching")
+        if k > len(self):
+            raise ValueError(f"k={k} is larger than the index ({len(self)} codes)")
+        return query_codes
+
+    def search(self, query_codes, k):
+        """The k nearest codes of each query.
+
+        Returns `(distances, ids)`: int32 and int64 arrays [Q, k], nearest first.
+
+        Raises:
+            TypeError / ValueError: codes of the wrong dtype or width, k ≤ 0, k larger
+                than the index, an empty index.
+        """
+        query_codes = self._check_query(query_codes, k)
+        if self._faiss_index is not None:
+            distances, positions = self._faiss_index.search(query_codes, int(k))
+            distances = distances.astype(np.int32, copy=False)
+        else:
+            distances, positions = _numpy_top_k(query_codes, self.codes(), int(k))
+        return distances, self._ids[positions]
+
+    def search_and_rerank(self, query_codes, query_embeddings, embeddings, k, factor=10):
+        """Hamming top-(k·factor) candidates re-ranked by float cosine; the best k.
+
+        `embeddings` [N, d] holds the float vectors in insertion order (a `np.memmap`
+        works; only candidate rows are read). Returns `(scores, ids)`: float32 cosine
+        similarities and int64 ids [Q, k], best first.
+        """
+        query_codes = self._check_query(query_codes, k)
+        if not isinstance(factor, (int, np.integer)) or factor < 1:
+            raise ValueError(f"factor must be a positive int, got {factor!r}")
+        query_embeddings = np.atleast_2d(np.asarray(query_embeddings, np.float32))
+        if query_embeddings.shape[0] != query_codes.shape[0]:
+            raise ValueError(f"{query_codes.shape[0]} query codes but {query_embeddings.shape[0]} "
+                             "query embeddings")
+        if len(embeddings) != len(self):
+            raise ValueError(f"embeddings has {len(embeddings)} rows, the index {len(self)} codes")
+        candidates = min(len(self), int(k) * int(factor))
+        if self._faiss_index is not None:
+            _, positions = self._faiss_index.search(query_codes, candidates)
+        else:
+            _, positions = _numpy_top_k(query_codes, self.codes(), candidates)
+        rows = np.asarray(embeddings[np.sort(positions, axis=1).ravel()], np.float32)
+        rows = rows.reshape(positions.shape + (-1,))
+        positions = np.sort(positions, axis=1)
+        rows /= np.maximum(np.linalg.norm(rows, axis=-1, keepdims=True), 1e-12)
+        queries = query_embeddings / np.maximum(
+            np.linalg.norm(query_embeddings, axis=-1, keepdims=True), 1e-12)
+        scores = np.einsum("qd,qcd->qc", queries, rows)
+        order = np.lexsort((positions, -scores), axis=1)[:, : int(k)]
+        return (np.take_along_axis(scores, order, axis=1).astype(np.float32),
+                self._ids[np.take_along_axis(positions, order, axis=1)])
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path):
+        """Writes codes, ids and bits to one `.npz` file, atomically."""
+        buffer = io.BytesIO()
+        np.savez(buffer, bits=np.int64(self.bits), codes=self.codes(), ids=self._ids)
+        with atomic_open(path, "wb") as f:
+            f.write(buffer.getvalue())
+
+    @classmethod
+    def load(cls, path, backend="auto"):
+        """An index saved by `save`, on the chosen backend."""
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"{path} does not exist")
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                bits, codes, ids = int(data["bits"]), data["codes"], data["ids"]
+        except (KeyError, ValueError, OSError) as error:
+            raise ValueError(f"{path} is not a BinaryIndex file ({error})") from error
+        index = cls(bits, backend=backend)
+        index.add(codes, ids)
+        return index
+
+
+def _numpy_top_k(query_codes, codes, k):
+    """Exact top-k by (distance, position) with XOR + popcount, scanning codes in chunks."""
+    word = np.uint64 if codes.shape[1] % 8 == 0 else np.uint8
+    table = codes.view(word)
+    queries = query_codes.view(word)
+    n = len(table)
+    best_keys = np.full((len(queries), 0), 0, np.int64)
+    for start in range(0, n, _CHUNK_ROWS):
+        chunk = table[start:start + _CHUNK_ROWS]
+        distances = np.empty((len(queries), len(chunk)), np.int64)
+        for q, query in enumerate(queries):
+            distances[q] = np.bitwise_count(chunk ^ query).sum(axis=1, dtype=np.int64)
+        # One sortable key per candidate: distance in the high bits, position in the low.
+        keys = (distances << 40) | np.arange(start, start + len(chunk), dtype=np.int64)
+        keys = np.concatenate([best_keys, keys], axis=1)
+        if keys.shape[1] > k:
+            keys = np.partition(keys, k - 1, axis=1)[:, :k]
+        best_keys = keys
+    best_keys = np.sort(best_keys, axis=1)
+    return (best_keys >> 40).astype(np.int32), best_keys & ((1 << 40) - 1)

@@ -1,0 +1,94 @@
+"""A verified on-disk cache of computed arrays (embeddings, teacher scores), keyed by content.
+
+An entry is `<name>-<key[:16]>.npy` plus a `.json` sidecar holding the full key and the
+sha256 of the `.npy` bytes. `cached_array` recomputes when the entry is missing, when its
+key differs (other data or other weights), or when the file does not match its recorded
+sha256 (a truncated or corrupted write); both files are written atomically.
+
+Keys come from `fingerprint(...)` of everything the result depends on: the texts
+(`fingerprint_texts`) and the model's weights (`fingerprint_weights`).
+
+Example:
+>>> key = fingerprint(fingerprint_texts(sentences), fingerprint_weights(encoder))  # doctest: +SKIP
+>>> vectors = cached_array("cache", "minilm", key, lambda: encoder.encode(sentences))  # doctest: +SKIP
+"""
+
+import hashlib
+import io
+import json
+import os
+
+import numpy as np
+
+from keras_sentemb.utils.atomic_files import atomic_open
+
+
+def fingerprint(*parts):
+    """sha256 hex of the given strings, in order."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(str(part).encode("utf-8"))
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def fingerprint_texts(texts):
+    """sha256 hex of a sequence of texts (order matters)."""
+    digest = hashlib.sha256()
+    for text in texts:
+        data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def fingerprint_weights(model):
+    """sha256 hex of every weight of a Keras model or layer (paths, shapes and values)."""
+    digest = hashlib.sha256()
+    for variable in model.weights:
+        value = np.ascontiguousarray(variable.numpy())
+        digest.update(f"{variable.path}:{value.dtype}:{value.shape}".encode("utf-8"))
+        digest.update(value.tobytes())
+    return digest.hexdigest()
+
+
+def _sha256_file(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def load_cached_array(cache_dir, name, key):
+    """The cached array for (name, key), or None when absent, stale or corrupted."""
+    stem = os.path.join(cache_dir, f"{name}-{key[:16]}")
+    try:
+        with open(stem + ".json", encoding="utf-8") as f:
+            meta = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if meta.get("key") != key or not os.path.exists(stem + ".npy"):
+        return None
+    if _sha256_file(stem + ".npy") != meta.get("sha256"):
+        return None
+    return np.load(stem + ".npy", allow_pickle=False)
+
+
+def cached_array(cache_dir, name, key, compute):
+    """`compute()` once per key: later calls with the same key load the verified result."""
+    array = load_cached_array(cache_dir, name, key)
+    if array is not None:
+        return array
+    array = np.asarray(compute())
+    stem = os.path.join(cache_dir, f"{name}-{key[:16]}")
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    data = buffer.getvalue()
+    with atomic_open(stem + ".npy", "wb") as f:
+        f.write(data)
+    meta = {"key": key, "sha256": hashlib.sha256(data).hexdigest(), "shape": list(array.shape),
+            "dtype": str(array.dtype)}
+    with atomic_open(stem + ".json", "w") as f:
+        json.dump(meta, f, indent=1)
+    return array

@@ -1,0 +1,124 @@
+"""BinaryIndex: exact Hamming top-k, FAISS and NumPy agree, ties by id, clear errors."""
+
+import numpy as np
+import pytest
+
+from keras_sentemb.retrieval import BinaryIndex, faiss_available, hamming_distances, semantic_search
+
+BACKENDS = ["numpy"] + (["faiss"] if faiss_available() else [])
+
+
+def tie_heavy_codes(n=3000, nbytes=8, seed=0):
+    """Codes with few distinct distances (only the first byte varies): many ties."""
+    rng = np.random.default_rng(seed)
+    codes = np.zeros((n, nbytes), np.uint8)
+    codes[:, 0] = rng.integers(0, 256, n)
+    return codes
+
+
+def reference_top_k(queries, codes, k):
+    distances = hamming_distances(queries, codes)
+    order = np.lexsort((np.broadcast_to(np.arange(len(codes)), distances.shape), distances), axis=1)
+    order = order[:, :k]
+    return np.take_along_axis(distances, order, axis=1), order
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_search_returns_the_nearest_codes_with_ties_broken_by_id(backend):
+    codes = tie_heavy_codes()
+    queries = tie_heavy_codes(20, seed=1)
+    index = BinaryIndex(64, backend=backend)
+    index.add(codes[:1000])
+    index.add(codes[1000:])  # two adds: ids continue
+    distances, ids = index.search(queries, 25)
+    want_distances, want_ids = reference_top_k(queries, codes, 25)
+    np.testing.assert_array_equal(distances, want_distances)
+    np.testing.assert_array_equal(ids, want_ids)
+    assert distances.dtype == np.int32 and ids.dtype == np.int64
+
+
+@pytest.mark.skipif(not faiss_available(), reason="faiss-cpu is not installed")
+def test_faiss_and_numpy_backends_return_the_same_neighbours_on_random_codes():
+    rng = np.random.default_rng(5)
+    codes = rng.integers(0, 256, (70_000, 32), dtype=np.uint8)  # more than one NumPy chunk
+    queries = rng.integers(0, 256, (8, 32), dtype=np.uint8)
+    results = []
+    for backend in ("numpy", "faiss"):
+        index = BinaryIndex(256, backend=backend)
+        index.add(codes)
+        results.append(index.search(queries, 10))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_custom_ids_are_returned_and_memory_is_one_packed_copy(backend):
+    codes = tie_heavy_codes(100)
+    index = BinaryIndex(64, backend=backend)
+    index.add(codes, ids=np.arange(100) * 10 + 7)
+    _, ids = index.search(codes[:3], 1)
+    assert ids[:, 0].tolist() == [7, 17, 27]
+    assert index.memory_bytes == 100 * 8 + 100 * 8
+    np.testing.assert_array_equal(index.codes(), codes)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_rerank_returns_the_float_best_among_the_hamming_candidates(backend):
+    rng = np.random.default_rng(3)
+    embeddings = rng.standard_normal((400, 16)).astype(np.float32)
+    codes = np.packbits(embeddings @ rng.standard_normal((16, 64)) > 0, axis=1)
+    queries = rng.standard_normal((5, 16)).astype(np.float32)
+    query_codes = np.packbits(queries @ rng.standard_normal((16, 64)) > 0, axis=1)
+    index = BinaryIndex(64, backend=backend)
+    index.add(codes)
+    scores, ids = index.search_and_rerank(query_codes, queries, embeddings, k=5, factor=80)
+    # factor 80 ⇒ all 400 rows are candidates ⇒ exact float search.
+    want_ids, want_scores = semantic_search(queries, embeddings, top_k=5)
+    np.testing.assert_array_equal(ids, want_ids)
+    np.testing.assert_allclose(scores, want_scores, atol=1e-5)
+
+
+def test_save_and_load_round_trip(tmp_path):
+    codes = tie_heavy_codes(50)
+    index = BinaryIndex(64, backend="numpy")
+    index.add(codes, ids=np.arange(50) + 100)
+    index.save(tmp_path / "index.npz")
+    loaded = BinaryIndex.load(tmp_path / "index.npz", backend=BACKENDS[-1])
+    assert loaded.bits == 64 and len(loaded) == 50
+    for got, want in zip(loaded.search(codes[:4], 3), index.search(codes[:4], 3)):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_load_rejects_a_file_that_is_not_an_index(tmp_path):
+    np.savez(tmp_path / "other.npz", something=np.zeros(3))
+    with pytest.raises(ValueError, match="not a BinaryIndex file"):
+        BinaryIndex.load(tmp_path / "other.npz")
+    with pytest.raises(FileNotFoundError):
+        BinaryIndex.load(tmp_path / "missing.npz")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bad_queries_give_clear_errors(backend):
+    index = BinaryIndex(64, backend=backend)
+    with pytest.raises(ValueError, match="empty"):
+        index.search(np.zeros((1, 8), np.uint8), 1)
+    index.add(tie_heavy_codes(10))
+    with pytest.raises(ValueError, match="expected 64-bit codes"):
+        index.search(np.zeros((1, 16), np.uint8), 1)
+    with pytest.raises(TypeError, match="uint8"):
+        index.search(np.zeros((1, 8), np.float32), 1)
+    with pytest.raises(ValueError, match="positive int"):
+        index.search(np.zeros((1, 8), np.uint8), 0)
+    with pytest.raises(ValueError, match="larger than the index"):
+        index.search(np.zeros((1, 8), np.uint8), 11)
+    with pytest.raises(ValueError, match="expected 64-bit codes"):
+        index.add(np.zeros((2, 4), np.uint8))
+    with pytest.raises(ValueError, match="ids must be"):
+        index.add(np.zeros((2, 8), np.uint8), ids=[1])
+
+
+def test_bits_and_backend_are_validated():
+    with pytest.raises(ValueError, match="multiple of 8"):
+        BinaryIndex(12)
+    with pytest.raises(ValueError, match="backend"):
+        BinaryIndex(64, backend="annoy")

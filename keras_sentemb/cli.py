@@ -3,6 +3,8 @@
     keras-sentemb encode corpus.txt -o corpus.npy
     keras-sentemb search --corpus corpus.txt --query "How do I bake bread?" --top-k 5
     keras-sentemb export serving/minilm --version 1
+    keras-sentemb index build corpus.txt -o corpus_index --bits 256
+    keras-sentemb index search corpus_index --query "How do I bake bread?" --rerank 10
 """
 
 import argparse
@@ -54,7 +56,30 @@ def _build_parser():
     export.add_argument("path", help="model base path; the version folder goes inside")
     export.add_argument("--version", type=int, default=1)
     export.add_argument("--overwrite", action="store_true")
+    export.add_argument("--hashed", help="a HashedEncoder .keras file: adds the `hash` signature")
+    export.add_argument("--code-table", help="an index folder (`index build`): adds `search` over its codes")
     _add_model_arguments(export)
+
+    index = commands.add_parser("index", help="binary-code index: build, search")
+    index_commands = index.add_subparsers(dest="index_command", required=True)
+    build = index_commands.add_parser("build", help="hash a corpus into an index folder")
+    build.add_argument("corpus", help="UTF-8 text file, one sentence a line")
+    build.add_argument("-o", "--output", required=True, help="index folder to write")
+    build.add_argument("--bits", type=int, default=256, help="code length for a new head (default 256)")
+    build.add_argument("--epochs", type=int, default=10, help="head distillation epochs")
+    build.add_argument("--seed", type=int, default=0)
+    build.add_argument("--overwrite", action="store_true")
+    build.add_argument("--model", default="minilm-l6",
+                       help="encoder (preset, HF folder, .keras) or a HashedEncoder .keras file; "
+                            "for a plain encoder a head is distilled on the corpus")
+    lookup = index_commands.add_parser("search", help="top-k corpus lines by Hamming distance")
+    lookup.add_argument("folder", help="index folder from `index build`")
+    lookup.add_argument("--query", action="append", default=[], help="a query (repeatable)")
+    lookup.add_argument("--queries", help="UTF-8 file of queries, one per line")
+    lookup.add_argument("--top-k", type=int, default=5)
+    lookup.add_argument("--rerank", type=int, default=0,
+                        help="re-rank the Hamming top k×R by float cosine (0 = off)")
+    lookup.add_argument("--json", action="store_true", help="print JSON lines")
     return parser
 
 
@@ -128,18 +153,68 @@ def _search(args):
 
 
 def _export(args):
-    from keras_sentemb.models.loading import load_sentence_encoder
+    from keras_sentemb.models.hashed_encoder import HashedEncoder
+    from keras_sentemb.models.loading import load_any_encoder, load_sentence_encoder
 
+    if args.code_table and not args.hashed:
+        raise ValueError("--code-table needs --hashed (the model that made the codes)")
+    if args.hashed:
+        hashed = load_any_encoder(args.hashed)
+        if not isinstance(hashed, HashedEncoder):
+            raise TypeError(f"{args.hashed} holds a {type(hashed).__name__}, not a HashedEncoder")
+        table = ids = None
+        if args.code_table:
+            from keras_sentemb.retrieval.binary_index import BinaryIndex
+
+            index = BinaryIndex.load(os.path.join(args.code_table, "index.npz"), backend="numpy")
+            table, ids = index.codes(), index.ids()
+        folder = hashed.export(args.path, version=args.version, overwrite=args.overwrite,
+                               code_table=table, code_ids=ids)
+        signatures = "serving_default, hash" + (", search" if table is not None else "")
+        print(f"exported {hashed.name} to {folder} (signatures: {signatures})")
+        return
     encoder = load_sentence_encoder(args.model, dtype=args.dtype)
     folder = encoder.export(args.path, version=args.version, overwrite=args.overwrite)
     print(f"exported {encoder.name} to {folder} (signature serving_default: texts -> embedding)")
+
+
+def _index(args):
+    from keras_sentemb.data.text_file import read_lines
+    from keras_sentemb.retrieval.index_folder import IndexFolder, build_index_folder
+
+    if args.index_command == "build":
+        corpus = read_lines(args.corpus)
+        start = time.perf_counter()
+        folder = build_index_folder(corpus, args.output, model=args.model, bits=args.bits,
+                                    epochs=args.epochs, seed=args.seed, overwrite=args.overwrite,
+                                    progress=len(corpus) >= 2048)
+        print(f"wrote {folder}: {len(corpus)} lines as {IndexFolder(folder).meta['bits']}-bit codes "
+              f"in {time.perf_counter() - start:.1f} s")
+        return
+    queries = list(args.query) + (read_lines(args.queries) if args.queries else [])
+    if not queries:
+        raise ValueError("give at least one --query or a --queries file")
+    if args.top_k < 1 or args.rerank < 0:
+        raise ValueError(f"--top-k must be ≥ 1 and --rerank ≥ 0, got {args.top_k} and {args.rerank}")
+    opened = IndexFolder(args.folder)
+    scores, ids = opened.search(queries, args.top_k, rerank=args.rerank)
+    measure = "cosine" if args.rerank else "hamming"
+    for query, row_ids, row_scores in zip(queries, ids, scores):
+        hits = [{"line": int(i) + 1, measure: round(float(s), 4) if args.rerank else int(s),
+                 "text": opened.corpus[i]} for i, s in zip(row_ids, row_scores)]
+        if args.json:
+            print(json.dumps({"query": query, "hits": hits}, ensure_ascii=False))
+            continue
+        print(f"query: {query}")
+        for rank, hit in enumerate(hits, start=1):
+            print(f"  {rank}. {measure} {hit[measure]}  [line {hit['line']}] {hit['text']}")
 
 
 def main(argv=None):
     """Runs the command line; returns the exit status (0 ok, 2 bad input)."""
     args = _build_parser().parse_args(argv)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    handlers = {"encode": _encode, "search": _search, "export": _export}
+    handlers = {"encode": _encode, "search": _search, "export": _export, "index": _index}
     try:
         handlers[args.command](args)
     except (ValueError, TypeError, FileNotFoundError, FileExistsError) as error:

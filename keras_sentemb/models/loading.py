@@ -22,3 +22,19 @@ def load_sentence_encoder(name_or_path="minilm-l6", dtype=None):
             raise TypeError(f"{spec} holds a {type(model).__name__}, not a SentenceEncoder")
         return model
     return SentenceEncoder.from_pretrained(spec, dtype=dtype)
+
+
+def load_any_encoder(name_or_path="minilm-l6", dtype=None):
+    """Like `load_sentence_encoder`, but a `.keras` file may also hold a `HashedEncoder`."""
+    from keras_sentemb.models.hashed_encoder import HashedEncoder
+
+    spec = os.fspath(name_or_path)
+    if spec.endswith(".keras"):
+        if not os.path.isfile(spec):
+            raise FileNotFoundError(f"{spec}: no such .keras file")
+        model = keras.saving.load_model(spec)
+        if not isinstance(model, (SentenceEncoder, HashedEncoder)):
+            raise TypeError(f"{spec} holds a {type(model).__name__}, not a SentenceEncoder or "
+                            "HashedEncoder")
+        return model
+    return SentenceEncoder.from_pretrained(spec, dtype=dtype)

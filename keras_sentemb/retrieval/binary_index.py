@@ -55,7 +55,8 @@ class BinaryIndex:
         self.bits = int(bits)
         self.nbytes = self.bits // 8
         self.backend = backend
-        self._ids = np.zeros((0,), np.int64)
+        self._count = 0
+        self._ids = None  # None: the ids are the positions 0, 1, 2, … (stored only if custom)
         self._codes = np.zeros((0, self.nbytes), np.uint8)   # numpy backend
         self._pending = []                                     # numpy: added, not yet merged
         self._faiss_index = None
@@ -65,29 +66,39 @@ class BinaryIndex:
             self._faiss_index = faiss.IndexBinaryFlat(self.bits)
 
     def __len__(self):
-        return len(self._ids)
+        return self._count
 
     @property
     def memory_bytes(self):
-        """Bytes held for codes and ids."""
-        return len(self) * self.nbytes + self._ids.nbytes
+        """Bytes held for codes (bits/8 per code) and custom ids (8 per code, if any)."""
+        return len(self) * self.nbytes + (0 if self._ids is None else self._ids.nbytes)
+
+    def ids(self):
+        """The int64 id of every stored code, in insertion order."""
+        return np.arange(len(self), dtype=np.int64) if self._ids is None else self._ids
+
+    def _to_ids(self, positions):
+        return positions if self._ids is None else self._ids[positions]
 
     def add(self, codes, ids=None):
         """Appends codes [n, bits/8] with int64 `ids` (default: the next positions)."""
         codes = validate_codes(codes, nbytes=self.nbytes)
-        if ids is None:
-            ids = np.arange(len(self), len(self) + len(codes), dtype=np.int64)
-        else:
+        if ids is not None:
             ids = np.asarray(ids)
             if ids.shape != (len(codes),) or not np.issubdtype(ids.dtype, np.integer):
                 raise ValueError(f"ids must be {len(codes)} integers, got shape {ids.shape} "
                                  f"dtype {ids.dtype}")
             ids = ids.astype(np.int64)
+            if self._ids is None and np.array_equal(ids, np.arange(len(self), len(self) + len(ids))):
+                ids = None  # the default ids: nothing to store
+        if ids is not None or self._ids is not None:
+            new = np.arange(len(self), len(self) + len(codes), dtype=np.int64) if ids is None else ids
+            self._ids = np.concatenate([self.ids(), new])
         if self._faiss_index is not None:
             self._faiss_index.add(codes)
         else:
             self._pending.append(codes.copy())
-        self._ids = np.concatenate([self._ids, ids])
+        self._count += len(codes)
 
     def codes(self):
         """The stored codes, packed uint8 [N, bits/8], in insertion order."""
@@ -126,7 +137,7 @@ class BinaryIndex:
             distances = distances.astype(np.int32, copy=False)
         else:
             distances, positions = _numpy_top_k(query_codes, self.codes(), int(k))
-        return distances, self._ids[positions]
+        return distances, self._to_ids(positions)
 
     def search_and_rerank(self, query_codes, query_embeddings, embeddings, k, factor=10):
         """Hamming top-(k·factor) candidates re-ranked by float cosine; the best k.
@@ -158,13 +169,13 @@ class BinaryIndex:
         scores = np.einsum("qd,qcd->qc", queries, rows)
         order = np.lexsort((positions, -scores), axis=1)[:, : int(k)]
         return (np.take_along_axis(scores, order, axis=1).astype(np.float32),
-                self._ids[np.take_along_axis(positions, order, axis=1)])
+                self._to_ids(np.take_along_axis(positions, order, axis=1)))
 
     # ------------------------------------------------------------------ persistence
     def save(self, path):
         """Writes codes, ids and bits to one `.npz` file, atomically."""
         buffer = io.BytesIO()
-        np.savez(buffer, bits=np.int64(self.bits), codes=self.codes(), ids=self._ids)
+        np.savez(buffer, bits=np.int64(self.bits), codes=self.codes(), ids=self.ids())
         with atomic_open(path, "wb") as f:
             f.write(buffer.getvalue())
 

@@ -58,8 +58,21 @@ def test_custom_ids_are_returned_and_memory_is_one_packed_copy(backend):
     index.add(codes, ids=np.arange(100) * 10 + 7)
     _, ids = index.search(codes[:3], 1)
     assert ids[:, 0].tolist() == [7, 17, 27]
-    assert index.memory_bytes == 100 * 8 + 100 * 8
+    assert index.memory_bytes == 100 * 8 + 100 * 8  # codes + custom ids
     np.testing.assert_array_equal(index.codes(), codes)
+    np.testing.assert_array_equal(index.ids(), np.arange(100) * 10 + 7)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_default_ids_cost_no_memory_and_mixing_in_custom_ids_keeps_both(backend):
+    codes = tie_heavy_codes(20)
+    index = BinaryIndex(64, backend=backend)
+    index.add(codes[:10])
+    assert index.memory_bytes == 10 * 8  # one packed copy of the codes, nothing else
+    index.add(codes[10:], ids=np.arange(10) + 500)
+    assert index.ids().tolist() == list(range(10)) + list(range(500, 510))
+    _, ids = index.search(codes[[3, 15]], 1)
+    assert ids[:, 0].tolist() == [3, 505]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

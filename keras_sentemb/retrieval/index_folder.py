@@ -1,0 +1,122 @@
+"""An index folder: a hashed encoder, the corpus, its codes and float vectors, on disk.
+
+`build_index_folder(corpus, folder, model=...)` writes, atomically (a temporary folder
+renamed into place):
+
+    folder/hashed_encoder.keras   the HashedEncoder that makes the codes (queries need it)
+    folder/index.npz              BinaryIndex: packed codes, ids = corpus line numbers − 1
+    folder/embeddings.npy         float32 unit vectors, for optional re-ranking
+    folder/corpus.txt             the corpus lines, so hits can be printed
+    folder/meta.json              bits, sizes, how the code was made, sha256 of the corpus
+
+`IndexFolder(folder).search(queries, k, rerank=r)` hashes the queries, searches the
+codes by Hamming distance and, with `rerank`, re-ranks the top k·r by cosine.
+This is what `keras-sentemb index build|search` runs.
+
+Example:
+>>> build_index_folder(lines, "corpus_index", model="minilm-l6", bits=256)  # doctest: +SKIP
+>>> IndexFolder("corpus_index").search(["How do I bake bread?"], k=5)     # doctest: +SKIP
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+
+import numpy as np
+
+from keras_sentemb.retrieval.binary_index import BinaryIndex
+
+FILES = ("hashed_encoder.keras", "index.npz", "embeddings.npy", "corpus.txt", "meta.json")
+
+
+def build_index_folder(corpus, folder, model="minilm-l6", bits=256, epochs=10, seed=0,
+                       overwrite=False, progress=None):
+    """Encodes and hashes `corpus` (a list of lines) and writes an index folder.
+
+    `model` is a `HashedEncoder`, a `.keras` file holding one, or anything
+    `load_sentence_encoder` takes; for a plain encoder a `bits`-bit head is distilled
+    on the corpus embeddings (`HashedEncoder.distill`, `epochs`, `seed`) first.
+    Returns the folder path.
+    """
+    from keras_sentemb.models.hashed_encoder import HashedEncoder
+    from keras_sentemb.models.loading import load_any_encoder
+
+    if not corpus:
+        raise ValueError("the corpus is empty: nothing to index")
+    folder = os.fspath(folder)
+    if os.path.exists(folder) and not overwrite:
+        raise FileExistsError(f"{folder} exists; pass overwrite=True (--overwrite) to replace it")
+    encoder = model if not isinstance(model, (str, os.PathLike)) else load_any_encoder(model)
+    if isinstance(encoder, HashedEncoder):
+        hashed, how = encoder, f"the head of {model if isinstance(model, str) else encoder.name}"
+        embeddings = hashed.encode(corpus, progress=progress)
+    else:
+        embeddings = encoder.encode(corpus, progress=progress)
+        if len(corpus) < 2:
+            raise ValueError("distilling a code needs at least 2 corpus lines")
+        hashed = HashedEncoder.distill(encoder, embeddings, bits, epochs=epochs, seed=seed,
+                                       verbose=1 if progress else 0)
+        how = f"distilled on this corpus: {bits} bits, {epochs} epochs, seed {seed}"
+    index = BinaryIndex(hashed.bits)
+    index.add(hashed.hash_embeddings(embeddings))
+    text = "".join(line + "\n" for line in corpus)
+    meta = {"bits": hashed.bits, "lines": len(corpus), "code": how, "encoder": hashed.encoder.name,
+            "corpus_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
+
+    parent = os.path.dirname(os.path.abspath(folder))
+    os.makedirs(parent, exist_ok=True)
+    staging = tempfile.mkdtemp(prefix=f".{os.path.basename(folder)}.tmp-", dir=parent)
+    try:
+        hashed.save(os.path.join(staging, "hashed_encoder.keras"))
+        index.save(os.path.join(staging, "index.npz"))
+        np.save(os.path.join(staging, "embeddings.npy"), embeddings)
+        with open(os.path.join(staging, "corpus.txt"), "w", encoding="utf-8") as f:
+            f.write(text)
+        with open(os.path.join(staging, "meta.json"), "w", encoding="utf-8") as f:
+            json.dump(meta, f, indent=1)
+        previous = None
+        if os.path.exists(folder):
+            previous = tempfile.mkdtemp(prefix=f".{os.path.basename(folder)}.old-", dir=parent)
+            os.replace(folder, os.path.join(previous, "index"))
+        os.replace(staging, folder)
+        if previous is not None:
+            shutil.rmtree(previous, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return folder
+
+
+class IndexFolder:
+    """A folder written by `build_index_folder`, opened for searching."""
+
+    def __init__(self, folder):
+        import keras
+
+        self.folder = os.fspath(folder)
+        missing = [name for name in FILES if not os.path.exists(os.path.join(self.folder, name))]
+        if missing:
+            raise FileNotFoundError(f"{self.folder} is not an index folder: missing {missing}")
+        with open(os.path.join(self.folder, "meta.json"), encoding="utf-8") as f:
+            self.meta = json.load(f)
+        with open(os.path.join(self.folder, "corpus.txt"), encoding="utf-8") as f:
+            self.corpus = f.read().split("\n")[:-1]
+        self.hashed = keras.saving.load_model(os.path.join(self.folder, "hashed_encoder.keras"))
+        self.index = BinaryIndex.load(os.path.join(self.folder, "index.npz"))
+        self.embeddings = np.load(os.path.join(self.folder, "embeddings.npy"), mmap_mode="r")
+        if not len(self.corpus) == len(self.index) == len(self.embeddings) == self.meta["lines"]:
+            raise ValueError(f"{self.folder}: corpus, codes and vectors disagree in size")
+
+    def search(self, queries, k=5, rerank=0):
+        """`(scores, ids)` [Q, k'] with k' = min(k, corpus size): Hamming distances
+        (rerank=0) or cosine similarities of the re-ranked top k·rerank; ids index the corpus."""
+        if not queries:
+            raise ValueError("no queries to search for")
+        k = min(k, len(self.index)) if isinstance(k, int) and k > 0 else k
+        if rerank:
+            vectors = self.hashed.encode(queries)
+            return self.index.search_and_rerank(self.hashed.hash_embeddings(vectors), vectors,
+                                                self.embeddings, k, factor=rerank)
+        return self.index.search(self.hashed.hash(queries), k)

@@ -1,0 +1,84 @@
+"""`keras-sentemb index build|search` and `export --hashed --code-table`."""
+
+import json
+import os
+
+import pytest
+
+from keras_sentemb.cli import main
+from tests.conftest import make_tiny_encoder
+
+CORPUS = ["the cat sat on the mat .", "a dog ran fast", "rain and storm", "hello world",
+          "the oven bread", "a cat ran", "the dog sat", "hello cat", "rain on the mat"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("index_cli")
+    model = root / "tiny.keras"
+    make_tiny_encoder(seed=6).save(model)
+    corpus = root / "corpus.txt"
+    corpus.write_text("\n".join(CORPUS) + "\n", encoding="utf-8")
+    folder = root / "idx"
+    assert main(["index", "build", str(corpus), "-o", str(folder), "--model", str(model),
+                 "--bits", "64", "--epochs", "2"]) == 0
+    return root, folder
+
+
+def test_build_writes_an_index_folder(built):
+    _, folder = built
+    assert sorted(os.listdir(folder)) == ["corpus.txt", "embeddings.npy", "hashed_encoder.keras",
+                                          "index.npz", "meta.json"]
+    meta = json.loads((folder / "meta.json").read_text())
+    assert meta["bits"] == 64 and meta["lines"] == len(CORPUS)
+
+
+def test_search_finds_an_exact_line_at_hamming_distance_zero(built, capsys):
+    _, folder = built
+    capsys.readouterr()
+    assert main(["index", "search", str(folder), "--query", "a dog ran fast", "--top-k", "3",
+                 "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out.strip())["hits"]
+    assert len(hits) == 3 and hits[0]["hamming"] == 0
+    assert any(hit["line"] == 2 for hit in hits if hit["hamming"] == 0)
+
+
+def test_rerank_puts_the_exact_line_first_with_cosine_one(built, capsys):
+    _, folder = built
+    capsys.readouterr()
+    assert main(["index", "search", str(folder), "--query", "hello world", "--top-k", "2",
+                 "--rerank", "5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "query: hello world"
+    assert lines[1].strip().startswith("1. cosine 1.0") and lines[1].endswith("[line 4] hello world")
+
+
+def test_top_k_larger_than_the_corpus_returns_the_whole_corpus(built, capsys):
+    _, folder = built
+    capsys.readouterr()
+    assert main(["index", "search", str(folder), "--query", "cat", "--top-k", "50", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["hits"]) == len(CORPUS)
+
+
+def test_export_with_the_hashed_model_and_code_table(built, capsys):
+    root, folder = built
+    base = root / "serving"
+    assert main(["export", str(base), "--hashed", str(folder / "hashed_encoder.keras"),
+                 "--code-table", str(folder)]) == 0
+    assert "signatures: serving_default, hash, search" in capsys.readouterr().out
+
+
+def test_errors_exit_with_status_2(built, tmp_path, capsys):
+    root, folder = built
+    assert main(["index", "build", str(root / "corpus.txt"), "-o", str(folder)]) == 2
+    assert "exists" in capsys.readouterr().err
+    assert main(["index", "search", str(tmp_path), "--query", "x"]) == 2
+    assert "not an index folder" in capsys.readouterr().err
+    assert main(["index", "search", str(folder)]) == 2
+    assert "at least one --query" in capsys.readouterr().err
+    assert main(["index", "search", str(folder), "--query", "x", "--top-k", "0"]) == 2
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    assert main(["index", "build", str(empty), "-o", str(tmp_path / "i")]) == 2
+    assert "corpus is empty" in capsys.readouterr().err
+    assert main(["export", str(tmp_path / "s"), "--code-table", str(folder)]) == 2

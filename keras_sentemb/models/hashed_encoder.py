@@ -39,6 +39,7 @@ class HashedEncoder(keras.Model):
         if not hashing.built:
             hashing.build((None, encoder.embedding_dim))
         self._hash_function = None
+        self.built = True  # both parts are built: there is nothing left to create
 
     @property
     def bits(self):

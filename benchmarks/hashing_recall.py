@@ -42,7 +42,7 @@ from keras_sentemb.utils.atomic_files import atomic_open  # noqa: E402
 
 
 def hamming_spearman(codes1, codes2, gold):
-    distances = np.bitwise_count(codes1 ^ codes2).sum(axis=1)
+    distances = np.bitwise_count(codes1 ^ codes2).sum(axis=1, dtype=np.int64)
     return float(spearmanr(-distances, gold).statistic * 100)
 
 
@@ -63,7 +63,7 @@ def main():
     parser.add_argument("--data", default=SHARED_DATA)
     parser.add_argument("--bits", default="64,128,256,512,1024")
     parser.add_argument("--queries", type=int, default=1000)
-    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cache", default=os.path.join(REPO, "benchmarks", ".cache"))
     parser.add_argument("--plot", default=os.path.join(REPO, "docs", "hashing_recall.png"))

@@ -66,7 +66,7 @@ def _build_parser():
     build.add_argument("corpus", help="UTF-8 text file, one sentence a line")
     build.add_argument("-o", "--output", required=True, help="index folder to write")
     build.add_argument("--bits", type=int, default=256, help="code length for a new head (default 256)")
-    build.add_argument("--epochs", type=int, default=10, help="head distillation epochs")
+    build.add_argument("--epochs", type=int, default=5, help="head distillation epochs")
     build.add_argument("--seed", type=int, default=0)
     build.add_argument("--overwrite", action="store_true")
     build.add_argument("--model", default="minilm-l6",

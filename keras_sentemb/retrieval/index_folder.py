@@ -31,7 +31,7 @@ from keras_sentemb.retrieval.binary_index import BinaryIndex
 FILES = ("hashed_encoder.keras", "index.npz", "embeddings.npy", "corpus.txt", "meta.json")
 
 
-def build_index_folder(corpus, folder, model="minilm-l6", bits=256, epochs=10, seed=0,
+def build_index_folder(corpus, folder, model="minilm-l6", bits=256, epochs=5, seed=0,
                        overwrite=False, progress=None):
     """Encodes and hashes `corpus` (a list of lines) and writes an index folder.
 

@@ -44,6 +44,8 @@ bench: $(STAMP) anchor-venv
 	$(VPY) benchmarks/encode_throughput.py --anchor-python $(ANCHOR_VENV)/bin/python
 	$(VPY) benchmarks/sts_quality.py --anchor-python $(ANCHOR_VENV)/bin/python
 	$(VPY) benchmarks/train_throughput.py --anchor-python $(ANCHOR_VENV)/bin/python
+	$(VPY) benchmarks/hashing_recall.py
+	$(VPY) benchmarks/binary_search.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

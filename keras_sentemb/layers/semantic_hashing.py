@@ -18,13 +18,17 @@ class SemanticHashing(keras.layers.Layer):
     Kiros & Chan 2018, §3.3). Since σ(z/τ) > 0.5 ⇔ z > 0 for any τ > 0, the hard code
     does not depend on τ.
 
-    `call` returns the differentiable relaxation h(s) ∈ (0, 1) (train with it);
-    `binarize` returns the hard code, as 0/1 `uint8` [N, bits] or packed `uint8`
-    [N, bits/8] (the layout of `keras_sentemb.retrieval.BinaryIndex` and FAISS).
+    `call` returns the differentiable relaxation h(s) ∈ (0, 1) (train with it); with
+    `straight_through=True` it returns the hard code 1[h > 0.5] in the forward pass and
+    the gradient of h in the backward pass (straight-through estimator, Bengio et al.
+    2013), so a loss sees the codes a search will use. `binarize` returns the hard code,
+    as 0/1 `uint8` [N, bits] or packed `uint8` [N, bits/8] (the layout of
+    `keras_sentemb.retrieval.BinaryIndex` and FAISS).
 
     Args:
         bits: code length, a multiple of 8 from 64 to 4096.
         initial_temperature: τ before any schedule runs (1 in the paper).
+        straight_through: `call` gives hard codes with the relaxed gradient.
         kernel_initializer: initialiser of W.
 
     Input: [batch, d] sentence embeddings (no mask: one vector a sentence).
@@ -39,8 +43,8 @@ class SemanticHashing(keras.layers.Layer):
     TensorShape([2, 8])
     """
 
-    def __init__(self, bits, initial_temperature=1.0, kernel_initializer="glorot_uniform",
-                 **kwargs):
+    def __init__(self, bits, initial_temperature=1.0, straight_through=False,
+                 kernel_initializer="glorot_uniform", **kwargs):
         super().__init__(**kwargs)
         if (not isinstance(bits, int) or isinstance(bits, bool) or bits % 8
                 or not MIN_BITS <= bits <= MAX_BITS):
@@ -49,6 +53,7 @@ class SemanticHashing(keras.layers.Layer):
             raise ValueError(f"initial_temperature must be > 0, got {initial_temperature!r}")
         self.bits = bits
         self.initial_temperature = float(initial_temperature)
+        self.straight_through = bool(straight_through)
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.projection = keras.layers.Dense(bits, kernel_initializer=self.kernel_initializer,
                                              name="projection")
@@ -66,7 +71,11 @@ class SemanticHashing(keras.layers.Layer):
         return self.layer_norm(self.projection(inputs))
 
     def call(self, inputs):
-        return ops.sigmoid(self.logits(inputs) / ops.cast(self.temperature, self.compute_dtype))
+        relaxed = ops.sigmoid(self.logits(inputs) / ops.cast(self.temperature, self.compute_dtype))
+        if not self.straight_through:
+            return relaxed
+        hard = ops.cast(relaxed > 0.5, relaxed.dtype)
+        return relaxed + ops.stop_gradient(hard - relaxed)
 
     def binarize(self, inputs, packed=False):
         """Hard codes 1[h(s) > 0.5]: uint8 0/1 [N, bits], or packed uint8 [N, bits/8]
@@ -82,6 +91,7 @@ class SemanticHashing(keras.layers.Layer):
         config.update({
             "bits": self.bits,
             "initial_temperature": self.initial_temperature,
+            "straight_through": self.straight_through,
             "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
         })
         return config

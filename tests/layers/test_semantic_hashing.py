@@ -63,3 +63,24 @@ def test_a_training_step_changes_the_projection_but_not_the_temperature():
 def test_code_lengths_outside_64_to_4096_or_not_whole_bytes_are_rejected(bits):
     with pytest.raises(ValueError, match="bits must be"):
         SemanticHashing(bits)
+
+
+def test_straight_through_gives_hard_codes_forward_and_the_sigmoid_gradient_backward():
+    import tensorflow as tf
+
+    relaxed_layer = SemanticHashing(64, name="relaxed")
+    relaxed_layer.build((None, 12))
+    hard_layer = SemanticHashing(64, straight_through=True, name="hard")
+    hard_layer.build((None, 12))
+    hard_layer.set_weights(relaxed_layer.get_weights())
+    x = tf.constant(X)
+    grads = []
+    for layer in (relaxed_layer, hard_layer):
+        with tf.GradientTape() as tape:
+            out = layer(x)
+            loss = tf.reduce_sum(out * tf.range(64, dtype=tf.float32))
+        grads.append(tape.gradient(loss, layer.projection.kernel).numpy())
+    np.testing.assert_array_equal(keras.ops.convert_to_numpy(hard_layer(X)),
+                                  keras.ops.convert_to_numpy(relaxed_layer.binarize(X)).astype("float32"))
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-7)
+    assert hard_layer.get_config()["straight_through"] is True

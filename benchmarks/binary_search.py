@@ -66,7 +66,6 @@ def main():
         before = rss_mb()
         index = BinaryIndex(args.bits, backend=backend)
         index.add(codes)
-        index.codes()  # the NumPy backend merges its pending blocks on first use
         indexes[backend] = index
         print(f"BinaryIndex[{backend}]: memory_bytes {index.memory_bytes / 2**20:.1f} MiB, "
               f"RSS grew {rss_mb() - before:.1f} MiB")

@@ -57,8 +57,7 @@ class BinaryIndex:
         self.backend = backend
         self._count = 0
         self._ids = None  # None: the ids are the positions 0, 1, 2, … (stored only if custom)
-        self._codes = np.zeros((0, self.nbytes), np.uint8)   # numpy backend
-        self._pending = []                                     # numpy: added, not yet merged
+        self._blocks = []  # numpy backend: the added code blocks, scanned in place (no merging)
         self._faiss_index = None
         if backend == "faiss":
             import faiss
@@ -96,20 +95,20 @@ class BinaryIndex:
             self._ids = np.concatenate([self.ids(), new])
         if self._faiss_index is not None:
             self._faiss_index.add(codes)
-        else:
-            self._pending.append(codes.copy())
+        elif len(codes):
+            self._blocks.append(codes.copy())
         self._count += len(codes)
 
     def codes(self):
-        """The stored codes, packed uint8 [N, bits/8], in insertion order."""
+        """The stored codes, packed uint8 [N, bits/8], in insertion order (a new array
+        unless the NumPy backend holds a single block)."""
         if self._faiss_index is not None:
             import faiss
 
             return faiss.vector_to_array(self._faiss_index.xb).reshape(-1, self.nbytes)
-        if self._pending:
-            self._codes = np.concatenate([self._codes, *self._pending])
-            self._pending = []
-        return self._codes
+        if len(self._blocks) == 1:
+            return self._blocks[0]
+        return np.concatenate(self._blocks) if self._blocks else np.zeros((0, self.nbytes), np.uint8)
 
     def _check_query(self, query_codes, k):
         query_codes = validate_codes(np.atleast_2d(query_codes) if isinstance(query_codes, np.ndarray)
@@ -136,7 +135,7 @@ class BinaryIndex:
             distances, positions = self._faiss_index.search(query_codes, int(k))
             distances = distances.astype(np.int32, copy=False)
         else:
-            distances, positions = _numpy_top_k(query_codes, self.codes(), int(k))
+            distances, positions = _numpy_top_k(query_codes, self._blocks, int(k))
         return distances, self._to_ids(positions)
 
     def search_and_rerank(self, query_codes, query_embeddings, embeddings, k, factor=10):
@@ -159,7 +158,7 @@ class BinaryIndex:
         if self._faiss_index is not None:
             _, positions = self._faiss_index.search(query_codes, candidates)
         else:
-            _, positions = _numpy_top_k(query_codes, self.codes(), candidates)
+            _, positions = _numpy_top_k(query_codes, self._blocks, candidates)
         rows = np.asarray(embeddings[np.sort(positions, axis=1).ravel()], np.float32)
         rows = rows.reshape(positions.shape + (-1,))
         positions = np.sort(positions, axis=1)
@@ -194,15 +193,23 @@ class BinaryIndex:
         return index
 
 
-def _numpy_top_k(query_codes, codes, k):
-    """Exact top-k by (distance, position) with XOR + popcount, scanning codes in chunks."""
-    word = np.uint64 if codes.shape[1] % 8 == 0 else np.uint8
-    table = codes.view(word)
+def _chunks(blocks):
+    """(first position, rows) for every chunk of at most _CHUNK_ROWS rows of the blocks."""
+    offset = 0
+    for block in blocks:
+        for start in range(0, len(block), _CHUNK_ROWS):
+            yield offset + start, block[start:start + _CHUNK_ROWS]
+        offset += len(block)
+
+
+def _numpy_top_k(query_codes, blocks, k):
+    """Exact top-k by (distance, position) with XOR + popcount, scanning the code blocks in
+    chunks of _CHUNK_ROWS rows (memory O(queries × chunk))."""
+    word = np.uint64 if query_codes.shape[1] % 8 == 0 else np.uint8
     queries = query_codes.view(word)
-    n = len(table)
     best_keys = np.full((len(queries), 0), 0, np.int64)
-    for start in range(0, n, _CHUNK_ROWS):
-        chunk = table[start:start + _CHUNK_ROWS]
+    for start, chunk in _chunks(blocks):
+        chunk = chunk.view(word)
         distances = np.empty((len(queries), len(chunk)), np.int64)
         for q, query in enumerate(queries):
             distances[q] = np.bitwise_count(chunk ^ query).sum(axis=1, dtype=np.int64)

@@ -139,17 +139,23 @@ def _search(args):
     else:
         corpus_vectors = encoder.encode(corpus)
     indices, scores = semantic_search(encoder.encode(queries), corpus_vectors, args.top_k)
-    for query, row_idx, row_scores in zip(queries, indices, scores):
-        hits = [
-            {"line": int(i) + 1, "score": round(float(s), 4), "text": corpus[i]}
-            for i, s in zip(row_idx, row_scores)
-        ]
-        if args.json:
+    _print_hits(queries, indices, scores, corpus, "score", args.json)
+
+
+def _print_hits(queries, ids, scores, corpus, measure, as_json):
+    """One block (or JSON line) a query: rank, `measure` value, corpus line number, text."""
+    integer = measure == "hamming"
+    for query, row_ids, row_scores in zip(queries, ids, scores):
+        hits = [{"line": int(i) + 1, measure: int(s) if integer else round(float(s), 4),
+                 "text": corpus[i]} for i, s in zip(row_ids, row_scores)]
+        if as_json:
             print(json.dumps({"query": query, "hits": hits}, ensure_ascii=False))
             continue
         print(f"query: {query}")
         for rank, hit in enumerate(hits, start=1):
-            print(f"  {rank}. {hit['score']:.4f}  [line {hit['line']}] {hit['text']}")
+            value = hit[measure] if integer else f"{hit[measure]:.4f}"
+            label = "" if measure == "score" else f"{measure} "
+            print(f"  {rank}. {label}{value}  [line {hit['line']}] {hit['text']}")
 
 
 def _export(args):
@@ -198,16 +204,8 @@ def _index(args):
         raise ValueError(f"--top-k must be ≥ 1 and --rerank ≥ 0, got {args.top_k} and {args.rerank}")
     opened = IndexFolder(args.folder)
     scores, ids = opened.search(queries, args.top_k, rerank=args.rerank)
-    measure = "cosine" if args.rerank else "hamming"
-    for query, row_ids, row_scores in zip(queries, ids, scores):
-        hits = [{"line": int(i) + 1, measure: round(float(s), 4) if args.rerank else int(s),
-                 "text": opened.corpus[i]} for i, s in zip(row_ids, row_scores)]
-        if args.json:
-            print(json.dumps({"query": query, "hits": hits}, ensure_ascii=False))
-            continue
-        print(f"query: {query}")
-        for rank, hit in enumerate(hits, start=1):
-            print(f"  {rank}. {measure} {hit[measure]}  [line {hit['line']}] {hit['text']}")
+    _print_hits(queries, ids, scores, opened.corpus, "cosine" if args.rerank else "hamming",
+                args.json)
 
 
 def main(argv=None):

@@ -50,7 +50,7 @@ def test_rerank_puts_the_exact_line_first_with_cosine_one(built, capsys):
                  "--rerank", "5"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "query: hello world"
-    assert lines[1].strip().startswith("1. cosine 1.0") and lines[1].endswith("[line 4] hello world")
+    assert lines[1].strip().startswith("1. cosine 1.0000") and lines[1].endswith("[line 4] hello world")
 
 
 def test_top_k_larger_than_the_corpus_returns_the_whole_corpus(built, capsys):

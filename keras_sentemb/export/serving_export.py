@@ -1,13 +1,12 @@
 """SavedModel export in TF Serving layout: raw strings in, embeddings (and codes) out."""
 
 import os
-import shutil
-import tempfile
 
 import numpy as np
 import tensorflow as tf
 
 from keras_sentemb.retrieval.tf_hamming_search import codes_to_words, tf_hamming_top_k
+from keras_sentemb.utils.atomic_files import atomic_directory
 
 TEXTS_SPEC = tf.TensorSpec([None], tf.string, name="texts")
 K_SPEC = tf.TensorSpec([], tf.int32, name="k")
@@ -126,22 +125,11 @@ def export_for_serving(encoder, path, version=1, overwrite=False, normalize=True
         raise FileExistsError(f"{target} exists; pass overwrite=True to replace it.")
     os.makedirs(path, exist_ok=True)
     module = SentenceEmbeddingModule(encoder, normalize, hashing, code_table, code_ids)
-    staging = tempfile.mkdtemp(prefix=f".{version}.tmp-", dir=path)
-    try:
+    with atomic_directory(target) as staging:
         tf.saved_model.save(
             module,
             staging,
             signatures=module.signatures(),
             options=tf.saved_model.SaveOptions(function_aliases={"embed": module.__call__}),
         )
-        previous = None
-        if os.path.exists(target):
-            previous = tempfile.mkdtemp(prefix=f".{version}.old-", dir=path)
-            os.replace(target, os.path.join(previous, "version"))
-        os.replace(staging, target)
-        if previous is not None:
-            shutil.rmtree(previous, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return target

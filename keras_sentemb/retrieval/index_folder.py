@@ -21,12 +21,11 @@ Example:
 import hashlib
 import json
 import os
-import shutil
-import tempfile
 
 import numpy as np
 
 from keras_sentemb.retrieval.binary_index import BinaryIndex
+from keras_sentemb.utils.atomic_files import atomic_directory
 
 FILES = ("hashed_encoder.keras", "index.npz", "embeddings.npy", "corpus.txt", "meta.json")
 
@@ -65,10 +64,7 @@ def build_index_folder(corpus, folder, model="minilm-l6", bits=256, epochs=5, se
     meta = {"bits": hashed.bits, "lines": len(corpus), "code": how, "encoder": hashed.encoder.name,
             "corpus_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
 
-    parent = os.path.dirname(os.path.abspath(folder))
-    os.makedirs(parent, exist_ok=True)
-    staging = tempfile.mkdtemp(prefix=f".{os.path.basename(folder)}.tmp-", dir=parent)
-    try:
+    with atomic_directory(folder) as staging:
         hashed.save(os.path.join(staging, "hashed_encoder.keras"))
         index.save(os.path.join(staging, "index.npz"))
         np.save(os.path.join(staging, "embeddings.npy"), embeddings)
@@ -76,16 +72,6 @@ def build_index_folder(corpus, folder, model="minilm-l6", bits=256, epochs=5, se
             f.write(text)
         with open(os.path.join(staging, "meta.json"), "w", encoding="utf-8") as f:
             json.dump(meta, f, indent=1)
-        previous = None
-        if os.path.exists(folder):
-            previous = tempfile.mkdtemp(prefix=f".{os.path.basename(folder)}.old-", dir=parent)
-            os.replace(folder, os.path.join(previous, "index"))
-        os.replace(staging, folder)
-        if previous is not None:
-            shutil.rmtree(previous, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return folder
 
 

@@ -2,6 +2,7 @@
 
 import contextlib
 import os
+import shutil
 import tempfile
 
 import numpy as np
@@ -30,3 +31,30 @@ def save_npy_atomic(path, array):
     """`np.save` that never leaves a half-written file at `path`."""
     with atomic_open(path, "wb") as f:
         np.save(f, array)
+
+
+@contextlib.contextmanager
+def atomic_directory(target):
+    """Yields a temporary folder beside `target`; when the block succeeds it replaces
+    `target` (the old folder, if any, is moved aside first and deleted after), when it
+    fails it is deleted and `target` is left as it was.
+
+    >>> with atomic_directory("serving/model/1") as staging:    # doctest: +SKIP
+    ...     write_everything_into(staging)
+    """
+    target = os.path.abspath(os.fspath(target))
+    parent, name = os.path.split(target)
+    os.makedirs(parent, exist_ok=True)
+    staging = tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=parent)
+    try:
+        yield staging
+        previous = None
+        if os.path.exists(target):
+            previous = tempfile.mkdtemp(prefix=f".{name}.old-", dir=parent)
+            os.replace(target, os.path.join(previous, name))
+        os.replace(staging, target)
+        if previous is not None:
+            shutil.rmtree(previous, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise

@@ -1,0 +1,31 @@
+"""atomic_directory: the target is replaced only by a complete folder; a failure keeps the old one."""
+
+import os
+
+import pytest
+
+from keras_sentemb.utils.atomic_files import atomic_directory
+
+
+def test_a_completed_block_replaces_the_folder_and_leaves_no_temporaries(tmp_path):
+    target = tmp_path / "model"
+    target.mkdir()
+    (target / "old.txt").write_text("old")
+    with atomic_directory(target) as staging:
+        with open(os.path.join(staging, "new.txt"), "w") as f:
+            f.write("new")
+    assert os.listdir(target) == ["new.txt"]
+    assert os.listdir(tmp_path) == ["model"]
+
+
+def test_a_failure_mid_write_keeps_the_previous_folder_intact(tmp_path):
+    target = tmp_path / "model"
+    target.mkdir()
+    (target / "old.txt").write_text("old")
+    with pytest.raises(RuntimeError):
+        with atomic_directory(target) as staging:
+            with open(os.path.join(staging, "half.txt"), "w") as f:
+                f.write("half")
+            raise RuntimeError("disk full")
+    assert os.listdir(target) == ["old.txt"] and (target / "old.txt").read_text() == "old"
+    assert os.listdir(tmp_path) == ["model"]

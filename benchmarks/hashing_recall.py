@@ -1,6 +1,6 @@
 """Learned 64…1024-bit codes vs sign-threshold codes: neighbour recall and STS-B.
 
-    python benchmarks/hashing_recall.py            # ~10 min on 2 CPU cores (first run)
+    python benchmarks/hashing_recall.py   # 2 CPU cores: ~9 min, plus ~6 min of encoding on the first run
 
 Corpus: every distinct sentence of ../shared/data except the STS-B test set (so the STS-B
 figures use sentences no code ever saw), shuffled with a fixed seed; the first 1,000 are

@@ -186,7 +186,7 @@ def _export(args):
 
 def _index(args):
     from keras_sentemb.data.text_file import read_lines
-    from keras_sentemb.retrieval.index_folder import IndexFolder, build_index_folder
+    from keras_sentemb.retrieval.index_folder import IndexFolder, build_index_folder, read_meta
 
     if args.index_command == "build":
         corpus = read_lines(args.corpus)
@@ -194,7 +194,7 @@ def _index(args):
         folder = build_index_folder(corpus, args.output, model=args.model, bits=args.bits,
                                     epochs=args.epochs, seed=args.seed, overwrite=args.overwrite,
                                     progress=len(corpus) >= 2048)
-        print(f"wrote {folder}: {len(corpus)} lines as {IndexFolder(folder).meta['bits']}-bit codes "
+        print(f"wrote {folder}: {len(corpus)} lines as {read_meta(folder)['bits']}-bit codes "
               f"in {time.perf_counter() - start:.1f} s")
         return
     queries = list(args.query) + (read_lines(args.queries) if args.queries else [])

@@ -7,6 +7,7 @@ import tensorflow as tf
 from keras_sentemb.layers.semantic_hashing import SemanticHashing
 from keras_sentemb.losses.code_similarity_loss import CodeSimilarityLoss
 from keras_sentemb.training.temperature_schedule import TemperatureSchedule
+from keras_sentemb.utils.unit_vectors import unit_rows
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -141,7 +142,7 @@ class HashedEncoder(keras.Model):
         if init not in ("itq", "random"):
             raise ValueError(f"init must be 'itq' or 'random', got {init!r}")
         keras.utils.set_random_seed(seed)
-        unit = embeddings / np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-12)
+        unit = unit_rows(embeddings)
         hashing = SemanticHashing(bits, initial_temperature=initial_temperature,
                                   straight_through=straight_through, name=f"semantic_hashing_{bits}")
         hashing.build((None, unit.shape[1]))

@@ -13,28 +13,26 @@ def load_sentence_encoder(name_or_path="minilm-l6", dtype=None):
 
     >>> encoder = load_sentence_encoder("minilm-l6")   # doctest: +SKIP
     """
-    spec = os.fspath(name_or_path)
-    if spec.endswith(".keras"):
-        if not os.path.isfile(spec):
-            raise FileNotFoundError(f"{spec}: no such .keras file")
-        model = keras.saving.load_model(spec)
-        if not isinstance(model, SentenceEncoder):
-            raise TypeError(f"{spec} holds a {type(model).__name__}, not a SentenceEncoder")
-        return model
-    return SentenceEncoder.from_pretrained(spec, dtype=dtype)
+    return _load(name_or_path, dtype, (SentenceEncoder,))
 
 
 def load_any_encoder(name_or_path="minilm-l6", dtype=None):
     """Like `load_sentence_encoder`, but a `.keras` file may also hold a `HashedEncoder`."""
     from keras_sentemb.models.hashed_encoder import HashedEncoder
 
+    return _load(name_or_path, dtype, (SentenceEncoder, HashedEncoder))
+
+
+def _load(name_or_path, dtype, accepted):
+    """A preset/HF folder through `SentenceEncoder.from_pretrained`, or a `.keras` file
+    whose model must be one of the `accepted` classes."""
     spec = os.fspath(name_or_path)
     if spec.endswith(".keras"):
         if not os.path.isfile(spec):
             raise FileNotFoundError(f"{spec}: no such .keras file")
         model = keras.saving.load_model(spec)
-        if not isinstance(model, (SentenceEncoder, HashedEncoder)):
-            raise TypeError(f"{spec} holds a {type(model).__name__}, not a SentenceEncoder or "
-                            "HashedEncoder")
+        if not isinstance(model, accepted):
+            names = " or ".join(cls.__name__ for cls in accepted)
+            raise TypeError(f"{spec} holds a {type(model).__name__}, not a {names}")
         return model
     return SentenceEncoder.from_pretrained(spec, dtype=dtype)

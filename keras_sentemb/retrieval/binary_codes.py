@@ -37,6 +37,12 @@ def validate_codes(codes, name="codes", nbytes=None):
     return np.ascontiguousarray(codes)
 
 
+def code_words(codes):
+    """A view (no copy) of packed codes [N, bits/8] as uint64 words [N, bits/64] when bits
+    is a multiple of 64, else as the bytes themselves: the unit XOR + popcount scans."""
+    return codes.view(np.uint64) if codes.shape[1] % 8 == 0 else codes
+
+
 def pack_bits(bits):
     """0/1 (or boolean) array [N, bits] → packed uint8 [N, bits/8]; bits must be a multiple of 8."""
     bits = np.asarray(bits)
@@ -61,9 +67,7 @@ def hamming_distances(query_codes, codes):
     """
     query_codes = validate_codes(query_codes, "query_codes")
     codes = validate_codes(codes, nbytes=query_codes.shape[1])
-    word = np.uint64 if query_codes.shape[1] % 8 == 0 else np.uint8
-    q = query_codes.view(word)
-    c = codes.view(word)
+    q, c = code_words(query_codes), code_words(codes)
     return np.bitwise_count(q[:, None, :] ^ c[None, :, :]).sum(axis=-1, dtype=np.int32)
 
 

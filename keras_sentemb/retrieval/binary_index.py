@@ -5,8 +5,9 @@ import os
 
 import numpy as np
 
-from keras_sentemb.retrieval.binary_codes import validate_codes
+from keras_sentemb.retrieval.binary_codes import code_words, validate_codes
 from keras_sentemb.utils.atomic_files import atomic_open
+from keras_sentemb.utils.unit_vectors import unit_rows
 
 BACKENDS = ("auto", "faiss", "numpy")
 _CHUNK_ROWS = 1 << 16
@@ -130,13 +131,15 @@ class BinaryIndex:
             TypeError / ValueError: codes of the wrong dtype or width, k ≤ 0, k larger
                 than the index, an empty index.
         """
-        query_codes = self._check_query(query_codes, k)
-        if self._faiss_index is not None:
-            distances, positions = self._faiss_index.search(query_codes, int(k))
-            distances = distances.astype(np.int32, copy=False)
-        else:
-            distances, positions = _numpy_top_k(query_codes, self._blocks, int(k))
+        distances, positions = self._top_positions(self._check_query(query_codes, k), int(k))
         return distances, self._to_ids(positions)
+
+    def _top_positions(self, query_codes, k):
+        """(int32 distances, int64 positions) [Q, k] of the nearest codes, by either backend."""
+        if self._faiss_index is not None:
+            distances, positions = self._faiss_index.search(query_codes, k)
+            return distances.astype(np.int32, copy=False), positions
+        return _numpy_top_k(query_codes, self._blocks, k)
 
     def search_and_rerank(self, query_codes, query_embeddings, embeddings, k, factor=10):
         """Hamming top-(k·factor) candidates re-ranked by float cosine; the best k.
@@ -154,18 +157,10 @@ class BinaryIndex:
                              "query embeddings")
         if len(embeddings) != len(self):
             raise ValueError(f"embeddings has {len(embeddings)} rows, the index {len(self)} codes")
-        candidates = min(len(self), int(k) * int(factor))
-        if self._faiss_index is not None:
-            _, positions = self._faiss_index.search(query_codes, candidates)
-        else:
-            _, positions = _numpy_top_k(query_codes, self._blocks, candidates)
-        rows = np.asarray(embeddings[np.sort(positions, axis=1).ravel()], np.float32)
-        rows = rows.reshape(positions.shape + (-1,))
-        positions = np.sort(positions, axis=1)
-        rows /= np.maximum(np.linalg.norm(rows, axis=-1, keepdims=True), 1e-12)
-        queries = query_embeddings / np.maximum(
-            np.linalg.norm(query_embeddings, axis=-1, keepdims=True), 1e-12)
-        scores = np.einsum("qd,qcd->qc", queries, rows)
+        _, positions = self._top_positions(query_codes, min(len(self), int(k) * int(factor)))
+        positions = np.sort(positions, axis=1)  # ascending rows: sequential reads of a memmap
+        rows = unit_rows(embeddings[positions.ravel()]).reshape(positions.shape + (-1,))
+        scores = np.einsum("qd,qcd->qc", unit_rows(query_embeddings), rows)
         order = np.lexsort((positions, -scores), axis=1)[:, : int(k)]
         return (np.take_along_axis(scores, order, axis=1).astype(np.float32),
                 self._to_ids(np.take_along_axis(positions, order, axis=1)))
@@ -205,11 +200,10 @@ def _chunks(blocks):
 def _numpy_top_k(query_codes, blocks, k):
     """Exact top-k by (distance, position) with XOR + popcount, scanning the code blocks in
     chunks of _CHUNK_ROWS rows (memory O(queries × chunk))."""
-    word = np.uint64 if query_codes.shape[1] % 8 == 0 else np.uint8
-    queries = query_codes.view(word)
+    queries = code_words(query_codes)
     best_keys = np.full((len(queries), 0), 0, np.int64)
     for start, chunk in _chunks(blocks):
-        chunk = chunk.view(word)
+        chunk = code_words(chunk)
         distances = np.empty((len(queries), len(chunk)), np.int64)
         for q, query in enumerate(queries):
             distances[q] = np.bitwise_count(chunk ^ query).sum(axis=1, dtype=np.int64)

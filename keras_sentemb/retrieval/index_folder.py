@@ -48,13 +48,10 @@ def build_index_folder(corpus, folder, model="minilm-l6", bits=256, epochs=5, se
     if os.path.exists(folder) and not overwrite:
         raise FileExistsError(f"{folder} exists; pass overwrite=True (--overwrite) to replace it")
     encoder = model if not isinstance(model, (str, os.PathLike)) else load_any_encoder(model)
+    embeddings = encoder.encode(corpus, progress=progress)
     if isinstance(encoder, HashedEncoder):
         hashed, how = encoder, f"the head of {model if isinstance(model, str) else encoder.name}"
-        embeddings = hashed.encode(corpus, progress=progress)
     else:
-        embeddings = encoder.encode(corpus, progress=progress)
-        if len(corpus) < 2:
-            raise ValueError("distilling a code needs at least 2 corpus lines")
         hashed = HashedEncoder.distill(encoder, embeddings, bits, epochs=epochs, seed=seed,
                                        verbose=1 if progress else 0)
         how = f"distilled on this corpus: {bits} bits, {epochs} epochs, seed {seed}"
@@ -75,6 +72,12 @@ def build_index_folder(corpus, folder, model="minilm-l6", bits=256, epochs=5, se
     return folder
 
 
+def read_meta(folder):
+    """The `meta.json` of an index folder (bits, lines, how the code was made, corpus sha256)."""
+    with open(os.path.join(folder, "meta.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
 class IndexFolder:
     """A folder written by `build_index_folder`, opened for searching."""
 
@@ -85,8 +88,7 @@ class IndexFolder:
         missing = [name for name in FILES if not os.path.exists(os.path.join(self.folder, name))]
         if missing:
             raise FileNotFoundError(f"{self.folder} is not an index folder: missing {missing}")
-        with open(os.path.join(self.folder, "meta.json"), encoding="utf-8") as f:
-            self.meta = json.load(f)
+        self.meta = read_meta(self.folder)
         with open(os.path.join(self.folder, "corpus.txt"), encoding="utf-8") as f:
             self.corpus = f.read().split("\n")[:-1]
         self.hashed = keras.saving.load_model(os.path.join(self.folder, "hashed_encoder.keras"))
@@ -101,8 +103,8 @@ class IndexFolder:
         if not queries:
             raise ValueError("no queries to search for")
         k = min(k, len(self.index)) if isinstance(k, int) and k > 0 else k
+        vectors = self.hashed.encode(queries)
+        codes = self.hashed.hash_embeddings(vectors)
         if rerank:
-            vectors = self.hashed.encode(queries)
-            return self.index.search_and_rerank(self.hashed.hash_embeddings(vectors), vectors,
-                                                self.embeddings, k, factor=rerank)
-        return self.index.search(self.hashed.hash(queries), k)
+            return self.index.search_and_rerank(codes, vectors, self.embeddings, k, factor=rerank)
+        return self.index.search(codes, k)

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from keras_sentemb.utils.unit_vectors import unit_rows
+
 
 def semantic_search(query_embeddings, corpus_embeddings, top_k=5, chunk_size=4096):
     """The `top_k` corpus rows most similar to each query, best first.
@@ -31,13 +33,13 @@ def semantic_search(query_embeddings, corpus_embeddings, top_k=5, chunk_size=409
         )
     if not isinstance(top_k, int) or top_k < 1:
         raise ValueError(f"top_k must be a positive int, got {top_k!r}")
-    queries = queries / np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), 1e-12)
+    queries = unit_rows(queries)
     k = min(top_k, corpus.shape[0])
     best_idx = np.zeros((queries.shape[0], 0), dtype=np.int64)
     best_score = np.zeros((queries.shape[0], 0), dtype=np.float32)
     for start in range(0, corpus.shape[0], chunk_size):
         chunk = corpus[start : start + chunk_size]
-        chunk = chunk / np.maximum(np.linalg.norm(chunk, axis=1, keepdims=True), 1e-12)
+        chunk = unit_rows(chunk)
         scores = np.concatenate([best_score, queries @ chunk.T], axis=1)
         indices = np.concatenate(
             [best_idx, np.broadcast_to(np.arange(start, start + len(chunk)), scores[:, -len(chunk):].shape)],

@@ -52,14 +52,6 @@ def fingerprint_weights(model):
     return digest.hexdigest()
 
 
-def _sha256_file(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def load_cached_array(cache_dir, name, key):
     """The cached array for (name, key), or None when absent, stale or corrupted."""
     stem = os.path.join(cache_dir, f"{name}-{key[:16]}")
@@ -68,11 +60,16 @@ def load_cached_array(cache_dir, name, key):
             meta = json.load(f)
     except (OSError, ValueError):
         return None
-    if meta.get("key") != key or not os.path.exists(stem + ".npy"):
+    if meta.get("key") != key:
         return None
-    if _sha256_file(stem + ".npy") != meta.get("sha256"):
+    try:
+        with open(stem + ".npy", "rb") as f:
+            data = f.read()  # read once: hashed, then parsed from memory
+    except OSError:
         return None
-    return np.load(stem + ".npy", allow_pickle=False)
+    if hashlib.sha256(data).hexdigest() != meta.get("sha256"):
+        return None
+    return np.load(io.BytesIO(data), allow_pickle=False)
 
 
 def cached_array(cache_dir, name, key, compute):

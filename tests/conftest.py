@@ -24,10 +24,10 @@ TINY_VOCAB = [
 ]
 
 
-def make_tiny_encoder(max_length=16, seed=0, **kwargs):
-    """A 2-layer 16-d BERT with random weights and the tiny vocabulary."""
+def make_tiny_backbone(seed=0):
+    """A 2-layer 16-d BERT with random weights over the tiny vocabulary."""
     keras.utils.set_random_seed(seed)
-    backbone = keras_hub.models.BertBackbone(
+    return keras_hub.models.BertBackbone(
         vocabulary_size=len(TINY_VOCAB),
         num_layers=2,
         num_heads=2,
@@ -36,8 +36,22 @@ def make_tiny_encoder(max_length=16, seed=0, **kwargs):
         max_sequence_length=32,
         dropout=0.0,
     )
+
+
+def make_tiny_encoder(max_length=16, seed=0, **kwargs):
+    """A `SentenceEncoder` on the tiny random BERT and the tiny vocabulary."""
+    backbone = make_tiny_backbone(seed)
     tokenizer = SentenceTokenizer(TINY_VOCAB, max_length=max_length)
     return SentenceEncoder(backbone, tokenizer=tokenizer, **kwargs)
+
+
+def make_tiny_cross_encoder(num_labels=1, max_length=16, seed=0):
+    """A `CrossEncoder` on the tiny random BERT and the tiny vocabulary."""
+    from keras_sentemb.models import CrossEncoder
+
+    backbone = make_tiny_backbone(seed)
+    tokenizer = SentenceTokenizer(TINY_VOCAB, max_length=max_length)
+    return CrossEncoder(backbone, tokenizer, num_labels=num_labels, dropout=0.0)
 
 
 @pytest.fixture(scope="session")

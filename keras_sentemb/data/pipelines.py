@@ -76,24 +76,79 @@ def text_pipeline(raw, tokenizer, batch_size=16, shuffle=True, seed=0, bucketing
     # Tokenise blocks of examples at once (vectorised TF Text), then split them again.
     tokens = raw.batch(_TOKENIZE_BLOCK).map(tokenize, num_parallel_calls=tf.data.AUTOTUNE)
     tokens = tokens.unbatch().map(trim, num_parallel_calls=tf.data.AUTOTUNE)
+
+    def longest(features, labels):
+        return tf.reduce_max([tf.shape(features[k]["token_ids"])[0] for k in keys])
+
+    return _batch_by_length(tokens, longest, tokenizer.max_length, batch_size, bucketing,
+                            drop_remainder, num_batches)
+
+
+def _batch_by_length(examples, length_fn, max_length, batch_size, bucketing, drop_remainder,
+                     num_batches):
+    """Pads tokenised examples into batches, by length buckets or at random, prefetched."""
     if bucketing:
-        boundaries = length_bucket_boundaries(tokenizer.max_length)
-
-        def longest(features, labels):
-            return tf.reduce_max([tf.shape(features[k]["token_ids"])[0] for k in keys])
-
-        batches = tokens.bucket_by_sequence_length(
-            element_length_func=longest,
+        boundaries = length_bucket_boundaries(max_length)
+        batches = examples.bucket_by_sequence_length(
+            element_length_func=length_fn,
             bucket_boundaries=boundaries,
             bucket_batch_sizes=[batch_size] * (len(boundaries) + 1),
             pad_to_bucket_boundary=False,
             drop_remainder=drop_remainder,
         )
     else:
-        batches = tokens.padded_batch(batch_size, drop_remainder=drop_remainder)
+        batches = examples.padded_batch(batch_size, drop_remainder=drop_remainder)
     if num_batches is not None:
         batches = batches.apply(tf.data.experimental.assert_cardinality(num_batches))
     return batches.prefetch(tf.data.AUTOTUNE)
+
+
+def cross_pairs_dataset(examples, tokenizer, labels=None, batch_size=16, shuffle=True, seed=0,
+                        bucketing=True, shuffle_buffer=100_000, drop_remainder=False):
+    """A cross-encoder training pipeline: each pair becomes ONE sequence `[CLS] a [SEP] b [SEP]`.
+
+    Elements are `({"token_ids", "segment_ids", "padding_mask"}, label)`, int32 [batch, T]
+    (see `SentenceTokenizer.pair_ids` for the packing and truncation). `examples` is a
+    `ScoredPairs` or `LabeledPairs`; `labels` replaces its labels (for example scores
+    rescaled to [0, 1]), as a float32 or int32 array [N] or [N, k].
+
+    >>> train = cross_pairs_dataset(read_scored_pairs(path), cross_encoder.tokenizer)  # doctest: +SKIP
+    """
+    if not isinstance(examples, (ScoredPairs, LabeledPairs)):
+        raise TypeError(
+            f"examples must be ScoredPairs or LabeledPairs, got {type(examples).__name__}"
+        )
+    if len(examples) == 0:
+        raise ValueError("cannot build a training pipeline from zero examples")
+    if labels is None:
+        labels = np.asarray(
+            examples.scores if isinstance(examples, ScoredPairs) else examples.labels,
+            dtype=np.float32 if isinstance(examples, ScoredPairs) else np.int32,
+        )
+    labels = np.asarray(labels)
+    if labels.shape[0] != len(examples):
+        raise ValueError(f"{labels.shape[0]} labels for {len(examples)} pairs")
+    first = tf.constant(examples.sentences1, dtype=tf.string)
+    second = tf.constant(examples.sentences2, dtype=tf.string)
+    lengths = tokenizer.pair_ids(first, second)[0].row_lengths().numpy()
+    num_batches = count_batches(lengths, batch_size, length_bucket_boundaries(tokenizer.max_length),
+                                bucketing=bucketing, drop_remainder=drop_remainder)
+    raw = tf.data.Dataset.from_tensor_slices(((first, second), labels))
+    if shuffle:
+        raw = raw.shuffle(shuffle_buffer, seed=seed, reshuffle_each_iteration=True)
+
+    def tokenize(texts, labels):
+        ids, segments = tokenizer.pair_ids(texts[0], texts[1])
+        return (ids, segments), labels
+
+    def to_features(packed, labels):
+        ids, segments = packed
+        return {"token_ids": ids, "segment_ids": segments, "padding_mask": tf.ones_like(ids)}, labels
+
+    tokens = raw.batch(_TOKENIZE_BLOCK).map(tokenize, num_parallel_calls=tf.data.AUTOTUNE)
+    tokens = tokens.unbatch().map(to_features, num_parallel_calls=tf.data.AUTOTUNE)
+    return _batch_by_length(tokens, lambda features, labels: tf.shape(features["token_ids"])[0],
+                            tokenizer.max_length, batch_size, bucketing, drop_remainder, num_batches)
 
 
 def _token_lengths(columns, tokenizer):
@@ -119,23 +174,29 @@ def _columns_and_labels(examples):
     )
 
 
-def examples_dataset(examples, tokenizer, **kwargs):
+def examples_dataset(examples, tokenizer, labels=None, **kwargs):
     """A training pipeline for `ScoredPairs`, `LabeledPairs`, `Triplets` or `LabeledSentences`.
 
     Labels: float32 scores, int32 classes, or float32 zeros for triplets (the triplet
     losses use none). The texts are tokenised once up front to count the batches, so
     the dataset has a known cardinality (`len(dataset)`, full progress bars, exact
-    schedule lengths). Keyword arguments go to `text_pipeline`.
+    schedule lengths). `labels` replaces the examples' own labels (an array [N] or [N, k],
+    e.g. `[label, teacher logits…]` rows for distillation). Keyword arguments go to
+    `text_pipeline`.
 
     >>> train = examples_dataset(read_scored_pairs(path), encoder.tokenizer)  # doctest: +SKIP
     >>> sbert.fit(train, epochs=4)                                           # doctest: +SKIP
     """
-    columns, labels, label_dtype = _columns_and_labels(examples)
-    if len(labels) == 0:
+    columns, own_labels, label_dtype = _columns_and_labels(examples)
+    if len(own_labels) == 0:
         raise ValueError("cannot build a training pipeline from zero examples")
+    if labels is None:
+        labels = tf.constant(own_labels, dtype=label_dtype)
+    elif np.shape(labels)[0] != len(own_labels):
+        raise ValueError(f"{np.shape(labels)[0]} labels for {len(own_labels)} examples")
     raw = tf.data.Dataset.from_tensor_slices((
         {key: tf.constant(texts, dtype=tf.string) for key, texts in columns.items()},
-        tf.constant(labels, dtype=label_dtype),
+        labels,
     ))
     num_batches = count_batches(
         _token_lengths(list(columns.values()), tokenizer),

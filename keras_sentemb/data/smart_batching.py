@@ -77,3 +77,21 @@ def pack_rows(rows, length, start_id, end_id, pad_id):
         token_ids[i, n - 1] = end_id
         padding_mask[i, :n] = 1
     return token_ids, padding_mask
+
+
+def pack_sequence_rows(id_rows, segment_rows, length, pad_id):
+    """Dense `token_ids`, `segment_ids` and `padding_mask` [len(rows), length] for complete
+    sequences (special tokens already in place, e.g. cross-encoder pairs); rows must fit.
+
+    >>> ids, segments, mask = pack_sequence_rows([[2, 5, 3, 6, 3]], [[0, 0, 0, 1, 1]], 6, 0)
+    >>> ids.tolist(), segments.tolist(), mask.tolist()
+    ([[2, 5, 3, 6, 3, 0]], [[0, 0, 0, 1, 1, 0]], [[1, 1, 1, 1, 1, 0]])
+    """
+    token_ids = np.full((len(id_rows), length), pad_id, dtype=np.int32)
+    segment_ids = np.zeros((len(id_rows), length), dtype=np.int32)
+    padding_mask = np.zeros((len(id_rows), length), dtype=np.int32)
+    for i, (ids, segments) in enumerate(zip(id_rows, segment_rows)):
+        token_ids[i, : len(ids)] = ids
+        segment_ids[i, : len(ids)] = segments
+        padding_mask[i, : len(ids)] = 1
+    return token_ids, segment_ids, padding_mask

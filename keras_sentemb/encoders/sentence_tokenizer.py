@@ -145,6 +145,28 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
             axis=1,
         )
 
+    def pair_ids(self, texts_a, texts_b):
+        """Cross-encoder input for aligned pairs: `[CLS] a [SEP] b [SEP]` as two
+        `tf.RaggedTensor`s, word-piece ids and segment ids (0 for `[CLS] a [SEP]`, 1 for
+        `b [SEP]`), each row at most `max_length` long.
+
+        Too long pairs are trimmed round-robin (`tf_text.RoundRobinTrimmer`): the budget
+        `max_length − 3` is handed out one token at a time to a, then b, so a short
+        sentence is kept whole and two long ones are cut to about half each (what
+        Hugging Face's "longest_first" truncation does).
+        """
+        first = self.content_ids(texts_a)
+        second = self.content_ids(texts_b)
+        trimmed = tf_text.RoundRobinTrimmer(max_seq_length=self.max_length - 3).trim(
+            [first, second]
+        )
+        ids, segments = tf_text.combine_segments(
+            trimmed,
+            start_of_sequence_id=self.cls_token_id,
+            end_of_segment_id=self.sep_token_id,
+        )
+        return tf.cast(ids, tf.int32), tf.cast(segments, tf.int32)
+
     def pack(self, content_ids):
         """`{"token_ids", "padding_mask"}` int32 [batch, T]: `[CLS] ids [SEP] [PAD]…`."""
         packed = self.add_special_tokens(content_ids)

@@ -1,7 +1,7 @@
 """Semantic textual similarity: Spearman correlation of cosine similarity with gold."""
 
 import numpy as np
-from scipy.stats import spearmanr
+from scipy.stats import pearsonr, spearmanr
 
 
 def cosine_scores(encoder, sentences1, sentences2, batch_size=64, progress=None):
@@ -35,3 +35,19 @@ def sts_spearman(encoder, pairs, batch_size=64, progress=None):
     if len(scores) < 2:
         raise ValueError("Spearman correlation needs at least two pairs")
     return float(spearmanr(scores, pairs.scores).statistic * 100.0)
+
+
+def correlations(predicted, gold):
+    """`(Spearman ρ × 100, Pearson r × 100)` of predicted scores against gold scores.
+
+    >>> [round(value, 1) for value in correlations([0.1, 0.4, 0.3], [1.0, 3.0, 2.0])]
+    [100.0, 98.2]
+    """
+    predicted = np.asarray(predicted, dtype=np.float64).reshape(-1)
+    gold = np.asarray(gold, dtype=np.float64).reshape(-1)
+    if predicted.shape != gold.shape:
+        raise ValueError(f"{predicted.size} predictions for {gold.size} gold scores")
+    if predicted.size < 2:
+        raise ValueError("correlations need at least two pairs")
+    return (float(spearmanr(predicted, gold).statistic * 100.0),
+            float(pearsonr(predicted, gold).statistic * 100.0))

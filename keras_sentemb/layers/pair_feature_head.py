@@ -23,6 +23,8 @@ class PairFeatureHead(keras.layers.Layer):
         hidden_units: sizes of hidden Dense layers, none by default.
         hidden_activation: activation of the hidden layers.
         dropout: dropout rate before each hidden and the output layer.
+        output_initializer: initializer of W_o ("zeros" starts a linear scorer at f = 0,
+            with no random function of the features to unlearn; DSE uses it).
 
     Input: `[u, v]`, two tensors [batch, d]. Output: [batch, units] (no activation).
 
@@ -34,7 +36,8 @@ class PairFeatureHead(keras.layers.Layer):
     """
 
     def __init__(self, units, features=("u", "v", "abs_diff"), hidden_units=(),
-                 hidden_activation="relu", dropout=0.0, **kwargs):
+                 hidden_activation="relu", dropout=0.0, output_initializer="glorot_uniform",
+                 **kwargs):
         super().__init__(**kwargs)
         features = tuple(features)
         unknown = [f for f in features if f not in PAIR_FEATURES]
@@ -55,7 +58,10 @@ class PairFeatureHead(keras.layers.Layer):
             for i, n in enumerate(self.hidden_units)
         ]
         self.dropout_layer = keras.layers.Dropout(self.dropout)
-        self.output_layer = keras.layers.Dense(units, name="logits")
+        self.output_initializer = keras.initializers.get(output_initializer)
+        self.output_layer = keras.layers.Dense(
+            units, kernel_initializer=self.output_initializer, name="logits"
+        )
 
     def build(self, input_shape):
         dim = input_shape[0][-1]
@@ -83,4 +89,5 @@ class PairFeatureHead(keras.layers.Layer):
     def get_config(self):
         return {**super().get_config(), "units": self.units, "features": list(self.features),
                 "hidden_units": list(self.hidden_units),
-                "hidden_activation": self.hidden_activation, "dropout": self.dropout}
+                "hidden_activation": self.hidden_activation, "dropout": self.dropout,
+                "output_initializer": keras.initializers.serialize(self.output_initializer)}

@@ -6,6 +6,7 @@ import keras
 from keras_sentemb.losses.code_similarity_loss import CodeSimilarityLoss, code_similarity_loss
 from keras_sentemb.losses.cosent_loss import CoSENTLoss, cosent_loss
 from keras_sentemb.losses.cosine_similarity_loss import CosineSimilarityLoss, cosine_similarity_loss
+from keras_sentemb.losses.distillation_loss import DistillationLoss, distillation_loss
 from keras_sentemb.losses.multiple_negatives_ranking_loss import (
     MultipleNegativesRankingLoss,
     multiple_negatives_ranking_loss,
@@ -22,6 +23,7 @@ LOSSES = {
     "mnrl": MultipleNegativesRankingLoss,
     "cosent": CoSENTLoss,
     "code_similarity": CodeSimilarityLoss,
+    "distillation": DistillationLoss,
 }
 
 
@@ -48,7 +50,7 @@ def serialize(loss):
 
 
 __all__ = [
-    "CoSENTLoss", "CodeSimilarityLoss", "CosineSimilarityLoss", "LOSSES", "MultipleNegativesRankingLoss",
-    "SoftmaxPairLoss", "TripletLoss", "code_similarity_loss", "cosent_loss", "cosine_similarity_loss", "get",
+    "CoSENTLoss", "CodeSimilarityLoss", "CosineSimilarityLoss", "DistillationLoss", "LOSSES", "MultipleNegativesRankingLoss",
+    "SoftmaxPairLoss", "TripletLoss", "code_similarity_loss", "cosent_loss", "cosine_similarity_loss", "distillation_loss", "get",
     "multiple_negatives_ranking_loss", "serialize", "softmax_pair_loss", "triplet_loss",
 ]

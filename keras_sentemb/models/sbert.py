@@ -7,7 +7,8 @@ from keras_sentemb import losses as losses_lib
 from keras_sentemb.data.pipelines import PAIR_KEYS, TRIPLET_KEYS
 from keras_sentemb.layers.pair_feature_head import PairFeatureHead
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
-from keras_sentemb.training.nan_guard import NaNGuard
+from keras_sentemb.models.column_embedding import embed_columns
+from keras_sentemb.training.nan_guard import with_nan_guard
 
 # objective: (input keys, default loss name)
 OBJECTIVES = {
@@ -83,19 +84,7 @@ class SBERT(keras.Model):
 
     def embed_columns(self, inputs, keys, training=False):
         """One encoder pass over all columns; returns one [batch, d] tensor per key."""
-        length = ops.max(ops.stack([ops.shape(inputs[k]["token_ids"])[1] for k in keys]))
-        token_ids, masks = [], []
-        for key in keys:
-            ids, mask = inputs[key]["token_ids"], inputs[key]["padding_mask"]
-            pad = [[0, 0], [0, length - ops.shape(ids)[1]]]
-            token_ids.append(ops.pad(ids, pad))
-            masks.append(ops.pad(mask, pad))
-        batch = ops.shape(token_ids[0])[0]
-        embeddings = self.encoder(
-            {"token_ids": ops.concatenate(token_ids, 0), "padding_mask": ops.concatenate(masks, 0)},
-            training=training,
-        )
-        return [embeddings[i * batch : (i + 1) * batch] for i in range(len(keys))]
+        return embed_columns(self.encoder, inputs, keys, training=training)
 
     def call(self, inputs, training=False):
         columns = self.embed_columns(inputs, self.input_keys(inputs), training=training)
@@ -112,12 +101,9 @@ class SBERT(keras.Model):
 
     def fit(self, *args, callbacks=None, **kwargs):
         """`keras.Model.fit`, with a `NaNGuard` added unless `callbacks` hold one."""
-        callbacks = list(callbacks or [])
-        if not any(isinstance(c, NaNGuard) for c in callbacks):
-            callbacks.append(NaNGuard())
         # Pipelines shuffle themselves; Keras would only warn that it cannot.
         kwargs.setdefault("shuffle", False)
-        return super().fit(*args, callbacks=callbacks, **kwargs)
+        return super().fit(*args, callbacks=with_nan_guard(callbacks), **kwargs)
 
     def get_config(self):
         return {

@@ -3,7 +3,6 @@
 import os
 
 import keras
-import keras_hub
 import numpy as np
 import tensorflow as tf
 from tqdm.auto import tqdm
@@ -14,11 +13,7 @@ from keras_sentemb.data.smart_batching import (
     plan_batches,
 )
 from keras_sentemb.data.text_inputs import validate_texts
-from keras_sentemb.encoders.pretrained_weights import (
-    resolve_pretrained_dir,
-    sentence_settings,
-)
-from keras_sentemb.encoders.sentence_tokenizer import SentenceTokenizer
+from keras_sentemb.encoders.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.encoders.transformer_layer_states import transformer_layer_states
 from keras_sentemb.layers.siamese_pooler import SiamesePooler
 
@@ -128,15 +123,8 @@ class SentenceEncoder(keras.Model):
         bfloat16 (faster on CPUs with AVX512-BF16/AMX; see benchmarks/) while the pooled
         vector stays float32.
         """
-        folder = resolve_pretrained_dir(name_or_path)
-        settings = sentence_settings(folder)
-        backbone = keras_hub.models.BertBackbone.from_preset(folder, dtype=dtype)
-        limit = min(max_length or settings["max_length"], backbone.max_sequence_length)
-        tokenizer = SentenceTokenizer(
-            vocabulary=os.path.join(folder, "vocab.txt"),
-            lowercase=settings["lowercase"],
-            strip_accents=settings["strip_accents"],
-            max_length=limit,
+        backbone, tokenizer, settings = load_backbone_and_tokenizer(
+            name_or_path, dtype=dtype, max_length=max_length
         )
         return cls(
             backbone=backbone,

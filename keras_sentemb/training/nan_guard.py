@@ -14,7 +14,8 @@ class NaNGuard(keras.callbacks.Callback):
     overwrites the last good checkpoint. With `restore_on_nan=True` (default, needs the
     checkpoint) the model is put back to those weights when it stops.
 
-    `SBERT.fit` adds a `NaNGuard()` unless the callbacks already hold one.
+    `SBERT.fit`, `CrossEncoder.fit` and `DSE.fit` add a `NaNGuard()` unless the callbacks
+    already hold one (`with_nan_guard`).
     """
 
     def __init__(self, checkpoint_path=None, restore_on_nan=True):
@@ -62,3 +63,11 @@ class NaNGuard(keras.callbacks.Callback):
         if (self.stopped_at is not None and self.restore_on_nan and self.checkpoint_path
                 and self.last_good_epoch is not None):
             self.model.load_weights(self.checkpoint_path)
+
+
+def with_nan_guard(callbacks):
+    """`callbacks` as a list, with a `NaNGuard()` appended unless one is already there."""
+    callbacks = list(callbacks or [])
+    if not any(isinstance(c, NaNGuard) for c in callbacks):
+        callbacks.append(NaNGuard())
+    return callbacks

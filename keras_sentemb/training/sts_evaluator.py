@@ -15,7 +15,9 @@ class STSEvaluator(keras.callbacks.Callback):
     them). With `restore_best_weights=True` the model ends training with the weights of
     its best epoch by Spearman. When the optimizer keeps a moving average of the weights
     (`use_ema=True`) the averaged weights are the ones judged and restored, since they are
-    the ones `fit` ends with.
+    the ones `fit` ends with. Models that score pairs themselves (`CrossEncoder`, `DSE`)
+    pass `score_fn=model.predict_pairs` (a callable (sentences1, sentences2) → scores)
+    instead of cosine similarity; `encoder` may then be None.
 
     Example:
     >>> dev = read_scored_pairs("../shared/data/stsb/dev.tsv")              # doctest: +SKIP
@@ -23,9 +25,12 @@ class STSEvaluator(keras.callbacks.Callback):
     """
 
     def __init__(self, encoder, pairs, name="sts_dev", batch_size=64, restore_best_weights=False,
-                 verbose=1):
+                 verbose=1, score_fn=None):
         super().__init__()
+        if encoder is None and score_fn is None:
+            raise ValueError("STSEvaluator needs an encoder or a score_fn")
         self.encoder = encoder
+        self.score_fn = score_fn
         self.pairs = pairs
         self.name = name
         self.batch_size = batch_size
@@ -37,8 +42,11 @@ class STSEvaluator(keras.callbacks.Callback):
 
     def evaluate(self):
         """(Spearman × 100, Pearson × 100) of the encoder now."""
-        scores = cosine_scores(self.encoder, self.pairs.sentences1, self.pairs.sentences2,
-                               batch_size=self.batch_size, progress=False)
+        if self.score_fn is not None:
+            scores = np.asarray(self.score_fn(self.pairs.sentences1, self.pairs.sentences2))
+        else:
+            scores = cosine_scores(self.encoder, self.pairs.sentences1, self.pairs.sentences2,
+                                   batch_size=self.batch_size, progress=False)
         return (float(spearmanr(scores, self.pairs.scores).statistic * 100),
                 float(pearsonr(scores, self.pairs.scores).statistic * 100))
 

@@ -147,3 +147,21 @@ def test_softmax_pair_training_learns_the_labels():
     pairs, labels = np.array([[0, 1], [2, 3], [4, 5]]), np.array([0, 1, 2])
     train(model, losses.SoftmaxPairLoss(), pairs, labels, steps=80)
     assert np.asarray(model(pairs)).argmax(1).tolist() == [0, 1, 2]
+
+
+def test_distillation_loss_mixes_teacher_and_label_terms_like_numpy():
+    from keras_sentemb.losses import DistillationLoss
+
+    student = np.array([[0.2], [0.9], [0.4]], np.float32)
+    targets = np.array([[0.0, 0.5], [1.0, 0.7], [0.5, 0.5]], np.float32)  # [label, teacher]
+    for alpha in (0.0, 0.3, 1.0):
+        expected = np.mean(alpha * (student[:, 0] - targets[:, 1]) ** 2
+                           + (1 - alpha) * (student[:, 0] - targets[:, 0]) ** 2)
+        assert np.isclose(float(DistillationLoss(alpha)(targets, student)), expected, atol=1e-6)
+    logits = np.array([[2.0, 0.0], [0.0, 1.0]], np.float32)
+    targets = np.array([[1, 1.5, 0.5], [1, 0.0, 2.0]], np.float32)  # [class, T_0, T_1]
+    log_softmax = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    expected = np.mean(0.5 * ((logits - targets[:, 1:]) ** 2).sum(1) + 0.5 * -log_softmax[:, 1])
+    assert np.isclose(float(DistillationLoss(0.5, "classification")(targets, logits)), expected, atol=1e-5)
+    with pytest.raises(ValueError, match="alpha must be in"):
+        DistillationLoss(1.5)

@@ -1,0 +1,185 @@
+"""CrossEncoder: BERT reads both sentences of a pair at once and scores the pair."""
+
+import keras
+import numpy as np
+import tensorflow as tf
+from tqdm.auto import tqdm
+
+from keras_sentemb.data.smart_batching import (
+    default_length_buckets,
+    pack_sequence_rows,
+    plan_batches,
+)
+from keras_sentemb.data.text_inputs import validate_texts
+from keras_sentemb.encoders.pretrained_backbone import load_backbone_and_tokenizer
+from keras_sentemb.training.nan_guard import with_nan_guard
+
+INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
+# `predict_pairs(progress=None)` shows a bar from this many pairs on.
+_PROGRESS_THRESHOLD = 2048
+_TOKENIZE_CHUNK = 8192
+
+
+def validate_pair_lists(first, second):
+    """Both lists as UTF-8 bytes, checked (see `validate_texts`) and of equal length."""
+    first, _ = validate_texts(first)
+    second, _ = validate_texts(second)
+    if len(first) != len(second):
+        raise ValueError(
+            f"pair lists differ in length: {len(first)} first sentences, "
+            f"{len(second)} second sentences"
+        )
+    return first, second
+
+
+@keras.saving.register_keras_serializable(package="keras_sentemb")
+class CrossEncoder(keras.Model):
+    """Scores a sentence pair by reading it as ONE sequence (cross attention between a and b).
+
+    x = `[CLS] a [SEP] b [SEP]` with segment ids 0 for `[CLS] a [SEP]` and 1 for `b [SEP]`;
+    h = BERT(x); logits = W · dropout(tanh(W_p h_[CLS] + b_p)) + b, i.e. BERT's sequence
+    classification head on the [CLS] state (the pooler `tanh(W_p ·)` comes with the
+    pretrained weights). `num_labels=1` is a regressor (one score per pair),
+    `num_labels=n` a classifier (n logits). `compile()` defaults to mean squared error
+    (regression) or sparse softmax cross-entropy on the logits (classes).
+
+    This is the teacher T of DSE (Barkan et al. 2020) and SBERT's "cross-encoder" upper
+    bound (Reimers & Gurevych 2019, Table 2: BERT-base 84.30 on STS-B). Accurate, but a
+    score costs one transformer pass per pair: ranking a catalog of N sentences costs N
+    passes (see `DSE` for the fast student).
+
+    Args:
+        backbone: a keras-hub `BertBackbone`.
+        tokenizer: the `SentenceTokenizer` used by `predict_pairs` and pipelines.
+        num_labels: logits per pair (1 = regression).
+        dropout: dropout rate before the output layer while training.
+
+    Inputs: `{"token_ids", "segment_ids", "padding_mask"}` int32 [batch, T]
+    (`keras_sentemb.data.pipelines.cross_pairs_dataset` builds them).
+    Output: float32 logits [batch, num_labels].
+
+    Example:
+    >>> ce = CrossEncoder.from_pretrained("minilm-l6", num_labels=1)        # doctest: +SKIP
+    >>> ce.compile(keras.optimizers.AdamW(2e-5))                            # doctest: +SKIP
+    >>> ce.fit(cross_pairs_dataset(train, ce.tokenizer, labels=scores / 5), epochs=4)  # doctest: +SKIP
+    >>> ce.predict_pairs(["A man eats."], ["Someone is eating."])           # doctest: +SKIP
+    array([0.83], dtype=float32)
+    """
+
+    def __init__(self, backbone, tokenizer=None, num_labels=1, dropout=0.1, **kwargs):
+        if not isinstance(num_labels, int) or num_labels < 1:
+            raise ValueError(f"num_labels must be a positive int, got {num_labels!r}")
+        inputs = {key: keras.Input(shape=(None,), dtype="int32", name=key) for key in INPUT_KEYS}
+        pooled = backbone(inputs)["pooled_output"]
+        pooled = keras.layers.Dropout(dropout, name="head_dropout")(pooled)
+        logits = keras.layers.Dense(num_labels, dtype="float32", name="logits")(pooled)
+        super().__init__(inputs=inputs, outputs=logits, **kwargs)
+        self.backbone = backbone
+        self.tokenizer = tokenizer
+        self.num_labels = num_labels
+        self.dropout = float(dropout)
+        object.__setattr__(self, "_score_function", None)
+
+    @classmethod
+    def from_pretrained(cls, name_or_path="minilm-l6", num_labels=1, dropout=0.1, dtype=None,
+                        max_length=None):
+        """A cross-encoder on pretrained BERT weights (e.g. "minilm-l6"); the head is new."""
+        backbone, tokenizer, _ = load_backbone_and_tokenizer(
+            name_or_path, dtype=dtype, max_length=max_length
+        )
+        return cls(backbone, tokenizer, num_labels=num_labels, dropout=dropout,
+                   name="cross_encoder")
+
+    def get_config(self):
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "backbone": keras.saving.serialize_keras_object(self.backbone),
+            "tokenizer": (keras.saving.serialize_keras_object(self.tokenizer)
+                          if self.tokenizer is not None else None),
+            "num_labels": self.num_labels,
+            "dropout": self.dropout,
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config["backbone"] = keras.saving.deserialize_keras_object(config["backbone"])
+        if config.get("tokenizer") is not None:
+            config["tokenizer"] = keras.saving.deserialize_keras_object(config["tokenizer"])
+        return cls(**config)
+
+    # ------------------------------------------------------------------ training
+    def compile(self, optimizer="adamw", loss=None, **kwargs):
+        """`keras.Model.compile`; the default loss is MSE (1 label) or softmax cross-entropy."""
+        if loss is None:
+            loss = (keras.losses.MeanSquaredError() if self.num_labels == 1
+                    else keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        super().compile(optimizer=optimizer, loss=loss, **kwargs)
+
+    def fit(self, *args, callbacks=None, **kwargs):
+        """`keras.Model.fit`, with a `NaNGuard` added unless `callbacks` hold one."""
+        kwargs.setdefault("shuffle", False)
+        return super().fit(*args, callbacks=with_nan_guard(callbacks), **kwargs)
+
+    # ------------------------------------------------------------------ inference
+    def score_fn(self):
+        """The `tf.function` (token_ids, segment_ids, padding_mask) → logits, traced once."""
+        if self._score_function is None:
+            spec = tf.TensorSpec([None, None], tf.int32)
+
+            def score(token_ids, segment_ids, padding_mask):
+                inputs = {"token_ids": token_ids, "segment_ids": segment_ids,
+                          "padding_mask": padding_mask}
+                return tf.cast(self(inputs, training=False), tf.float32)
+
+            object.__setattr__(self, "_score_function",
+                               tf.function(score, input_signature=[spec, spec, spec]))
+        return self._score_function
+
+    def pair_rows(self, first, second):
+        """Packed id rows and segment rows (NumPy int32) for aligned lists of UTF-8 bytes."""
+        if self.tokenizer is None:
+            raise ValueError(f"{self.name} has no tokenizer: pass tokenizer=SentenceTokenizer(...)")
+        id_rows, segment_rows = [], []
+        for start in range(0, len(first), _TOKENIZE_CHUNK):
+            ids, segments = self.tokenizer.pair_ids(
+                tf.constant(first[start : start + _TOKENIZE_CHUNK], tf.string),
+                tf.constant(second[start : start + _TOKENIZE_CHUNK], tf.string),
+            )
+            splits = ids.row_splits.numpy()[1:-1]
+            id_rows.extend(np.split(ids.flat_values.numpy(), splits))
+            segment_rows.extend(np.split(segments.flat_values.numpy(), splits))
+        return id_rows, segment_rows
+
+    def predict_pairs(self, first, second, batch_size=64, progress=None):
+        """Logits for aligned pairs (first[i], second[i]), in input order, with smart batching.
+
+        Pairs are packed (see `SentenceTokenizer.pair_ids`), sorted by length, batched by
+        `batch_size` and padded to the smallest bucket length that holds each batch.
+
+        Returns: float32 [N] when `num_labels == 1` (the score), else [N, num_labels].
+        Raises: ValueError when the lists differ in length; TypeError/ValueError for
+        elements that are not text (see `validate_texts`).
+        """
+        first, second = validate_pair_lists(first, second)
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        logits = np.zeros((len(first), self.num_labels), dtype=np.float32)
+        if first:
+            id_rows, segment_rows = self.pair_rows(first, second)
+            lengths = np.array([len(row) for row in id_rows], dtype=np.int64)
+            buckets = default_length_buckets(self.tokenizer.max_length)
+            score = self.score_fn()
+            show = progress if progress is not None else len(first) >= _PROGRESS_THRESHOLD
+            with tqdm(total=len(first), unit="pair", desc="cross-encode", disable=not show) as bar:
+                for batch in plan_batches(lengths, batch_size, buckets):
+                    arrays = pack_sequence_rows(
+                        [id_rows[i] for i in batch.indices],
+                        [segment_rows[i] for i in batch.indices],
+                        batch.length,
+                        self.tokenizer.pad_token_id,
+                    )
+                    logits[batch.indices] = score(*arrays).numpy()
+                    bar.update(len(batch.indices))
+        return logits[:, 0] if self.num_labels == 1 else logits

@@ -1,0 +1,270 @@
+"""DSE: a siamese student that approximates a cross-encoder from two sentence embeddings."""
+
+import keras
+import numpy as np
+import tensorflow as tf
+from keras import ops
+
+from keras_sentemb.data.pipelines import PAIR_KEYS
+from keras_sentemb.encoders.pretrained_backbone import load_backbone_and_tokenizer
+from keras_sentemb.layers.pair_feature_head import PairFeatureHead
+from keras_sentemb.losses.distillation_loss import DistillationLoss
+from keras_sentemb.models.column_embedding import embed_columns
+from keras_sentemb.models.cross_encoder import validate_pair_lists
+from keras_sentemb.models.sentence_encoder import SentenceEncoder
+from keras_sentemb.training.nan_guard import with_nan_guard
+
+# f(u, v) = W·[u, v, u∘v, |u−v|] + b (the order of DSE's paper).
+DSE_FEATURES = ("u", "v", "product", "abs_diff")
+# DSE's ψ: mean over the tokens of each of the last four layers, [CLS] (and [SEP]) left out.
+DSE_LAYERS = (-4, -3, -2, -1)
+DEFAULT_CHUNK = 16_384
+
+
+def plan_blocks(rows, cols, chunk):
+    """(block rows, block cols) so that one block holds at most `chunk` pairs.
+
+    >>> plan_blocks(1000, 1000, 16384), plan_blocks(1, 100000, 16384)
+    ((16, 1000), (1, 16384))
+    """
+    if not isinstance(chunk, int) or chunk < 1:
+        raise ValueError(f"chunk must be a positive int (pairs per block), got {chunk!r}")
+    if cols <= chunk:
+        return max(1, min(rows, chunk // max(cols, 1))), cols
+    return 1, chunk
+
+
+_BLOCK_FUNCTIONS = {}
+
+
+def pair_scores_block(U, V, row_start, col_start, rows, cols, weights):
+    """f for the pairs U[row_start:+rows] × V[col_start:+cols]: float32 [rows, cols, n].
+
+    With W = [W_u; W_v; W_×; W_d] (each [d, n]) and |x| = x + 2·relu(−x):
+        f(u, v) = u·(W_u − W_d) + v·(W_v + W_d) + (u∘v)·W_× + 2·relu(u − v)·W_d + b.
+    One XLA-compiled function per block shape; the slices of U and V are read in place.
+    """
+    key = (rows, cols)
+    if key not in _BLOCK_FUNCTIONS:
+
+        @tf.function(jit_compile=True)
+        def block(U, V, row_start, col_start, w_u, w_v, w_x, w_d, b):
+            u = tf.slice(U, [row_start, 0], [rows, -1])
+            v = tf.slice(V, [col_start, 0], [cols, -1])
+            row_terms = tf.matmul(u, w_u - w_d) + b
+            col_terms = tf.matmul(v, w_v + w_d)
+            bilinear = tf.einsum("rdn,cd->rcn", u[:, :, None] * w_x[None], v)
+            hinge = tf.einsum("rcd,dn->rcn", tf.nn.relu(u[:, None, :] - v[None, :, :]), w_d)
+            return row_terms[:, None, :] + col_terms[None, :, :] + bilinear + 2.0 * hinge
+
+        _BLOCK_FUNCTIONS[key] = block
+    return _BLOCK_FUNCTIONS[key](U, V, tf.constant(row_start, tf.int32),
+                                 tf.constant(col_start, tf.int32), *weights)
+
+
+def _as_embeddings(array, width, what):
+    """A float32 [N, width] `tf.Tensor` (no copy when `array` already is one)."""
+    if not isinstance(array, tf.Tensor):
+        array = np.asarray(array, dtype=np.float32)
+    if len(array.shape) != 2 or array.shape[1] != width:
+        raise ValueError(f"{what} must be float [N, {width}], got shape {tuple(array.shape)}")
+    return tf.convert_to_tensor(array, dtype=tf.float32)
+
+
+@keras.saving.register_keras_serializable(package="keras_sentemb")
+class DSE(keras.Model):
+    """Distilled Sentence Embedding (Barkan et al. 2020): a cross-encoder's accuracy at
+    the cost of one embedding per sentence.
+
+    Student ψ (one `SentenceEncoder` shared by both sentences): each of BERT's last four
+    layers is mean-pooled over the tokens, [CLS] and [SEP] excluded, and the four means
+    are concatenated: u = ψ(a), v = ψ(b) ∈ R^{4d}. The pair score is linear in the pair
+    features:
+        f(u, v) = W·[u, v, u∘v, |u − v|] + b        (`PairFeatureHead`, n logits)
+    trained with `DistillationLoss`: α·‖f(u, v) − T(a, b)‖² + (1 − α)·ℓ(f(u, v), y), T the
+    teacher's logits (`CrossEncoder`), ℓ squared error (regression) or cross-entropy
+    (classes). W starts at zero (f = b, no random function of the features to unlearn).
+    `freeze_encoder=True` keeps ψ fixed and trains only W, b (the paper's
+    frozen-ψ variant).
+
+    Inference splits the work: `embed` each sentence once (the expensive part), then
+    `score` aligned pairs, `score_matrix` all pairs of two sets in bounded memory, or
+    `rank` a catalog of precomputed embeddings for each query.
+
+    Args:
+        encoder: the student ψ (`SentenceEncoder`, unnormalised; see `from_pretrained`).
+        num_labels: logits per pair (1 = regression).
+        alpha: the teacher weight α of the default loss.
+        freeze_encoder: train the head only.
+
+    Inputs: `{"sentence1": {...}, "sentence2": {...}}` token batches of
+    `examples_dataset`; labels `[y, T_1 … T_n]` per pair. Output: logits [batch, n].
+
+    Example:
+    >>> dse = DSE.from_pretrained("minilm-l6", alpha=0.5)                  # doctest: +SKIP
+    >>> targets = np.column_stack([scores / 5, teacher_logits])          # doctest: +SKIP
+    >>> dse.compile(keras.optimizers.AdamW(2e-5))                         # doctest: +SKIP
+    >>> dse.fit(examples_dataset(train, dse.tokenizer, labels=targets), epochs=4)  # doctest: +SKIP
+    >>> catalog = tf.constant(dse.embed(sentences))                        # doctest: +SKIP
+    >>> indices, scores = dse.rank(["a query"], catalog, k=10)             # doctest: +SKIP
+    """
+
+    def __init__(self, encoder, num_labels=1, alpha=0.5, freeze_encoder=False, **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(encoder, SentenceEncoder):
+            raise TypeError(f"encoder must be a SentenceEncoder, got {type(encoder).__name__}")
+        if encoder.normalize:
+            raise ValueError("DSE needs unnormalised embeddings: build the encoder with normalize=False")
+        if not isinstance(num_labels, int) or num_labels < 1:
+            raise ValueError(f"num_labels must be a positive int, got {num_labels!r}")
+        self.encoder = encoder
+        self.num_labels = num_labels
+        self.alpha = float(alpha)
+        self.freeze_encoder = bool(freeze_encoder)
+        if self.freeze_encoder:
+            encoder.trainable = False
+        self.head = PairFeatureHead(num_labels, features=DSE_FEATURES, output_initializer="zeros",
+                                    name="similarity")
+        dummy = {"token_ids": ops.ones((1, 3), "int32"), "padding_mask": ops.ones((1, 3), "int32")}
+        self({key: dummy for key in PAIR_KEYS})
+
+    @classmethod
+    def from_pretrained(cls, name_or_path="minilm-l6", num_labels=1, alpha=0.5,
+                        freeze_encoder=False, dtype=None, max_length=None):
+        """A DSE student on pretrained BERT weights: ψ = mean of the last 4 layers, CLS out."""
+        backbone, tokenizer, _ = load_backbone_and_tokenizer(
+            name_or_path, dtype=dtype, max_length=max_length
+        )
+        encoder = SentenceEncoder(backbone, tokenizer, pooling="mean", layer_indices=DSE_LAYERS,
+                                  exclude_special_tokens=True, normalize=False, name="dse_student")
+        return cls(encoder, num_labels=num_labels, alpha=alpha, freeze_encoder=freeze_encoder,
+                   name="dse")
+
+    @property
+    def tokenizer(self):
+        """The student's `SentenceTokenizer`."""
+        return self.encoder.tokenizer
+
+    @property
+    def objective(self):
+        """"regression" for one logit, else "classification"."""
+        return "regression" if self.num_labels == 1 else "classification"
+
+    def call(self, inputs, training=False):
+        encoder_training = training and not self.freeze_encoder
+        u, v = embed_columns(self.encoder, inputs, PAIR_KEYS, training=encoder_training)
+        return self.head([u, v], training=training)
+
+    def compile(self, optimizer="adamw", loss=None, **kwargs):
+        """`keras.Model.compile`; the default loss is `DistillationLoss(alpha, objective)`."""
+        if loss is None:
+            loss = DistillationLoss(alpha=self.alpha, objective=self.objective)
+        super().compile(optimizer=optimizer, loss=loss, **kwargs)
+
+    def fit(self, *args, callbacks=None, **kwargs):
+        """`keras.Model.fit`, with a `NaNGuard` added unless `callbacks` hold one."""
+        kwargs.setdefault("shuffle", False)
+        return super().fit(*args, callbacks=with_nan_guard(callbacks), **kwargs)
+
+    def get_config(self):
+        return {
+            "name": self.name,
+            "encoder": keras.saving.serialize_keras_object(self.encoder),
+            "num_labels": self.num_labels,
+            "alpha": self.alpha,
+            "freeze_encoder": self.freeze_encoder,
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config["encoder"] = keras.saving.deserialize_keras_object(config["encoder"])
+        return cls(**config)
+
+    # ------------------------------------------------------------------ inference
+    @property
+    def embedding_dim(self):
+        """4·d: the width of ψ's output."""
+        return self.encoder.embedding_dim
+
+    def embed(self, texts, batch_size=64, progress=None):
+        """ψ of each text: float32 NumPy [N, 4d] (unnormalised, as f expects)."""
+        return self.encoder.encode(texts, batch_size=batch_size, normalize=False,
+                                   progress=progress)
+
+    def head_weights(self):
+        """(W_u, W_v, W_×, W_d, b) as float32 tensors, each W [d', n], b [n]."""
+        kernel = tf.convert_to_tensor(self.head.output_layer.kernel, tf.float32)
+        bias = tf.convert_to_tensor(self.head.output_layer.bias, tf.float32)
+        w_u, w_v, w_x, w_d = tf.split(kernel, 4, axis=0)
+        return w_u, w_v, w_x, w_d, bias
+
+    def score(self, u, v):
+        """f(u_i, v_i) for aligned rows of u, v [N, 4d]: [N] (1 logit) or [N, n] logits."""
+        u = _as_embeddings(u, self.embedding_dim, "u")
+        v = _as_embeddings(v, self.embedding_dim, "v")
+        if u.shape[0] != v.shape[0]:
+            raise ValueError(f"u has {u.shape[0]} rows but v has {v.shape[0]}")
+        logits = self.head([u, v]).numpy().astype(np.float32) if u.shape[0] else np.zeros(
+            (0, self.num_labels), np.float32)
+        return logits[:, 0] if self.num_labels == 1 else logits
+
+    def score_matrix(self, U, V, chunk=DEFAULT_CHUNK):
+        """f(U_i, V_j) for all pairs: [len(U), len(V)] (or [·, ·, n] for n logits).
+
+        The pairs are scored in blocks of at most `chunk` pairs (`plan_blocks`), so the
+        largest intermediate is one block's [rows, cols, 4d]; U and V are read in place
+        (pass `tf.Tensor`s to avoid a conversion copy of NumPy inputs).
+        """
+        U = _as_embeddings(U, self.embedding_dim, "U")
+        V = _as_embeddings(V, self.embedding_dim, "V")
+        n_rows, n_cols = int(U.shape[0]), int(V.shape[0])
+        rows, cols = plan_blocks(n_rows, n_cols, chunk)
+        out = np.empty((n_rows, n_cols, self.num_labels), np.float32)
+        weights = self.head_weights()
+        for r0 in range(0, n_rows, rows):
+            for c0 in range(0, n_cols, cols):
+                r, c = min(rows, n_rows - r0), min(cols, n_cols - c0)
+                out[r0 : r0 + r, c0 : c0 + c] = pair_scores_block(U, V, r0, c0, r, c, weights)
+        return out[..., 0] if self.num_labels == 1 else out
+
+    def predict_pairs(self, first, second, batch_size=64, progress=None):
+        """f for aligned text pairs, embedding each distinct sentence once ([N] or [N, n])."""
+        first, second = validate_pair_lists(first, second)
+        unique = list(dict.fromkeys(first + second))
+        position = {text: i for i, text in enumerate(unique)}
+        vectors = self.embed(unique, batch_size=batch_size, progress=progress)
+        return self.score(vectors[[position[t] for t in first]],
+                          vectors[[position[t] for t in second]])
+
+    def rank(self, query_texts, catalog_embeddings, k=10, class_index=-1, chunk=DEFAULT_CHUNK):
+        """The `k` catalog entries that score highest with each query, best first.
+
+        Args:
+            query_texts: a text or a list of texts.
+            catalog_embeddings: ψ of the catalog, [N, 4d] (`embed`), a NumPy array or,
+                to skip a copy per call, a `tf.Tensor`.
+            k: results per query; clamped to N (a catalog of 3 gives 3 results).
+            class_index: for classifiers, rank by log softmax(f)[class_index] (default:
+                the last class, e.g. "paraphrase"); ignored for 1 logit.
+
+        Returns: `(indices, scores)`, int64 and float32 [Q, min(k, N)], by descending score.
+        Raises: ValueError for an empty catalog or k < 1.
+        """
+        catalog = _as_embeddings(catalog_embeddings, self.embedding_dim, "catalog_embeddings")
+        if catalog.shape[0] == 0:
+            raise ValueError("rank needs a non-empty catalog")
+        if not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"k must be a positive int, got {k!r}")
+        k = min(int(k), int(catalog.shape[0]))
+        queries = self.embed([query_texts] if isinstance(query_texts, (str, bytes)) else query_texts)
+        scores = self.score_matrix(queries, catalog, chunk=chunk)
+        if self.num_labels > 1:
+            scores = scores - np.log(np.exp(scores - scores.max(-1, keepdims=True)).sum(
+                -1, keepdims=True)) - scores.max(-1, keepdims=True)
+            scores = scores[..., class_index]
+        top = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+        top_scores = np.take_along_axis(scores, top, axis=1)
+        order = np.lexsort((top, -top_scores), axis=1)
+        return np.take_along_axis(top, order, axis=1).astype(np.int64), np.take_along_axis(
+            top_scores, order, axis=1)

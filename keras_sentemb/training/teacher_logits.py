@@ -1,0 +1,50 @@
+"""Teacher logits for a pair dataset, computed once and cached on disk."""
+
+import numpy as np
+
+from keras_sentemb.utils.array_cache import (
+    cached_array,
+    fingerprint,
+    fingerprint_texts,
+    fingerprint_weights,
+)
+
+
+def teacher_logits_key(teacher, sentences1, sentences2):
+    """The cache key: sha256 over both sentence lists (order matters) and every teacher weight."""
+    return fingerprint(
+        "teacher-logits-v1",
+        type(teacher).__name__,
+        fingerprint_texts(sentences1),
+        fingerprint_texts(sentences2),
+        fingerprint_weights(teacher),
+    )
+
+
+def cached_teacher_logits(teacher, sentences1, sentences2, cache_dir, batch_size=64,
+                          progress=None):
+    """T = `teacher.predict_pairs(sentences1, sentences2)` as float32 [N, num_labels], cached.
+
+    The entry in `cache_dir` is keyed by a sha256 of the two sentence lists and of the
+    teacher's weights (`teacher_logits_key`), and verified by the sha256 of its bytes
+    (`keras_sentemb.utils.array_cache`): distillation epochs and reruns reuse it, while
+    another dataset, another teacher (or the same one trained further) or a corrupted
+    file computes the logits again.
+
+    Example:
+    >>> T = cached_teacher_logits(cross_encoder, train.sentences1, train.sentences2,
+    ...                           "out/cache")                              # doctest: +SKIP
+    """
+    if len(sentences1) != len(sentences2):
+        raise ValueError(
+            f"pair lists differ in length: {len(sentences1)} first sentences, "
+            f"{len(sentences2)} second sentences"
+        )
+    key = teacher_logits_key(teacher, sentences1, sentences2)
+
+    def compute():
+        logits = teacher.predict_pairs(sentences1, sentences2, batch_size=batch_size,
+                                       progress=progress)
+        return np.asarray(logits, np.float32).reshape(len(sentences1), -1)
+
+    return cached_array(cache_dir, "teacher_logits", key, compute)

@@ -1,0 +1,90 @@
+"""CrossEncoder on a tiny random BERT: pair packing, smart batching, fit, save, bad input."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from keras_sentemb.data.examples import LabeledPairs, ScoredPairs
+from keras_sentemb.data.pipelines import cross_pairs_dataset
+from keras_sentemb.models import CrossEncoder
+from tests.conftest import make_tiny_cross_encoder
+
+FIRST = ["the cat sat on the mat", "a dog ran", "hello", "rain and storm", "the oven was hot ."]
+SECOND = ["a cat sat", "the dog ran fast", "hello world", "storm", "bread"]
+
+
+def one_pair_logits(model, first, second):
+    ids, segments = model.tokenizer.pair_ids(tf.constant([first]), tf.constant([second]))
+    inputs = {"token_ids": ids.to_tensor(), "segment_ids": segments.to_tensor(),
+              "padding_mask": tf.ones_like(ids.to_tensor())}
+    return model(inputs).numpy()[0]
+
+
+def test_pairs_are_packed_as_one_sequence_with_segment_ids():
+    model = make_tiny_cross_encoder()
+    ids, segments = model.tokenizer.pair_ids(tf.constant(["the cat"]), tf.constant(["a dog ran"]))
+    cls, sep = model.tokenizer.cls_token_id, model.tokenizer.sep_token_id
+    assert ids.to_list()[0][0] == cls and ids.to_list()[0].count(sep) == 2
+    assert segments.to_list() == [[0, 0, 0, 0, 1, 1, 1, 1]]
+
+
+def test_long_pairs_are_trimmed_round_robin_to_max_length():
+    model = make_tiny_cross_encoder(max_length=8)  # budget 5 content tokens
+    ids, segments = model.tokenizer.pair_ids(
+        tf.constant(["the cat sat on the mat", "a"]), tf.constant(["a dog ran fast .", "the cat sat on the mat"])
+    )
+    assert [len(row) for row in ids.to_list()] == [8, 8]
+    # two long sentences share the budget (3 + 2); a short one is kept whole (1 + 4)
+    assert segments.to_list()[0] == [0, 0, 0, 0, 0, 1, 1, 1]
+    assert segments.to_list()[1] == [0, 0, 0, 1, 1, 1, 1, 1]
+
+
+def test_predict_pairs_with_smart_batching_equals_one_pair_at_a_time():
+    model = make_tiny_cross_encoder(num_labels=3)
+    batched = model.predict_pairs(FIRST, SECOND, batch_size=2)
+    single = np.stack([one_pair_logits(model, a, b) for a, b in zip(FIRST, SECOND)])
+    assert batched.shape == (5, 3)
+    np.testing.assert_allclose(batched, single, atol=1e-5)
+
+
+def test_a_regressor_returns_one_score_per_pair():
+    scores = make_tiny_cross_encoder(num_labels=1).predict_pairs(FIRST, SECOND)
+    assert scores.shape == (5,) and scores.dtype == np.float32
+
+
+def test_mismatched_pair_lists_are_refused():
+    with pytest.raises(ValueError, match="differ in length: 2 first sentences, 1 second"):
+        make_tiny_cross_encoder().predict_pairs(["a", "b"], ["c"])
+
+
+def test_fit_learns_the_training_scores():
+    examples = ScoredPairs(FIRST * 32, SECOND * 32, [0.9, 0.8, 0.5, 0.3, 0.0] * 32)
+    model = make_tiny_cross_encoder(num_labels=1, seed=3)
+    model.compile(optimizer=keras.optimizers.Adam(1e-2))
+    assert isinstance(model.loss, keras.losses.MeanSquaredError)
+    # padded batches of 20 pairs: one input shape, so `fit` traces once
+    data = cross_pairs_dataset(examples, model.tokenizer, batch_size=20, seed=0, bucketing=False)
+    history = model.fit(data, epochs=2, verbose=0)
+    assert history.history["loss"][-1] < 0.5 * history.history["loss"][0]
+
+
+def test_a_classifier_defaults_to_softmax_cross_entropy():
+    model = make_tiny_cross_encoder(num_labels=2)
+    model.compile(optimizer="adam")
+    assert isinstance(model.loss, keras.losses.SparseCategoricalCrossentropy)
+    features, labels = next(iter(cross_pairs_dataset(
+        LabeledPairs(FIRST, SECOND, [1, 1, 0, 1, 0]), model.tokenizer, shuffle=False,
+        bucketing=False)))
+    assert set(features) == {"token_ids", "segment_ids", "padding_mask"}
+    assert labels.dtype == tf.int32 and model(features).shape == (5, 2)
+
+
+def test_keras_file_round_trip_keeps_the_scores(tmp_path):
+    model = make_tiny_cross_encoder(num_labels=2)
+    path = str(tmp_path / "ce.keras")
+    model.save(path)
+    restored = keras.models.load_model(path)
+    assert isinstance(restored, CrossEncoder) and restored.num_labels == 2
+    np.testing.assert_allclose(restored.predict_pairs(FIRST, SECOND),
+                               model.predict_pairs(FIRST, SECOND), atol=1e-6)

@@ -1,0 +1,157 @@
+"""DSE on a tiny random BERT: f against NumPy, the α extremes, score_matrix, rank, bad input."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from keras_sentemb.data.examples import ScoredPairs
+from keras_sentemb.data.pipelines import examples_dataset
+from keras_sentemb.losses import distillation_loss
+from keras_sentemb.models import DSE, dse as dse_module
+from tests.conftest import make_tiny_encoder
+
+FIRST = ["the cat sat on the mat", "a dog ran", "hello", "rain and storm", "the oven was hot ."]
+SECOND = ["a cat sat", "the dog ran fast", "hello world", "storm", "bread"]
+
+
+def make_dse(num_labels=1, alpha=0.5, freeze_encoder=False, seed=0):
+    encoder = make_tiny_encoder(seed=seed, pooling="mean", layer_indices=(-2, -1),
+                                exclude_special_tokens=True, normalize=False)
+    dse = DSE(encoder, num_labels=num_labels, alpha=alpha, freeze_encoder=freeze_encoder)
+    kernel = dse.head.output_layer.kernel  # zeros at the start; make f non-trivial
+    kernel.assign(np.random.default_rng(seed).normal(scale=0.1, size=kernel.shape))
+    return dse
+
+
+def numpy_f(dse, u, v):
+    kernel = dse.head.output_layer.kernel.numpy()
+    bias = dse.head.output_layer.bias.numpy()
+    features = np.concatenate([u, v, u * v, np.abs(u - v)], axis=-1)
+    return features @ kernel + bias
+
+
+def random_embeddings(rows, dse, seed):
+    return np.random.default_rng(seed).normal(size=(rows, dse.embedding_dim)).astype(np.float32)
+
+
+@pytest.mark.parametrize("num_labels", [1, 3])
+def test_f_matches_a_numpy_reference(num_labels):
+    dse = make_dse(num_labels)
+    u, v = random_embeddings(7, dse, 1), random_embeddings(7, dse, 2)
+    expected = numpy_f(dse, u, v)
+    np.testing.assert_allclose(dse.score(u, v), expected[:, 0] if num_labels == 1 else expected,
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_student_embeds_both_sentences_with_one_shared_encoder():
+    dse = make_dse()
+    assert dse.embedding_dim == 32  # two layers × 16 dims
+    vectors = dse.embed(FIRST + SECOND)
+    np.testing.assert_allclose(dse.predict_pairs(FIRST, SECOND),
+                               numpy_f(dse, vectors[:5], vectors[5:])[:, 0], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("num_labels", [1, 2])
+def test_score_matrix_equals_the_naive_double_loop_in_bounded_blocks(num_labels, monkeypatch):
+    dse = make_dse(num_labels)
+    U, V = random_embeddings(9, dse, 3), random_embeddings(13, dse, 4)
+    blocks = []
+    original = dse_module.pair_scores_block
+
+    def recording_block(U, V, row_start, col_start, rows, cols, weights):
+        blocks.append((rows, cols))
+        return original(U, V, row_start, col_start, rows, cols, weights)
+
+    monkeypatch.setattr(dse_module, "pair_scores_block", recording_block)
+    matrix = dse.score_matrix(U, V, chunk=20)
+    naive = np.array([[dse.score(U[i : i + 1], V[j : j + 1])[0] for j in range(13)] for i in range(9)])
+    np.testing.assert_allclose(matrix, naive, rtol=1e-4, atol=1e-4)
+    assert blocks and max(r * c for r, c in blocks) <= 20
+    assert sum(r * c for r, c in blocks) == 9 * 13  # every pair scored exactly once
+
+
+def gradient_function(dse):
+    """(α, targets [label, teacher]) → d loss / d weights on one batch of the five pairs."""
+    data = examples_dataset(ScoredPairs(FIRST, SECOND, [0.0] * 5), dse.tokenizer,
+                            batch_size=8, shuffle=False)
+    features, _ = next(iter(data))
+
+    @tf.function
+    def gradients(alpha, targets):
+        with tf.GradientTape() as tape:
+            losses = distillation_loss(targets, dse(features, training=True), alpha)
+            loss = tf.reduce_mean(losses)
+        return tape.gradient(loss, dse.trainable_weights)
+
+    def call(alpha, targets):
+        targets = tf.constant(targets, tf.float32)
+        return [tf.convert_to_tensor(g).numpy() for g in gradients(tf.constant(alpha), targets)]
+
+    return call
+
+
+def test_alpha_one_ignores_the_labels_and_alpha_zero_ignores_the_teacher():
+    gradients = gradient_function(make_dse())
+    rng = np.random.default_rng(0)
+    labels_a, labels_b, teacher_a, teacher_b = rng.uniform(size=(4, 5))
+
+    def same_gradients(alpha, first, second):
+        g1 = gradients(alpha, np.column_stack(first))
+        g2 = gradients(alpha, np.column_stack(second))
+        assert any(np.abs(g).max() > 0 for g in g1)
+        return all(np.array_equal(a, b) for a, b in zip(g1, g2))
+
+    assert same_gradients(1.0, (labels_a, teacher_a), (labels_b, teacher_a))
+    assert same_gradients(0.0, (labels_a, teacher_a), (labels_a, teacher_b))
+    # with 0 < α < 1 both terms matter
+    assert not same_gradients(0.5, (labels_a, teacher_a), (labels_b, teacher_a))
+    assert not same_gradients(0.5, (labels_a, teacher_a), (labels_a, teacher_b))
+
+
+def test_frozen_student_trains_only_the_head():
+    dse = make_dse(freeze_encoder=True)
+    assert {w.path for w in dse.trainable_weights} == {w.path for w in dse.head.trainable_weights}
+    before = [w.numpy() for w in dse.encoder.weights]
+    dse.compile(optimizer=keras.optimizers.Adam(1e-2))
+    targets = np.column_stack([np.linspace(0, 1, 5), np.linspace(1, 0, 5)]).astype(np.float32)
+    dse.fit(examples_dataset(ScoredPairs(FIRST, SECOND, [0.0] * 5), dse.tokenizer, labels=targets),
+            epochs=2, verbose=0)
+    for b, w in zip(before, dse.encoder.weights):
+        np.testing.assert_array_equal(b, w.numpy())
+
+
+def test_rank_returns_the_best_catalog_entries_first_and_clamps_k():
+    dse = make_dse()
+    catalog_texts = FIRST + SECOND
+    catalog = dse.embed(catalog_texts)
+    indices, scores = dse.rank(["the cat sat", "rain"], tf.constant(catalog), k=4)
+    full = dse.score_matrix(dse.embed(["the cat sat", "rain"]), catalog)
+    np.testing.assert_array_equal(indices, np.argsort(-full, axis=1, kind="stable")[:, :4])
+    np.testing.assert_allclose(scores, np.sort(full, axis=1)[:, ::-1][:, :4], rtol=1e-6)
+    clamped, _ = dse.rank("the cat sat", catalog[:3], k=10)
+    assert clamped.shape == (1, 3)
+
+
+def test_bad_inputs_get_clear_errors():
+    dse = make_dse()
+    with pytest.raises(ValueError, match="non-empty catalog"):
+        dse.rank(["a"], np.zeros((0, dse.embedding_dim), np.float32), k=1)
+    with pytest.raises(ValueError, match="k must be a positive int"):
+        dse.rank(["a"], random_embeddings(3, dse, 0), k=0)
+    with pytest.raises(ValueError, match=r"must be float \[N, 32\]"):
+        dse.score_matrix(np.zeros((2, 5)), np.zeros((2, 32)))
+    with pytest.raises(ValueError, match="differ in length"):
+        dse.predict_pairs(["a", "b"], ["c"])
+    with pytest.raises(ValueError, match="chunk must be a positive int"):
+        dse.score_matrix(np.zeros((2, 32)), np.zeros((2, 32)), chunk=0)
+
+
+def test_keras_file_round_trip_keeps_the_scores(tmp_path):
+    dse = make_dse(num_labels=2, alpha=0.3, freeze_encoder=True)
+    path = str(tmp_path / "dse.keras")
+    dse.save(path)
+    restored = keras.models.load_model(path)
+    assert isinstance(restored, DSE) and (restored.alpha, restored.freeze_encoder) == (0.3, True)
+    np.testing.assert_allclose(restored.predict_pairs(FIRST, SECOND), dse.predict_pairs(FIRST, SECOND),
+                               atol=1e-5)

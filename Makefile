@@ -46,6 +46,7 @@ bench: $(STAMP) anchor-venv
 	$(VPY) benchmarks/train_throughput.py --anchor-python $(ANCHOR_VENV)/bin/python
 	$(VPY) benchmarks/hashing_recall.py
 	$(VPY) benchmarks/binary_search.py
+	$(VPY) benchmarks/dse_speed.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -117,6 +117,11 @@ class CrossEncoder(keras.Model):
                     else keras.losses.SparseCategoricalCrossentropy(from_logits=True))
         super().compile(optimizer=optimizer, loss=loss, **kwargs)
 
+    def get_compile_config(self):
+        """None: a saved model is stored uncompiled (its `compile` picks defaults; call it
+        again to train further), so loading it never half-restores a training setup."""
+        return None
+
     def fit(self, *args, callbacks=None, **kwargs):
         """`keras.Model.fit`, with a `NaNGuard` added unless `callbacks` hold one."""
         kwargs.setdefault("shuffle", False)

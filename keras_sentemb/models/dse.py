@@ -40,9 +40,10 @@ _BLOCK_FUNCTIONS = {}
 def pair_scores_block(U, V, row_start, col_start, rows, cols, weights):
     """f for the pairs U[row_start:+rows] × V[col_start:+cols]: float32 [rows, cols, n].
 
-    With W = [W_u; W_v; W_×; W_d] (each [d, n]) and |x| = x + 2·relu(−x):
-        f(u, v) = u·(W_u − W_d) + v·(W_v + W_d) + (u∘v)·W_× + 2·relu(u − v)·W_d + b.
-    One XLA-compiled function per block shape; the slices of U and V are read in place.
+    With W = [W_u; W_v; W_×; W_d] (each [d, n]) and |x| = x + 2·relu(−x), per output o:
+        f_o(u, v) = u·(W_u − W_d)_o + b_o + v·(W_v + W_d)_o + (u ∘ W_×,o)·v + 2·relu(u − v)·W_d,o
+    i.e. two matrix products and one hinge term, which XLA fuses into a pass over the
+    block. One compiled function per block shape; U and V are sliced in place.
     """
     key = (rows, cols)
     if key not in _BLOCK_FUNCTIONS:
@@ -51,11 +52,21 @@ def pair_scores_block(U, V, row_start, col_start, rows, cols, weights):
         def block(U, V, row_start, col_start, w_u, w_v, w_x, w_d, b):
             u = tf.slice(U, [row_start, 0], [rows, -1])
             v = tf.slice(V, [col_start, 0], [cols, -1])
-            row_terms = tf.matmul(u, w_u - w_d) + b
-            col_terms = tf.matmul(v, w_v + w_d)
-            bilinear = tf.einsum("rdn,cd->rcn", u[:, :, None] * w_x[None], v)
-            hinge = tf.einsum("rcd,dn->rcn", tf.nn.relu(u[:, None, :] - v[None, :, :]), w_d)
-            return row_terms[:, None, :] + col_terms[None, :, :] + bilinear + 2.0 * hinge
+            outputs = []
+            for o in range(w_u.shape[1]):
+                if rows == 1:  # one query: matrix-vector products over the block
+                    linear = tf.linalg.matvec(v, w_v[:, o] + w_d[:, o] + u[0] * w_x[:, o])
+                    hinge = tf.linalg.matvec(tf.nn.relu(u[0] - v), w_d[:, o])
+                    scores = (linear + 2.0 * hinge)[None, :]
+                else:
+                    linear = tf.matmul(u * w_x[:, o], v, transpose_b=True) + tf.linalg.matvec(
+                        v, w_v[:, o] + w_d[:, o])[None, :]
+                    hinge = tf.einsum("rcd,d->rc", tf.nn.relu(u[:, None, :] - v[None, :, :]),
+                                      w_d[:, o])
+                    scores = linear + 2.0 * hinge
+                row_terms = tf.linalg.matvec(u, w_u[:, o] - w_d[:, o]) + b[o]
+                outputs.append(scores + row_terms[:, None])
+            return tf.stack(outputs, axis=-1)
 
         _BLOCK_FUNCTIONS[key] = block
     return _BLOCK_FUNCTIONS[key](U, V, tf.constant(row_start, tf.int32),
@@ -160,6 +171,11 @@ class DSE(keras.Model):
         if loss is None:
             loss = DistillationLoss(alpha=self.alpha, objective=self.objective)
         super().compile(optimizer=optimizer, loss=loss, **kwargs)
+
+    def get_compile_config(self):
+        """None: a saved model is stored uncompiled (its `compile` picks defaults; call it
+        again to train further), so loading it never half-restores a training setup."""
+        return None
 
     def fit(self, *args, callbacks=None, **kwargs):
         """`keras.Model.fit`, with a `NaNGuard` added unless `callbacks` hold one."""

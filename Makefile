@@ -25,8 +25,11 @@ $(STAMP): setup.cfg setup.py
 run: $(STAMP)
 	$(VPY) examples/quickstart.py
 
+# Two pytest workers (pytest-xdist), whole files per worker: the suite is mostly Python-side
+# graph building, so two processes nearly halve it on 2 cores. TEST_WORKERS=0 runs serially.
+TEST_WORKERS ?= 2
 test: $(STAMP)
-	KERAS_SENTEMB_REQUIRE_PRETRAINED=1 $(VPY) -m pytest -q tests
+	KERAS_SENTEMB_REQUIRE_PRETRAINED=1 $(VPY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile tests
 
 # The reference anchor (PyTorch + sentence-transformers) lives in its own throwaway venv:
 # the project never depends on PyTorch.

@@ -18,7 +18,15 @@ from keras_sentemb.training.nan_guard import with_nan_guard
 DSE_FEATURES = ("u", "v", "product", "abs_diff")
 # DSE's ψ: mean over the tokens of each of the last four layers, [CLS] (and [SEP]) left out.
 DSE_LAYERS = (-4, -3, -2, -1)
-DEFAULT_CHUNK = 16_384
+# Default block size of `score_matrix`: the pairs whose [pairs, 4d] float32 intermediate
+# fits in 1 GiB (174,762 pairs at 4d = 1,536), so one query against a 100k catalog is one
+# memory-bound pass.
+BLOCK_BYTES = 1 << 30
+
+
+def default_chunk(width):
+    """Pairs per block whose float32 [pairs, width] intermediate fits in `BLOCK_BYTES`."""
+    return max(1, BLOCK_BYTES // (4 * int(width)))
 
 
 def plan_blocks(rows, cols, chunk):
@@ -42,16 +50,15 @@ def pair_scores_block(U, V, row_start, col_start, rows, cols, weights):
 
     With W = [W_u; W_v; W_×; W_d] (each [d, n]) and |x| = x + 2·relu(−x), per output o:
         f_o(u, v) = u·(W_u − W_d)_o + b_o + v·(W_v + W_d)_o + (u ∘ W_×,o)·v + 2·relu(u − v)·W_d,o
-    i.e. two matrix products and one hinge term, which XLA fuses into a pass over the
-    block. One compiled function per block shape; U and V are sliced in place.
+    i.e. two matrix products and one hinge term per block, compiled by XLA once per block
+    shape. The row slices of U and V are views (TF shares the buffer of an aligned
+    leading-dimension slice), so the catalog is never copied.
     """
     key = (rows, cols)
     if key not in _BLOCK_FUNCTIONS:
 
         @tf.function(jit_compile=True)
-        def block(U, V, row_start, col_start, w_u, w_v, w_x, w_d, b):
-            u = tf.slice(U, [row_start, 0], [rows, -1])
-            v = tf.slice(V, [col_start, 0], [cols, -1])
+        def block(u, v, w_u, w_v, w_x, w_d, b):
             outputs = []
             for o in range(w_u.shape[1]):
                 if rows == 1:  # one query: matrix-vector products over the block
@@ -69,8 +76,9 @@ def pair_scores_block(U, V, row_start, col_start, rows, cols, weights):
             return tf.stack(outputs, axis=-1)
 
         _BLOCK_FUNCTIONS[key] = block
-    return _BLOCK_FUNCTIONS[key](U, V, tf.constant(row_start, tf.int32),
-                                 tf.constant(col_start, tf.int32), *weights)
+    u = U if (row_start, rows) == (0, U.shape[0]) else U[row_start : row_start + rows]
+    v = V if (col_start, cols) == (0, V.shape[0]) else V[col_start : col_start + cols]
+    return _BLOCK_FUNCTIONS[key](u, v, *weights)
 
 
 def _as_embeddings(array, width, what):
@@ -225,15 +233,17 @@ class DSE(keras.Model):
             (0, self.num_labels), np.float32)
         return logits[:, 0] if self.num_labels == 1 else logits
 
-    def score_matrix(self, U, V, chunk=DEFAULT_CHUNK):
+    def score_matrix(self, U, V, chunk=None):
         """f(U_i, V_j) for all pairs: [len(U), len(V)] (or [·, ·, n] for n logits).
 
         The pairs are scored in blocks of at most `chunk` pairs (`plan_blocks`), so the
-        largest intermediate is one block's [rows, cols, 4d]; U and V are read in place
-        (pass `tf.Tensor`s to avoid a conversion copy of NumPy inputs).
+        largest intermediate is one block's [rows, cols, 4d] float32; the default `chunk`
+        keeps it under 1 GiB (`default_chunk`). U and V are read in place (pass
+        `tf.Tensor`s to avoid a conversion copy of NumPy inputs).
         """
         U = _as_embeddings(U, self.embedding_dim, "U")
         V = _as_embeddings(V, self.embedding_dim, "V")
+        chunk = default_chunk(self.embedding_dim) if chunk is None else chunk
         n_rows, n_cols = int(U.shape[0]), int(V.shape[0])
         rows, cols = plan_blocks(n_rows, n_cols, chunk)
         out = np.empty((n_rows, n_cols, self.num_labels), np.float32)
@@ -253,7 +263,7 @@ class DSE(keras.Model):
         return self.score(vectors[[position[t] for t in first]],
                           vectors[[position[t] for t in second]])
 
-    def rank(self, query_texts, catalog_embeddings, k=10, class_index=-1, chunk=DEFAULT_CHUNK):
+    def rank(self, query_texts, catalog_embeddings, k=10, class_index=-1, chunk=None):
         """The `k` catalog entries that score highest with each query, best first.
 
         Args:
@@ -263,6 +273,7 @@ class DSE(keras.Model):
             k: results per query; clamped to N (a catalog of 3 gives 3 results).
             class_index: for classifiers, rank by log softmax(f)[class_index] (default:
                 the last class, e.g. "paraphrase"); ignored for 1 logit.
+            chunk: pairs per scoring block (see `score_matrix`).
 
         Returns: `(indices, scores)`, int64 and float32 [Q, min(k, N)], by descending score.
         Raises: ValueError for an empty catalog or k < 1.

@@ -45,6 +45,34 @@ def plan_blocks(rows, cols, chunk):
 _BLOCK_FUNCTIONS = {}
 
 
+# Catalog rows per tile of the one-query path: relu(u − v) of a tile stays in the CPU cache.
+QUERY_TILE_ROWS = 512
+
+
+def _one_query_scores(u, v, linear_weights, hinge_weights, cols):
+    """v·a + 2·relu(u − v)·w for every row of v [cols, d], traced inside XLA.
+
+    The catalog is walked in tiles of `QUERY_TILE_ROWS` rows (an XLA while loop), so the
+    hinge operand relu(u − v) never exists for the whole catalog: one pass over memory.
+    """
+
+    def tile_scores(tile):
+        return tf.linalg.matvec(tile, linear_weights) + 2.0 * tf.linalg.matvec(
+            tf.nn.relu(u - tile), hinge_weights)
+
+    tiles = cols // QUERY_TILE_ROWS
+    parts = []
+    if tiles:
+        width = tf.shape(v)[1]
+        per_tile = tf.map_fn(
+            lambda i: tile_scores(tf.slice(v, [i * QUERY_TILE_ROWS, 0], [QUERY_TILE_ROWS, width])),
+            tf.range(tiles), fn_output_signature=tf.float32)
+        parts.append(tf.reshape(per_tile, [-1]))
+    if cols > tiles * QUERY_TILE_ROWS:
+        parts.append(tile_scores(v[tiles * QUERY_TILE_ROWS :]))
+    return tf.concat(parts, axis=0)
+
+
 def pair_scores_block(U, V, row_start, col_start, rows, cols, weights):
     """f for the pairs U[row_start:+rows] × V[col_start:+cols]: float32 [rows, cols, n].
 
@@ -61,10 +89,10 @@ def pair_scores_block(U, V, row_start, col_start, rows, cols, weights):
         def block(u, v, w_u, w_v, w_x, w_d, b):
             outputs = []
             for o in range(w_u.shape[1]):
-                if rows == 1:  # one query: matrix-vector products over the block
-                    linear = tf.linalg.matvec(v, w_v[:, o] + w_d[:, o] + u[0] * w_x[:, o])
-                    hinge = tf.linalg.matvec(tf.nn.relu(u[0] - v), w_d[:, o])
-                    scores = (linear + 2.0 * hinge)[None, :]
+                if rows == 1:  # one query: matrix-vector products, tile by tile
+                    scores = _one_query_scores(
+                        u[0], v, w_v[:, o] + w_d[:, o] + u[0] * w_x[:, o], w_d[:, o], cols
+                    )[None, :]
                 else:
                     linear = tf.matmul(u * w_x[:, o], v, transpose_b=True) + tf.linalg.matvec(
                         v, w_v[:, o] + w_d[:, o])[None, :]

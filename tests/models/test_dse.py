@@ -155,3 +155,12 @@ def test_keras_file_round_trip_keeps_the_scores(tmp_path):
     assert isinstance(restored, DSE) and (restored.alpha, restored.freeze_encoder) == (0.3, True)
     np.testing.assert_allclose(restored.predict_pairs(FIRST, SECOND), dse.predict_pairs(FIRST, SECOND),
                                atol=1e-5)
+
+
+def test_one_query_walks_the_catalog_in_tiles_with_the_same_scores(monkeypatch):
+    dse = make_dse(num_labels=2)
+    monkeypatch.setattr(dse_module, "QUERY_TILE_ROWS", 4)
+    monkeypatch.setattr(dse_module, "_BLOCK_FUNCTIONS", {})  # trace again with 4-row tiles
+    query, catalog = random_embeddings(1, dse, 5), random_embeddings(13, dse, 6)  # 3 tiles + 1 row
+    expected = numpy_f(dse, np.repeat(query, 13, axis=0), catalog)
+    np.testing.assert_allclose(dse.score_matrix(query, catalog)[0], expected, rtol=1e-4, atol=1e-4)

@@ -1,5 +1,7 @@
 """Semantic textual similarity: Spearman correlation of cosine similarity with gold."""
 
+import warnings
+
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
@@ -40,6 +42,10 @@ def sts_spearman(encoder, pairs, batch_size=64, progress=None):
 def correlations(predicted, gold):
     """`(Spearman ρ × 100, Pearson r × 100)` of predicted scores against gold scores.
 
+    When either list is constant the correlations are undefined: both are returned as
+    NaN and a `RuntimeWarning` says which list is constant (so one degenerate model in a
+    report does not stop the others).
+
     >>> [round(value, 1) for value in correlations([0.1, 0.4, 0.3], [1.0, 3.0, 2.0])]
     [100.0, 98.2]
     """
@@ -49,5 +55,11 @@ def correlations(predicted, gold):
         raise ValueError(f"{predicted.size} predictions for {gold.size} gold scores")
     if predicted.size < 2:
         raise ValueError("correlations need at least two pairs")
+    for name, values in (("predicted scores", predicted), ("gold scores", gold)):
+        if np.ptp(values) == 0:
+            warnings.warn(f"correlations: the {name} are constant ({values[0]!r}); "
+                          "Spearman and Pearson are undefined, returning NaN", RuntimeWarning,
+                          stacklevel=2)
+            return float("nan"), float("nan")
     return (float(spearmanr(predicted, gold).statistic * 100.0),
             float(pearsonr(predicted, gold).statistic * 100.0))

@@ -110,12 +110,15 @@ def pair_scores_block(U, V, row_start, col_start, rows, cols, weights):
 
 
 def _as_embeddings(array, width, what):
-    """A float32 [N, width] `tf.Tensor` (no copy when `array` already is one)."""
+    """A float32 [N, width] `tf.Tensor` (no copy when `array` already is a float32 one;
+    other float tensors, e.g. a bfloat16 catalog, are cast)."""
     if not isinstance(array, tf.Tensor):
         array = np.asarray(array, dtype=np.float32)
     if len(array.shape) != 2 or array.shape[1] != width:
         raise ValueError(f"{what} must be float [N, {width}], got shape {tuple(array.shape)}")
-    return tf.convert_to_tensor(array, dtype=tf.float32)
+    if isinstance(array, tf.Tensor) and not array.dtype.is_floating:
+        raise TypeError(f"{what} must be a float tensor, got {array.dtype.name}")
+    return tf.cast(array, tf.float32) if isinstance(array, tf.Tensor) else tf.convert_to_tensor(array)
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")

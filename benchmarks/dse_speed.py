@@ -24,7 +24,6 @@ import statistics
 import sys
 import time
 
-import numpy as np
 import tensorflow as tf
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -20,8 +20,7 @@ import numpy as np
 
 from keras_sentemb.data.examples import read_labeled_pairs, read_scored_pairs
 from keras_sentemb.data.pipelines import cross_pairs_dataset
-from keras_sentemb.evaluation.pair_classification import accuracy_and_f1
-from keras_sentemb.evaluation.sts import correlations
+from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
 from keras_sentemb.models import CrossEncoder
 from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator
 
@@ -68,13 +67,8 @@ def main():
     print(f"{args.task}: {len(train)} training pairs, {steps} steps")
     model.fit(data, epochs=epochs, callbacks=callbacks, verbose=2)
 
-    predictions = model.predict_pairs(test.sentences1, test.sentences2, progress=False)
-    if args.task == "stsb":
-        spearman, pearson = correlations(predictions, test.scores)
-        metrics = {"stsb_test_spearman": round(spearman, 2), "stsb_test_pearson": round(pearson, 2)}
-    else:
-        accuracy, f1 = accuracy_and_f1(predictions.argmax(axis=1), np.asarray(test.labels))
-        metrics = {"mrpc_test_accuracy": round(accuracy, 2), "mrpc_test_f1": round(f1, 2)}
+    metrics = {f"{args.task}_test_{name}": round(value, 2)
+               for name, value in pair_scorer_metrics(model, test).items()}
     os.makedirs(output, exist_ok=True)
     saved = os.path.join(output, "cross_encoder.keras")
     model.save(saved)

@@ -23,8 +23,7 @@ import numpy as np
 
 from keras_sentemb.data.examples import read_labeled_pairs, read_scored_pairs
 from keras_sentemb.data.pipelines import examples_dataset
-from keras_sentemb.evaluation.pair_classification import accuracy_and_f1
-from keras_sentemb.evaluation.sts import correlations
+from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
 from keras_sentemb.models import DSE
 from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator
 from keras_sentemb.training.teacher_logits import cached_teacher_logits
@@ -33,14 +32,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_EPOCHS = {"stsb": 4, "mrpc": 3}
 
 
-def test_metrics(task, model, test):
-    """The task's test metrics of anything with `predict_pairs` (teacher or student)."""
-    predictions = model.predict_pairs(test.sentences1, test.sentences2, progress=False)
-    if task == "stsb":
-        spearman, pearson = correlations(predictions, test.scores)
-        return {"spearman": round(spearman, 2), "pearson": round(pearson, 2)}
-    accuracy, f1 = accuracy_and_f1(predictions.argmax(axis=1), np.asarray(test.labels))
-    return {"accuracy": round(accuracy, 2), "f1": round(f1, 2)}
+def test_metrics(model, test):
+    """The test metrics of the teacher or the student, rounded for the report."""
+    return {name: round(value, 2) for name, value in pair_scorer_metrics(model, test).items()}
 
 
 def main():
@@ -84,7 +78,7 @@ def main():
 
     teacher = keras.models.load_model(teacher_path)
     teacher_logits = cached_teacher_logits(teacher, train.sentences1, train.sentences2, args.cache)
-    teacher_test = test_metrics(args.task, teacher, test)
+    teacher_test = test_metrics(teacher, test)
     del teacher
 
     dse = DSE.from_pretrained("minilm-l6", num_labels=teacher_logits.shape[1], alpha=args.alpha,
@@ -103,7 +97,7 @@ def main():
             score_fn=lambda first, second: dse.predict_pairs(first, second, progress=False)))
     dse.fit(data, epochs=epochs, callbacks=callbacks, verbose=2)
 
-    student_test = test_metrics(args.task, dse, test)
+    student_test = test_metrics(dse, test)
     os.makedirs(output, exist_ok=True)
     dse.save(os.path.join(output, "dse.keras"))
     headline = "spearman" if args.task == "stsb" else "accuracy"

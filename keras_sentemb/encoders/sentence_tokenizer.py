@@ -15,6 +15,12 @@ _WHITESPACE_CONTROLS = r"[\t\n\r]"
 _DELETED_CHARACTERS = r"[\p{Cc}\p{Cf}\p{Co}\x{FFFD}]"
 
 
+def _numpy_rows(ragged):
+    """The rows of a 2-D `tf.RaggedTensor` as a list of NumPy int32 arrays."""
+    values = ragged.flat_values.numpy().astype(np.int32)
+    return np.split(values, ragged.row_splits.numpy()[1:-1])
+
+
 @keras.saving.register_keras_serializable(package="keras_sentemb")
 class SentenceTokenizer(keras_hub.models.BertTokenizer):
     """keras-hub's `BertTokenizer` with BERT's text clean-up, truncation and packing.
@@ -124,10 +130,21 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
         rows = []
         for start in range(0, len(texts), chunk_size):
             chunk = tf.constant(texts[start : start + chunk_size], dtype=tf.string)
-            ragged = self.content_ids(chunk)
-            values = ragged.flat_values.numpy().astype(np.int32)
-            rows.extend(np.split(values, ragged.row_splits.numpy()[1:-1]))
+            rows.extend(_numpy_rows(self.content_ids(chunk)))
         return rows
+
+    def pair_id_rows(self, texts_a, texts_b, chunk_size=8192):
+        """`pair_ids` for two aligned Python lists of texts: (id rows, segment rows), lists
+        of NumPy int32 rows, tokenised in chunks like `content_id_rows`."""
+        id_rows, segment_rows = [], []
+        for start in range(0, len(texts_a), chunk_size):
+            ids, segments = self.pair_ids(
+                tf.constant(texts_a[start : start + chunk_size], dtype=tf.string),
+                tf.constant(texts_b[start : start + chunk_size], dtype=tf.string),
+            )
+            id_rows.extend(_numpy_rows(ids))
+            segment_rows.extend(_numpy_rows(segments))
+        return id_rows, segment_rows
 
     def _content_ids_graph(self, texts):
         ids = self.tokenize(self.clean_text(texts))

@@ -3,7 +3,7 @@ manhattan, hamming. Larger always means more similar."""
 
 import numpy as np
 
-from keras_sentemb.retrieval.binary_codes import validate_codes
+from keras_sentemb.retrieval.binary_codes import code_words, validate_codes
 
 
 def _floats(u, v):
@@ -45,7 +45,7 @@ def hamming(u, v):
     v = validate_codes(v, "v", nbytes=u.shape[1])
     if u.shape != v.shape:
         raise ValueError(f"u and v must hold the same number of codes, got {u.shape} and {v.shape}")
-    return -np.bitwise_count(np.bitwise_xor(u, v)).sum(axis=1, dtype=np.int64).astype(np.float64)
+    return -np.bitwise_count(code_words(u) ^ code_words(v)).sum(axis=1, dtype=np.int64).astype(np.float64)
 
 
 SIMILARITIES = {"cosine": cosine, "dot": dot, "euclidean": euclidean, "manhattan": manhattan,

@@ -5,18 +5,14 @@ import warnings
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
+from keras_sentemb.models.column_embedding import embed_pairs_once
+
 
 def cosine_scores(encoder, sentences1, sentences2, batch_size=64, progress=None):
     """cos(u_i, v_i) for each pair, embedding every distinct sentence once."""
-    if len(sentences1) != len(sentences2):
-        raise ValueError(
-            f"{len(sentences1)} first sentences but {len(sentences2)} second sentences"
-        )
-    unique = list(dict.fromkeys(list(sentences1) + list(sentences2)))
-    position = {text: i for i, text in enumerate(unique)}
-    vectors = encoder.encode(unique, batch_size=batch_size, normalize=True, progress=progress)
-    u = vectors[[position[s] for s in sentences1]]
-    v = vectors[[position[s] for s in sentences2]]
+    u, v = embed_pairs_once(
+        lambda texts: encoder.encode(texts, batch_size=batch_size, normalize=True, progress=progress),
+        sentences1, sentences2)
     return np.sum(u * v, axis=1)
 
 
@@ -34,9 +30,7 @@ def sts_spearman(encoder, pairs, batch_size=64, progress=None):
     scores = cosine_scores(
         encoder, pairs.sentences1, pairs.sentences2, batch_size=batch_size, progress=progress
     )
-    if len(scores) < 2:
-        raise ValueError("Spearman correlation needs at least two pairs")
-    return float(spearmanr(scores, pairs.scores).statistic * 100.0)
+    return correlations(scores, pairs.scores)[0]
 
 
 def correlations(predicted, gold):

@@ -1,5 +1,6 @@
 """One encoder pass over several text columns of a batch (siamese weight sharing)."""
 
+import numpy as np
 from keras import ops
 
 
@@ -24,3 +25,20 @@ def embed_columns(encoder, inputs, keys, training=False):
         training=training,
     )
     return [embeddings[i * batch : (i + 1) * batch] for i in range(len(keys))]
+
+
+def embed_pairs_once(embed, first, second):
+    """`(u, v)` for aligned text lists: `embed` (a list of texts → array [n, d]) is called
+    once, on the distinct texts of both lists, and the rows are spread back to the pairs.
+    STS and pair-scoring sets repeat sentences, so this saves whole encoder passes.
+
+    >>> u, v = embed_pairs_once(lambda texts: np.array([[len(t)] for t in texts]), ["ab", "c"], ["c", "ab"])
+    >>> u.tolist(), v.tolist()
+    ([[2], [1]], [[1], [2]])
+    """
+    if len(first) != len(second):
+        raise ValueError(f"{len(first)} first sentences but {len(second)} second sentences")
+    unique = list(dict.fromkeys(list(first) + list(second)))
+    position = {text: i for i, text in enumerate(unique)}
+    vectors = np.asarray(embed(unique))
+    return vectors[[position[t] for t in first]], vectors[[position[t] for t in second]]

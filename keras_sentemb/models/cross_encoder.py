@@ -12,12 +12,12 @@ from keras_sentemb.data.smart_batching import (
 )
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.encoders.pretrained_backbone import load_backbone_and_tokenizer
-from keras_sentemb.training.nan_guard import with_nan_guard
+from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
+from keras_sentemb.models.pipeline_training import PipelineTraining
 
 INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
 # `predict_pairs(progress=None)` shows a bar from this many pairs on.
 _PROGRESS_THRESHOLD = 2048
-_TOKENIZE_CHUNK = 8192
 
 
 def validate_pair_lists(first, second):
@@ -33,7 +33,7 @@ def validate_pair_lists(first, second):
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
-class CrossEncoder(keras.Model):
+class CrossEncoder(PipelineTraining, keras.Model):
     """Scores a sentence pair by reading it as ONE sequence (cross attention between a and b).
 
     x = `[CLS] a [SEP] b [SEP]` with segment ids 0 for `[CLS] a [SEP]` and 1 for `b [SEP]`;
@@ -94,20 +94,15 @@ class CrossEncoder(keras.Model):
         return {
             "name": self.name,
             "trainable": self.trainable,
-            "backbone": keras.saving.serialize_keras_object(self.backbone),
-            "tokenizer": (keras.saving.serialize_keras_object(self.tokenizer)
-                          if self.tokenizer is not None else None),
+            "backbone": serialize_nested(self.backbone),
+            "tokenizer": serialize_nested(self.tokenizer),
             "num_labels": self.num_labels,
             "dropout": self.dropout,
         }
 
     @classmethod
     def from_config(cls, config):
-        config = dict(config)
-        config["backbone"] = keras.saving.deserialize_keras_object(config["backbone"])
-        if config.get("tokenizer") is not None:
-            config["tokenizer"] = keras.saving.deserialize_keras_object(config["tokenizer"])
-        return cls(**config)
+        return cls(**deserialize_nested(config, ("backbone", "tokenizer")))
 
     # ------------------------------------------------------------------ training
     def compile(self, optimizer="adamw", loss=None, **kwargs):
@@ -116,16 +111,6 @@ class CrossEncoder(keras.Model):
             loss = (keras.losses.MeanSquaredError() if self.num_labels == 1
                     else keras.losses.SparseCategoricalCrossentropy(from_logits=True))
         super().compile(optimizer=optimizer, loss=loss, **kwargs)
-
-    def get_compile_config(self):
-        """None: a saved model is stored uncompiled (its `compile` picks defaults; call it
-        again to train further), so loading it never half-restores a training setup."""
-        return None
-
-    def fit(self, *args, callbacks=None, **kwargs):
-        """`keras.Model.fit`, with a `NaNGuard` added unless `callbacks` hold one."""
-        kwargs.setdefault("shuffle", False)
-        return super().fit(*args, callbacks=with_nan_guard(callbacks), **kwargs)
 
     # ------------------------------------------------------------------ inference
     def score_fn(self):
@@ -146,16 +131,7 @@ class CrossEncoder(keras.Model):
         """Packed id rows and segment rows (NumPy int32) for aligned lists of UTF-8 bytes."""
         if self.tokenizer is None:
             raise ValueError(f"{self.name} has no tokenizer: pass tokenizer=SentenceTokenizer(...)")
-        id_rows, segment_rows = [], []
-        for start in range(0, len(first), _TOKENIZE_CHUNK):
-            ids, segments = self.tokenizer.pair_ids(
-                tf.constant(first[start : start + _TOKENIZE_CHUNK], tf.string),
-                tf.constant(second[start : start + _TOKENIZE_CHUNK], tf.string),
-            )
-            splits = ids.row_splits.numpy()[1:-1]
-            id_rows.extend(np.split(ids.flat_values.numpy(), splits))
-            segment_rows.extend(np.split(segments.flat_values.numpy(), splits))
-        return id_rows, segment_rows
+        return self.tokenizer.pair_id_rows(first, second)
 
     def predict_pairs(self, first, second, batch_size=64, progress=None):
         """Logits for aligned pairs (first[i], second[i]), in input order, with smart batching.

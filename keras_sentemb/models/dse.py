@@ -4,15 +4,17 @@ import keras
 import numpy as np
 import tensorflow as tf
 from keras import ops
+from scipy.special import log_softmax
 
 from keras_sentemb.data.pipelines import PAIR_KEYS
 from keras_sentemb.encoders.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.layers.pair_feature_head import PairFeatureHead
 from keras_sentemb.losses.distillation_loss import DistillationLoss
-from keras_sentemb.models.column_embedding import embed_columns
+from keras_sentemb.models.column_embedding import embed_columns, embed_pairs_once
 from keras_sentemb.models.cross_encoder import validate_pair_lists
+from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
+from keras_sentemb.models.pipeline_training import PipelineTraining
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
-from keras_sentemb.training.nan_guard import with_nan_guard
 
 # f(u, v) = W·[u, v, u∘v, |u−v|] + b (the order of DSE's paper).
 DSE_FEATURES = ("u", "v", "product", "abs_diff")
@@ -122,7 +124,7 @@ def _as_embeddings(array, width, what):
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
-class DSE(keras.Model):
+class DSE(PipelineTraining, keras.Model):
     """Distilled Sentence Embedding (Barkan et al. 2020): a cross-encoder's accuracy at
     the cost of one embedding per sentence.
 
@@ -211,20 +213,10 @@ class DSE(keras.Model):
             loss = DistillationLoss(alpha=self.alpha, objective=self.objective)
         super().compile(optimizer=optimizer, loss=loss, **kwargs)
 
-    def get_compile_config(self):
-        """None: a saved model is stored uncompiled (its `compile` picks defaults; call it
-        again to train further), so loading it never half-restores a training setup."""
-        return None
-
-    def fit(self, *args, callbacks=None, **kwargs):
-        """`keras.Model.fit`, with a `NaNGuard` added unless `callbacks` hold one."""
-        kwargs.setdefault("shuffle", False)
-        return super().fit(*args, callbacks=with_nan_guard(callbacks), **kwargs)
-
     def get_config(self):
         return {
             "name": self.name,
-            "encoder": keras.saving.serialize_keras_object(self.encoder),
+            "encoder": serialize_nested(self.encoder),
             "num_labels": self.num_labels,
             "alpha": self.alpha,
             "freeze_encoder": self.freeze_encoder,
@@ -232,9 +224,7 @@ class DSE(keras.Model):
 
     @classmethod
     def from_config(cls, config):
-        config = dict(config)
-        config["encoder"] = keras.saving.deserialize_keras_object(config["encoder"])
-        return cls(**config)
+        return cls(**deserialize_nested(config, ("encoder",)))
 
     # ------------------------------------------------------------------ inference
     @property
@@ -288,11 +278,9 @@ class DSE(keras.Model):
     def predict_pairs(self, first, second, batch_size=64, progress=None):
         """f for aligned text pairs, embedding each distinct sentence once ([N] or [N, n])."""
         first, second = validate_pair_lists(first, second)
-        unique = list(dict.fromkeys(first + second))
-        position = {text: i for i, text in enumerate(unique)}
-        vectors = self.embed(unique, batch_size=batch_size, progress=progress)
-        return self.score(vectors[[position[t] for t in first]],
-                          vectors[[position[t] for t in second]])
+        return self.score(*embed_pairs_once(
+            lambda texts: self.embed(texts, batch_size=batch_size, progress=progress),
+            first, second))
 
     def rank(self, query_texts, catalog_embeddings, k=10, class_index=-1, chunk=None):
         """The `k` catalog entries that score highest with each query, best first.
@@ -318,9 +306,7 @@ class DSE(keras.Model):
         queries = self.embed([query_texts] if isinstance(query_texts, (str, bytes)) else query_texts)
         scores = self.score_matrix(queries, catalog, chunk=chunk)
         if self.num_labels > 1:
-            scores = scores - np.log(np.exp(scores - scores.max(-1, keepdims=True)).sum(
-                -1, keepdims=True)) - scores.max(-1, keepdims=True)
-            scores = scores[..., class_index]
+            scores = log_softmax(scores, axis=-1)[..., class_index]
         top = np.argpartition(-scores, k - 1, axis=1)[:, :k]
         top_scores = np.take_along_axis(scores, top, axis=1)
         order = np.lexsort((top, -top_scores), axis=1)

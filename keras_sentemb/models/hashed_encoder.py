@@ -6,6 +6,7 @@ import tensorflow as tf
 
 from keras_sentemb.layers.semantic_hashing import SemanticHashing
 from keras_sentemb.losses.code_similarity_loss import CodeSimilarityLoss
+from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.training.temperature_schedule import TemperatureSchedule
 from keras_sentemb.utils.unit_vectors import unit_rows
 
@@ -98,16 +99,13 @@ class HashedEncoder(keras.Model):
         return {
             "name": self.name,
             "trainable": self.trainable,
-            "encoder": keras.saving.serialize_keras_object(self.encoder),
-            "hashing": keras.saving.serialize_keras_object(self.hashing),
+            "encoder": serialize_nested(self.encoder),
+            "hashing": serialize_nested(self.hashing),
         }
 
     @classmethod
     def from_config(cls, config):
-        config = dict(config)
-        config["encoder"] = keras.saving.deserialize_keras_object(config["encoder"])
-        config["hashing"] = keras.saving.deserialize_keras_object(config["hashing"])
-        return cls(**config)
+        return cls(**deserialize_nested(config, ("encoder", "hashing")))
 
     @classmethod
     def distill(cls, encoder, embeddings, bits, epochs=5, batch_size=2048, learning_rate=1e-4,

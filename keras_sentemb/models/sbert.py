@@ -8,7 +8,8 @@ from keras_sentemb.data.pipelines import PAIR_KEYS, TRIPLET_KEYS
 from keras_sentemb.layers.pair_feature_head import PairFeatureHead
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.models.column_embedding import embed_columns
-from keras_sentemb.training.nan_guard import with_nan_guard
+from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
+from keras_sentemb.models.pipeline_training import PipelineTraining
 
 # objective: (input keys, default loss name)
 OBJECTIVES = {
@@ -21,7 +22,7 @@ OBJECTIVES = {
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
-class SBERT(keras.Model):
+class SBERT(PipelineTraining, keras.Model):
     """Trains one shared `SentenceEncoder` on pairs or triplets (Reimers & Gurevych 2019).
 
     The inputs are the batches of `keras_sentemb.data.examples_dataset`: a dict of
@@ -99,16 +100,10 @@ class SBERT(keras.Model):
             loss = losses_lib.get(loss)
         super().compile(optimizer=optimizer, loss=loss, **kwargs)
 
-    def fit(self, *args, callbacks=None, **kwargs):
-        """`keras.Model.fit`, with a `NaNGuard` added unless `callbacks` hold one."""
-        # Pipelines shuffle themselves; Keras would only warn that it cannot.
-        kwargs.setdefault("shuffle", False)
-        return super().fit(*args, callbacks=with_nan_guard(callbacks), **kwargs)
-
     def get_config(self):
         return {
             "name": self.name,
-            "encoder": keras.saving.serialize_keras_object(self.encoder),
+            "encoder": serialize_nested(self.encoder),
             "objective": self.objective,
             "num_classes": self.num_classes,
             "head_features": list(self.head_features),
@@ -116,6 +111,4 @@ class SBERT(keras.Model):
 
     @classmethod
     def from_config(cls, config):
-        config = dict(config)
-        config["encoder"] = keras.saving.deserialize_keras_object(config["encoder"])
-        return cls(**config)
+        return cls(**deserialize_nested(config, ("encoder",)))

@@ -16,6 +16,7 @@ from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.encoders.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.encoders.transformer_layer_states import transformer_layer_states
 from keras_sentemb.layers.siamese_pooler import SiamesePooler
+from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
 
 # `encode(progress=None)` shows a bar from this many texts on.
 _PROGRESS_THRESHOLD = 2048
@@ -138,12 +139,8 @@ class SentenceEncoder(keras.Model):
         return {
             "name": self.name,
             "trainable": self.trainable,
-            "backbone": keras.saving.serialize_keras_object(self.backbone),
-            "tokenizer": (
-                keras.saving.serialize_keras_object(self.tokenizer)
-                if self.tokenizer is not None
-                else None
-            ),
+            "backbone": serialize_nested(self.backbone),
+            "tokenizer": serialize_nested(self.tokenizer),
             "pooling": self.pooling,
             "layer_indices": list(self.layer_indices),
             "exclude_special_tokens": self.exclude_special_tokens,
@@ -152,11 +149,7 @@ class SentenceEncoder(keras.Model):
 
     @classmethod
     def from_config(cls, config):
-        config = dict(config)
-        config["backbone"] = keras.saving.deserialize_keras_object(config["backbone"])
-        if config.get("tokenizer") is not None:
-            config["tokenizer"] = keras.saving.deserialize_keras_object(config["tokenizer"])
-        return cls(**config)
+        return cls(**deserialize_nested(config, ("backbone", "tokenizer")))
 
     # ------------------------------------------------------------------ inference
     @property

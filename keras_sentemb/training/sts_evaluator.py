@@ -2,9 +2,8 @@
 
 import keras
 import numpy as np
-from scipy.stats import pearsonr, spearmanr
 
-from keras_sentemb.evaluation.sts import cosine_scores
+from keras_sentemb.evaluation.sts import correlations, cosine_scores
 from keras_sentemb.training.averaged_weights import averaged_weights
 
 
@@ -47,8 +46,7 @@ class STSEvaluator(keras.callbacks.Callback):
         else:
             scores = cosine_scores(self.encoder, self.pairs.sentences1, self.pairs.sentences2,
                                    batch_size=self.batch_size, progress=False)
-        return (float(spearmanr(scores, self.pairs.scores).statistic * 100),
-                float(pearsonr(scores, self.pairs.scores).statistic * 100))
+        return correlations(scores, self.pairs.scores)
 
     def on_epoch_end(self, epoch, logs=None):
         with averaged_weights(self.model.optimizer):

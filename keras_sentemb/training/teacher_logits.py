@@ -29,17 +29,13 @@ def cached_teacher_logits(teacher, sentences1, sentences2, cache_dir, batch_size
     teacher's weights (`teacher_logits_key`), and verified by the sha256 of its bytes
     (`keras_sentemb.utils.array_cache`): distillation epochs and reruns reuse it, while
     another dataset, another teacher (or the same one trained further) or a corrupted
-    file computes the logits again.
+    file computes the logits again. Mismatched lists are refused by `predict_pairs`
+    (a ValueError naming both lengths) before anything is cached.
 
     Example:
     >>> T = cached_teacher_logits(cross_encoder, train.sentences1, train.sentences2,
     ...                           "out/cache")                              # doctest: +SKIP
     """
-    if len(sentences1) != len(sentences2):
-        raise ValueError(
-            f"pair lists differ in length: {len(sentences1)} first sentences, "
-            f"{len(sentences2)} second sentences"
-        )
     key = teacher_logits_key(teacher, sentences1, sentences2)
 
     def compute():

@@ -50,6 +50,7 @@ bench: $(STAMP) anchor-venv
 	$(VPY) benchmarks/hashing_recall.py
 	$(VPY) benchmarks/binary_search.py
 	$(VPY) benchmarks/dse_speed.py
+	$(VPY) benchmarks/word_encoder_quality.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

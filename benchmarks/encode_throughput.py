@@ -6,7 +6,12 @@ Paths measured in one run, each after a warm-up pass (tracing excluded), median 
 - keras-sentemb `encode` with `dtype="mixed_bfloat16"` (smart batching, bf16 compute);
 - a naive path: same model, every batch padded to 128 tokens, input order;
 - the anchor: sentence-transformers `encode` on the same weights (PyTorch, CPU), run in
-  the interpreter given by `--anchor-python` (see `make anchor-venv`).
+  the interpreter given by `--anchor-python` (see `make anchor-venv`);
+- the fast word-level encoders, InferLite and BiLSTM-SRA (`encode`, float32, smart
+  batching, their default batch of 256), loaded from `--inferlite` / `--bilstm-sra`
+  (.keras files written by examples/train_inferlite.py and distill_bilstm_sra.py), each
+  reported against the transformer default (float32 encode, batch 64) of the same run.
+  Their targets: >= 3,000 sentences/s and >= 10x the transformer.
 
     python benchmarks/encode_throughput.py --anchor-python .anchor-venv/bin/python
 """
@@ -21,6 +26,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
 from common import REPO, default_stsb_test, machine_description, run_anchor  # noqa: E402
+
+import keras  # noqa: E402
 
 import keras_sentemb  # noqa: E402
 from keras_sentemb.data.smart_batching import pack_rows  # noqa: E402
@@ -60,11 +67,12 @@ def plot(results, anchor_rate, path):
 
     names = list(results) + (["sentence-transformers (anchor)"] if anchor_rate else [])
     rates = list(results.values()) + ([anchor_rate] if anchor_rate else [])
-    fig, ax = plt.subplots(figsize=(8, 3.2))
+    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.45 * len(names)))
     bars = ax.barh(names[::-1], rates[::-1], color=["#888"] * bool(anchor_rate) + ["#3b7dd8"] * len(results))
     ax.bar_label(bars, fmt="%.0f sent/s", padding=3)
-    ax.set_xlabel("sentences per second (STS-B test unique sentences, batch 64)")
-    ax.set_xlim(0, max(rates) * 1.3)
+    ax.set_xlabel("sentences per second, log scale (STS-B test unique sentences)")
+    ax.set_xscale("log")
+    ax.set_xlim(min(rates) / 2, max(rates) * 4)
     fig.tight_layout()
     os.makedirs(os.path.dirname(path), exist_ok=True)
     fig.savefig(path, dpi=120)
@@ -76,6 +84,10 @@ def main():
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--anchor-python", default=None)
+    parser.add_argument("--inferlite", default=os.path.join(REPO, "out", "inferlite", "inferlite.keras"))
+    parser.add_argument("--bilstm-sra",
+                        default=os.path.join(REPO, "out", "bilstm_sra", "bilstm_sra.keras"))
+    parser.add_argument("--word-batch-size", type=int, default=256)
     parser.add_argument(
         "--plot", default=os.path.join(REPO, "out", "benchmarks", "encode_throughput.png")
     )
@@ -103,6 +115,18 @@ def main():
          lambda: naive_fixed_length(fp32, sentences, args.batch_size)),
     ]:
         results[name], vectors[name] = timed(run, args.repeats)
+    word_models = {}
+    for name, path in (("InferLite", args.inferlite), ("BiLSTM-SRA", args.bilstm_sra)):
+        if not os.path.exists(path):
+            print(f"{name}: {path} not found, skipped (train it first, see examples/)")
+            continue
+        model = keras.saving.load_model(path)
+        label = f"{name} encode (float32, batch {args.word_batch_size})"
+        word_models[label] = model
+        results[label], vectors[label] = timed(
+            lambda model=model: (len(sentences), model.encode(
+                sentences, batch_size=args.word_batch_size, progress=False)),
+            args.repeats)
 
     anchor_rate = anchor["median_sent_per_s"] if anchor else None
     naive_rate = results["naive: pad to 128, float32"]
@@ -116,6 +140,12 @@ def main():
               f"{anchor['torch_threads']} threads")
     else:
         print("anchor: not measured (give --anchor-python; see `make anchor-venv`)")
+    transformer = results["keras-sentemb encode (float32)"]
+    for label in word_models:
+        rate = results[label]
+        verdict = "meets" if rate >= 3000 and rate >= 10 * transformer else "MISSES"
+        print(f"{label}: {rate:,.0f} sent/s = {rate / transformer:.1f}x the transformer "
+              f"({transformer:,.0f} sent/s) -> {verdict} the >= 3,000 sent/s and >= 10x targets")
     base = vectors["keras-sentemb encode (float32)"]
     for name in ("keras-sentemb encode (mixed_bfloat16)", "naive: pad to 128, float32"):
         print(f"max |Δ| of {name} vs float32 encode: {np.abs(vectors[name] - base).max():.2e}")

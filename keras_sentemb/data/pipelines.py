@@ -46,7 +46,8 @@ def text_pipeline(raw, tokenizer, batch_size=16, shuffle=True, seed=0, bucketing
 
     Args:
         raw: a `tf.data.Dataset` of `(dict of scalar strings, label)`.
-        tokenizer: the encoder's `SentenceTokenizer` (adds [CLS]/[SEP], truncates).
+        tokenizer: the encoder's tokenizer: a `SentenceTokenizer` (adds [CLS]/[SEP], truncates)
+            or a `WordTokenizer` (word ids, truncates, one OOV id for an empty text).
         batch_size: examples per batch.
         shuffle: shuffle examples before batching, anew each epoch, from `seed`.
         bucketing: batch texts of similar token length together (see module doc).
@@ -152,8 +153,16 @@ def cross_pairs_dataset(examples, tokenizer, labels=None, batch_size=16, shuffle
 
 
 def _token_lengths(columns, tokenizer):
-    """Per example, the packed length ([CLS] … [SEP]) of its longest column."""
-    per_column = [[len(row) + 2 for row in tokenizer.content_id_rows(texts)] for texts in columns]
+    """Per example, the packed length of its longest column (`add_special_tokens`: with
+    [CLS] … [SEP] for word pieces, at least one id for words)."""
+    per_column = []
+    for texts in columns:
+        lengths = []
+        for start in range(0, len(texts), 8192):
+            chunk = tf.constant(list(texts[start : start + 8192]), dtype=tf.string)
+            packed = tokenizer.add_special_tokens(tokenizer.content_ids(chunk))
+            lengths.append(packed.row_lengths().numpy())
+        per_column.append(np.concatenate(lengths))
     return np.max(np.array(per_column), axis=0)
 
 
@@ -206,3 +215,24 @@ def examples_dataset(examples, tokenizer, labels=None, **kwargs):
         drop_remainder=kwargs.get("drop_remainder", False),
     )
     return text_pipeline(raw, tokenizer, num_batches=num_batches, **kwargs)
+
+
+def sentence_targets_dataset(sentences, targets, tokenizer, **kwargs):
+    """A distillation pipeline: `({"token_ids", "padding_mask"}, target row)` batches of
+    single sentences and a float32 target per sentence (a teacher's vector [N, d] for
+    `SRALoss`), for encoders that `fit` directly (`BiLSTMSRA`, `InferLite`).
+
+    Keyword arguments go to `text_pipeline` (batch_size, shuffle, seed, bucketing…).
+
+    >>> train = sentence_targets_dataset(sentences, teacher_vectors, model.tokenizer)  # doctest: +SKIP
+    >>> model.fit(train, epochs=3)                                                     # doctest: +SKIP
+    """
+    targets = np.asarray(targets, dtype=np.float32)
+    if targets.ndim == 0 or targets.shape[0] != len(sentences):
+        raise ValueError(f"{targets.shape[0] if targets.ndim else 0} targets for "
+                         f"{len(sentences)} sentences")
+    examples = LabeledSentences(sentences=list(sentences), labels=[0] * len(sentences))
+    dataset = examples_dataset(examples, tokenizer, labels=targets, **kwargs)
+    cardinality = dataset.cardinality()
+    dataset = dataset.map(lambda features, target: (features["sentence"], target))
+    return dataset.apply(tf.data.experimental.assert_cardinality(cardinality))

@@ -7,20 +7,28 @@ import keras
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
 
 
+def _sentence_encoders():
+    from keras_sentemb.models.bilstm_sra import BiLSTMSRA
+    from keras_sentemb.models.inferlite import InferLite
+
+    return (SentenceEncoder, InferLite, BiLSTMSRA)
+
+
 def load_sentence_encoder(name_or_path="minilm-l6", dtype=None):
-    """A `SentenceEncoder` from a preset name ("minilm-l6"), an HF-format folder or a
-    `.keras` file saved with `encoder.save(...)`.
+    """A sentence encoder from a preset name ("minilm-l6"), an HF-format folder (both a
+    `SentenceEncoder`) or a `.keras` file saved with `encoder.save(...)` (a
+    `SentenceEncoder`, `InferLite` or `BiLSTMSRA`: all have `encode` and `export`).
 
     >>> encoder = load_sentence_encoder("minilm-l6")   # doctest: +SKIP
     """
-    return _load(name_or_path, dtype, (SentenceEncoder,))
+    return _load(name_or_path, dtype, _sentence_encoders())
 
 
 def load_any_encoder(name_or_path="minilm-l6", dtype=None):
     """Like `load_sentence_encoder`, but a `.keras` file may also hold a `HashedEncoder`."""
     from keras_sentemb.models.hashed_encoder import HashedEncoder
 
-    return _load(name_or_path, dtype, (SentenceEncoder, HashedEncoder))
+    return _load(name_or_path, dtype, _sentence_encoders() + (HashedEncoder,))
 
 
 def _load(name_or_path, dtype, accepted):

@@ -6,10 +6,15 @@ from keras import ops
 from keras_sentemb import losses as losses_lib
 from keras_sentemb.data.pipelines import PAIR_KEYS, TRIPLET_KEYS
 from keras_sentemb.layers.pair_feature_head import PairFeatureHead
+from keras_sentemb.models.bilstm_sra import BiLSTMSRA
+from keras_sentemb.models.inferlite import InferLite
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.models.column_embedding import embed_columns
 from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.models.pipeline_training import PipelineTraining
+
+# Models mapping {"token_ids", "padding_mask"} to one vector per text.
+SENTENCE_ENCODERS = (SentenceEncoder, InferLite, BiLSTMSRA)
 
 # objective: (input keys, default loss name)
 OBJECTIVES = {
@@ -23,7 +28,10 @@ OBJECTIVES = {
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
 class SBERT(PipelineTraining, keras.Model):
-    """Trains one shared `SentenceEncoder` on pairs or triplets (Reimers & Gurevych 2019).
+    """Trains one shared sentence encoder on pairs or triplets (Reimers & Gurevych 2019).
+
+    The encoder is a `SentenceEncoder` (transformer) or a word-level `InferLite` /
+    `BiLSTMSRA`: anything mapping `{"token_ids", "padding_mask"}` to one vector per text.
 
     The inputs are the batches of `keras_sentemb.data.examples_dataset`: a dict of
     `{"token_ids", "padding_mask"}` per column. All columns go through the *same*
@@ -32,13 +40,14 @@ class SBERT(PipelineTraining, keras.Model):
     - "regression", "cosent": output [batch, 2, d] = (u, v) stacked; default losses
       `CosineSimilarityLoss` (scores in [0, 5]) and `CoSENTLoss`;
     - "classification": logits = PairFeatureHead(num_classes)([u, v]), loss
-      `SoftmaxPairLoss`;
+      `SoftmaxPairLoss`; `head=` puts another head in its place (InferLite's NLI MLP:
+      `InferLite.nli_head()`; BiLSTM-SRA's pair MLP over [H, H̃, |H−H̃|, H∘H̃]);
     - "triplet": [batch, 3, d] = (anchor, positive, negative), loss `TripletLoss`;
     - "mnrl": pairs or triplets stacked, loss `MultipleNegativesRankingLoss`.
 
     `compile(optimizer)` picks the objective's default loss; pass `loss=` to choose
-    another. After training, `sbert.encoder` is an ordinary `SentenceEncoder`
-    (`encode`, `export`, `save`).
+    another. After training, `sbert.encoder` is an ordinary encoder (`encode`, `export`,
+    `save`).
 
     Example:
     >>> encoder = SentenceEncoder.from_pretrained("minilm-l6")          # doctest: +SKIP
@@ -48,21 +57,22 @@ class SBERT(PipelineTraining, keras.Model):
     """
 
     def __init__(self, encoder, objective="regression", num_classes=3,
-                 head_features=("u", "v", "abs_diff"), **kwargs):
+                 head_features=("u", "v", "abs_diff"), head=None, **kwargs):
         super().__init__(**kwargs)
         if objective not in OBJECTIVES:
             raise ValueError(f"unknown objective {objective!r}; expected one of {sorted(OBJECTIVES)}")
-        if not isinstance(encoder, SentenceEncoder):
-            raise TypeError(f"encoder must be a SentenceEncoder, got {type(encoder).__name__}")
+        if not isinstance(encoder, SENTENCE_ENCODERS):
+            raise TypeError("encoder must be a SentenceEncoder, InferLite or BiLSTMSRA, got "
+                            f"{type(encoder).__name__}")
+        if head is not None and objective != "classification":
+            raise ValueError(f"a head is only used by objective='classification', not {objective!r}")
         self.encoder = encoder
         self.objective = objective
         self.num_classes = num_classes
         self.head_features = tuple(head_features)
-        self.head = (
-            PairFeatureHead(num_classes, features=self.head_features, name="pair_head")
-            if objective == "classification"
-            else None
-        )
+        if objective == "classification" and head is None:
+            head = PairFeatureHead(num_classes, features=self.head_features, name="pair_head")
+        self.head = head
         # Build now (a one-row dummy batch), so that checkpoints and BackupAndRestore can
         # load weights before the first real batch.
         keys = OBJECTIVES[objective][0] or PAIR_KEYS
@@ -107,8 +117,9 @@ class SBERT(PipelineTraining, keras.Model):
             "objective": self.objective,
             "num_classes": self.num_classes,
             "head_features": list(self.head_features),
+            "head": serialize_nested(self.head),
         }
 
     @classmethod
     def from_config(cls, config):
-        return cls(**deserialize_nested(config, ("encoder",)))
+        return cls(**deserialize_nested(config, ("encoder", "head")))

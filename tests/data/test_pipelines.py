@@ -6,7 +6,7 @@ import tensorflow as tf
 import tensorflow_datasets as tfds
 
 from keras_sentemb import SentenceTokenizer
-from keras_sentemb.data.examples import LabeledPairs, ScoredPairs, Triplets
+from keras_sentemb.data.examples import LabeledPairs, LabeledSentences, ScoredPairs, Triplets
 from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.data.tfds_adapters import tfds_pair_dataset
 from tests.conftest import TINY_VOCAB
@@ -107,3 +107,31 @@ def test_tfds_snli_drops_pairs_without_gold_label():
 def test_the_dataset_knows_its_exact_number_of_batches(bucketing):
     dataset = examples_dataset(scored_pairs(200, seed=3), TOKENIZER, batch_size=16, bucketing=bucketing)
     assert len(dataset) == sum(1 for _ in dataset)
+
+
+def test_sentence_targets_pair_word_ids_with_teacher_vectors():
+    from keras_sentemb.data.pipelines import sentence_targets_dataset
+    from keras_sentemb.encoders import WordTokenizer
+    from tests.conftest import TINY_WORDS
+
+    tokenizer = WordTokenizer(TINY_WORDS)
+    targets = np.arange(12, dtype="float32").reshape(3, 4)
+    data = sentence_targets_dataset(["the cat sat", "", "dog"], targets, tokenizer, batch_size=2,
+                                    shuffle=False, bucketing=False)
+    batches = list(data)
+    assert len(data) == 2 == len(batches)
+    features, target = batches[0]
+    assert features["token_ids"].numpy().tolist() == [[2, 4, 6], [1, 0, 0]]
+    np.testing.assert_array_equal(target.numpy(), targets[:2])
+    with pytest.raises(ValueError, match="2 targets for 3 sentences"):
+        sentence_targets_dataset(["a", "b", "c"], targets[:2], tokenizer)
+
+
+@pytest.mark.parametrize("bucketing", [True, False])
+def test_word_tokenizer_pipelines_know_their_batch_count(bucketing):
+    from keras_sentemb.encoders import WordTokenizer
+    from tests.conftest import TINY_WORDS
+
+    sentences = LabeledSentences([" ".join(["the"] * n) for n in range(0, 30)], [0] * 30)
+    data = examples_dataset(sentences, WordTokenizer(TINY_WORDS), batch_size=4, bucketing=bucketing)
+    assert len(data) == sum(1 for _ in data)

@@ -1,0 +1,137 @@
+"""WordTokenizer: raw strings to word ids, in-graph (tf.strings + TF Text + StringLookup)."""
+
+import keras
+import numpy as np
+import tensorflow as tf
+import tensorflow_text as tf_text
+
+# A token is a contraction tail ("n't", "'s", "'re", "'ve", "'ll", "'d", "'m", as GloVe's
+# Stanford tokenizer splits them), one punctuation or symbol character, or a run of
+# anything else up to whitespace, punctuation or a symbol.
+_SPLIT_PATTERN = r"\s+|n't\b|'(?:s|re|ve|ll|d|m)\b|[\p{P}\p{S}]"
+_KEEP_PATTERN = r"n't\b|'(?:s|re|ve|ll|d|m)\b|[\p{P}\p{S}]"
+PADDING_ID = 0
+OOV_ID = 1
+
+
+def _numpy_rows(ragged):
+    values = ragged.flat_values.numpy().astype(np.int32)
+    return np.split(values, ragged.row_splits.numpy()[1:-1])
+
+
+@keras.saving.register_keras_serializable(package="keras_sentemb")
+class WordTokenizer(keras.layers.Layer):
+    """Splits texts into words and maps them to ids of a fixed vocabulary.
+
+    `words(texts)`: invalid UTF-8 is replaced (U+FFFD), the text is lower-cased (Unicode
+    `lower`) when `lowercase=True`, and split into tokens: the English contraction tails
+    "n't", "'s", "'re", "'ve", "'ll", "'d", "'m" (so "don't" → "do", "n't", as GloVe's
+    tokenizer did), every punctuation or symbol character alone, and the runs between
+    them and whitespace. `content_ids(texts)` looks the words up (`StringLookup`): id 0 is
+    padding, id 1 an out-of-vocabulary word, vocabulary word i gets id i + 2; rows are cut
+    to `max_length` words (the tail of a long text is dropped).
+
+    `pack(content_ids)` pads to the longest row: `{"token_ids", "padding_mask"}` int32
+    [batch, T]. An empty text (no words) packs as ONE out-of-vocabulary word, so every
+    text has at least one token and a defined embedding; an all-OOV text is a row of
+    OOV ids. All of it runs in `tf.function`, `tf.data` and exported SavedModels.
+
+    Args:
+        vocabulary: the words (list of str), most useful first; ids follow this order.
+        lowercase: lower-case before the lookup (GloVe 6B is uncased).
+        max_length: the most words kept of one text (≥ 1).
+
+    Example:
+    >>> tokenizer = WordTokenizer(["the", "fox", "do", "n't"], max_length=8)
+    >>> tokenizer.pack(tokenizer.content_ids(tf.constant(["The fox don't!", ""])))[
+    ...     "token_ids"].numpy().tolist()
+    [[2, 3, 4, 5, 1], [1, 0, 0, 0, 0]]
+    """
+
+    def __init__(self, vocabulary, lowercase=True, max_length=128, **kwargs):
+        kwargs.setdefault("trainable", False)
+        kwargs.setdefault("dtype", "int32")
+        super().__init__(**kwargs)
+        vocabulary = [str(word) for word in vocabulary]
+        if not vocabulary:
+            raise ValueError("WordTokenizer: the vocabulary is empty")
+        if "" in vocabulary:
+            raise ValueError("WordTokenizer: the vocabulary holds an empty word (row "
+                             f"{vocabulary.index('')})")
+        if len(set(vocabulary)) != len(vocabulary):
+            seen, repeated = set(), None
+            for word in vocabulary:
+                if word in seen:
+                    repeated = word
+                    break
+                seen.add(word)
+            raise ValueError(f"WordTokenizer: the vocabulary repeats the word {repeated!r}")
+        if not isinstance(max_length, int) or isinstance(max_length, bool) or max_length < 1:
+            raise ValueError(f"WordTokenizer: max_length must be an int >= 1, got {max_length!r}")
+        self.vocabulary = vocabulary
+        self.lowercase = bool(lowercase)
+        self.max_length = max_length
+        self.pad_token_id = PADDING_ID
+        self.oov_token_id = OOV_ID
+        self._lookup = keras.layers.StringLookup(
+            vocabulary=vocabulary, num_oov_indices=1, mask_token="", output_mode="int",
+            name="word_lookup",
+        )
+
+    @property
+    def vocabulary_size(self):
+        """Rows of an embedding table for these ids: vocabulary + padding + OOV."""
+        return len(self.vocabulary) + 2
+
+    def words(self, texts):
+        """The tokens of each text of a 1-D string tensor: a `tf.RaggedTensor` of strings."""
+        texts = tf.strings.unicode_transcode(
+            texts, input_encoding="UTF-8", output_encoding="UTF-8", errors="replace",
+            replacement_char=0xFFFD,
+        )
+        if self.lowercase:
+            texts = tf.strings.lower(texts, encoding="utf-8")
+        return tf_text.regex_split(
+            texts, delim_regex_pattern=_SPLIT_PATTERN, keep_delim_regex_pattern=_KEEP_PATTERN
+        )
+
+    def content_ids(self, texts):
+        """Word ids of each text: a `tf.RaggedTensor` int32 [batch, (≤ max_length)]."""
+        texts = tf.convert_to_tensor(texts, dtype=tf.string)
+        if texts.shape.rank != 1:
+            raise ValueError(f"content_ids expects a 1-D string tensor, got shape {texts.shape}")
+        words = self.words(texts)[:, : self.max_length]
+        ids = tf.ragged.map_flat_values(self._lookup, words)
+        return tf.cast(ids, tf.int32)
+
+    def add_special_tokens(self, content_ids):
+        """Each row as the encoder reads it: its ids, or one OOV id for an empty row."""
+        padded = content_ids.to_tensor(default_value=OOV_ID)
+        padded = tf.concat([padded, tf.fill([tf.shape(padded)[0], 1], OOV_ID)], axis=1)
+        lengths = tf.maximum(content_ids.row_lengths(), 1)
+        return tf.RaggedTensor.from_tensor(tf.cast(padded, content_ids.dtype), lengths=lengths)
+
+    def pack(self, content_ids):
+        """`{"token_ids", "padding_mask"}` int32 [batch, T], T = the longest row (≥ 1)."""
+        rows = self.add_special_tokens(content_ids)
+        token_ids = rows.to_tensor(default_value=PADDING_ID)
+        padding_mask = tf.sequence_mask(rows.row_lengths(), maxlen=tf.shape(token_ids)[1],
+                                        dtype=tf.int32)
+        return {"token_ids": tf.cast(token_ids, tf.int32), "padding_mask": padding_mask}
+
+    def content_id_rows(self, texts, chunk_size=8192):
+        """`content_ids` for a Python list of texts (str or UTF-8 bytes): NumPy int32 rows."""
+        rows = []
+        for start in range(0, len(texts), chunk_size):
+            chunk = tf.constant(list(texts[start : start + chunk_size]), dtype=tf.string)
+            rows.extend(_numpy_rows(self.content_ids(chunk)))
+        return rows
+
+    def call(self, texts):
+        return self.pack(self.content_ids(texts))
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(vocabulary=list(self.vocabulary), lowercase=self.lowercase,
+                      max_length=self.max_length)
+        return config

@@ -1,0 +1,88 @@
+"""BiLSTM-SRA: a BiLSTM over frozen word vectors, trained to point where a teacher points."""
+
+import keras
+
+from keras_sentemb.encoders.word_embeddings import WordEmbeddings
+from keras_sentemb.layers.siamese_pooler import SiamesePooler
+from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
+from keras_sentemb.models.pipeline_training import PipelineTraining
+from keras_sentemb.models.word_encoding import WordEncoding, tokenizer_and_embeddings, word_inputs
+
+POOLINGS = ("max", "mean")
+
+
+@keras.saving.register_keras_serializable(package="keras_sentemb")
+class BiLSTMSRA(WordEncoding, PipelineTraining, keras.Model):
+    """Sentence representation approximation: S_x = tanh(W · pool_t BiLSTM(E[ids])_t).
+
+    Word ids (a `WordTokenizer`) → the frozen tables concatenated (`WordEmbeddings`) →
+    a bidirectional LSTM (`units` per direction, padded steps skipped by the mask) →
+    max (default) or mean pooling over the real words → Dense(teacher_dim, no bias) →
+    tanh. Trained with `SRALoss` = ½(1 − cos(T_x, S_x)) against a teacher's cached
+    sentence vectors T_x on unlabeled sentences, it is a cheap stand-in for the teacher:
+    compare its vectors with cosine, as the teacher's.
+
+    Inputs `{"token_ids", "padding_mask"}` int32 [batch, T]; output float32
+    [batch, teacher_dim]. `encode`, `export` as every encoder of the package; fine-tune
+    with `SentenceClassifier` (one sentence) or `SBERT(..., head=PairFeatureHead(...,
+    ("u", "v", "abs_diff", "product"), hidden_units=...))` (pairs).
+
+    Args:
+        tokenizer: the `WordTokenizer` whose ids index the tables.
+        table_shapes / tables: the embedding tables (see `InferLite`).
+        teacher_dim: the teacher's vector size (384 for MiniLM).
+        units: LSTM units per direction.
+        pooling: "max" or "mean" over the BiLSTM states of the real words.
+
+    Example:
+    >>> model = BiLSTMSRA.from_word_vectors(build_word_vectors(), teacher_dim=384)  # doctest: +SKIP
+    >>> model.compile(optimizer="adam", loss=SRALoss())                            # doctest: +SKIP
+    >>> model.fit(sentence_vectors_dataset(sentences, teacher_vectors, model.tokenizer))  # doctest: +SKIP
+    """
+
+    def __init__(self, tokenizer, table_shapes, tables=None, teacher_dim=384, units=256,
+                 pooling="max", **kwargs):
+        if pooling not in POOLINGS:
+            raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
+        embeddings = WordEmbeddings(table_shapes, tables=tables, name="word_embeddings")
+        if embeddings.vocabulary_size != tokenizer.vocabulary_size:
+            raise ValueError(f"tables have {embeddings.vocabulary_size} rows but the tokenizer "
+                             f"gives {tokenizer.vocabulary_size} ids")
+        token_ids, padding_mask = word_inputs()
+        words = embeddings.concatenated(token_ids)
+        mask = keras.ops.cast(padding_mask, "bool")
+        bilstm = keras.layers.Bidirectional(keras.layers.LSTM(units, return_sequences=True),
+                                            name="bilstm")
+        states = bilstm(words, mask=mask)
+        pooled = SiamesePooler(pooling, name="pooler")(states, padding_mask=padding_mask)
+        vector = keras.layers.Dense(teacher_dim, use_bias=False, activation="tanh",
+                                    name="projection")(pooled)
+        super().__init__(inputs={"token_ids": token_ids, "padding_mask": padding_mask},
+                         outputs=vector, **kwargs)
+        self.tokenizer = tokenizer
+        self.word_embeddings = embeddings
+        self.table_shapes = dict(embeddings.table_shapes)
+        self.teacher_dim = teacher_dim
+        self.units = units
+        self.pooling = pooling
+
+    @classmethod
+    def from_word_vectors(cls, word_vectors, max_length=128, **kwargs):
+        """A fresh BiLSTM-SRA over a `WordVectors` (vocabulary + tables)."""
+        tokenizer, embeddings = tokenizer_and_embeddings(word_vectors, max_length=max_length)
+        return cls(tokenizer, embeddings.table_shapes, tables=word_vectors.tables, **kwargs)
+
+    def get_config(self):
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "tokenizer": serialize_nested(self.tokenizer),
+            "table_shapes": {k: list(v) for k, v in self.table_shapes.items()},
+            "teacher_dim": self.teacher_dim,
+            "units": self.units,
+            "pooling": self.pooling,
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**deserialize_nested(config, ("tokenizer",)))

@@ -1,0 +1,89 @@
+"""SentenceClassifier: a sentence encoder + an MLP, fine-tuned on labelled single sentences."""
+
+import keras
+import numpy as np
+
+from keras_sentemb import losses as losses_lib
+from keras_sentemb.data.text_inputs import validate_texts
+from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
+from keras_sentemb.models.pipeline_training import PipelineTraining
+from keras_sentemb.models.word_encoding import pack_word_rows
+
+
+@keras.saving.register_keras_serializable(package="keras_sentemb")
+class SentenceClassifier(PipelineTraining, keras.Model):
+    """logits = W_o h_L + b_o, h_l = ReLU(W_l h_{l−1} + b_l), h_0 = encoder(sentence).
+
+    BiLSTM-SRA's single-sentence fine-tuning (any word-level encoder works: `BiLSTMSRA`,
+    `InferLite`). The batches are those of `examples_dataset(LabeledSentences, tokenizer)`:
+    `{"sentence": {"token_ids", "padding_mask"}}`; the encoder is trained with the head
+    unless `encoder.trainable = False` (feature transfer).
+
+    `compile(optimizer)` uses softmax cross-entropy on the logits; `compile(optimizer,
+    distillation_alpha=a)` adds knowledge distillation: the `DistillationLoss`
+    a·‖S − T‖² + (1 − a)·CE(S, y), with `[label, teacher logit_1 … logit_n]` rows as the
+    dataset's labels (`examples_dataset(..., labels=...)`).
+
+    Args:
+        encoder: a word-level sentence encoder (`BiLSTMSRA`, `InferLite`).
+        num_classes: output logits.
+        hidden_units: sizes of the hidden ReLU layers.
+        dropout: dropout before each Dense layer.
+
+    Example:
+    >>> classifier = SentenceClassifier(bilstm_sra, num_classes=2)        # doctest: +SKIP
+    >>> classifier.compile(keras.optimizers.Adam(1e-3))                   # doctest: +SKIP
+    >>> classifier.fit(examples_dataset(sst2_train, bilstm_sra.tokenizer))  # doctest: +SKIP
+    >>> classifier.predict_texts(["a gorgeous film"]).argmax(-1)           # doctest: +SKIP
+    """
+
+    def __init__(self, encoder, num_classes=2, hidden_units=(256,), dropout=0.1, **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(num_classes, int) or num_classes < 2:
+            raise ValueError(f"num_classes must be an int >= 2, got {num_classes!r}")
+        self.encoder = encoder
+        self.num_classes = num_classes
+        self.hidden_units = tuple(int(n) for n in hidden_units)
+        self.dropout = float(dropout)
+        self.hidden = [keras.layers.Dense(n, activation="relu", name=f"hidden_{i}")
+                       for i, n in enumerate(self.hidden_units)]
+        self.dropouts = [keras.layers.Dropout(self.dropout) for _ in range(len(self.hidden) + 1)]
+        self.logits = keras.layers.Dense(num_classes, name="logits")
+        self({"sentence": {"token_ids": keras.ops.ones((1, 2), "int32"),
+                           "padding_mask": keras.ops.ones((1, 2), "int32")}})
+
+    def call(self, inputs, training=False):
+        states = self.encoder(inputs["sentence"], training=training)
+        for dense, dropout in zip(self.hidden, self.dropouts):
+            states = dense(dropout(states, training=training))
+        return self.logits(self.dropouts[-1](states, training=training))
+
+    def compile(self, optimizer="adam", loss=None, distillation_alpha=None, **kwargs):
+        if loss is None:
+            loss = (keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+                    if distillation_alpha is None else
+                    losses_lib.DistillationLoss(alpha=distillation_alpha, objective="classification"))
+        elif isinstance(loss, str):
+            loss = losses_lib.get(loss)
+        super().compile(optimizer=optimizer, loss=loss, **kwargs)
+
+    def predict_texts(self, texts, batch_size=256):
+        """Logits float32 NumPy [N, num_classes] for raw texts (input order)."""
+        utf8_texts, single = validate_texts(texts)
+        rows = self.encoder.tokenize_to_rows(utf8_texts)
+        logits = np.zeros((len(rows), self.num_classes), np.float32)
+        for start in range(0, len(rows), batch_size):
+            batch = rows[start : start + batch_size]
+            ids, mask = pack_word_rows(batch, max(max(len(r) for r in batch), 1))
+            logits[start : start + len(batch)] = keras.ops.convert_to_numpy(
+                self({"sentence": {"token_ids": ids, "padding_mask": mask}}))
+        return logits[0] if single else logits
+
+    def get_config(self):
+        return {"name": self.name, "encoder": serialize_nested(self.encoder),
+                "num_classes": self.num_classes, "hidden_units": list(self.hidden_units),
+                "dropout": self.dropout}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**deserialize_nested(config, ("encoder",)))

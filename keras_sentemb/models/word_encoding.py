@@ -1,0 +1,131 @@
+"""What the word-level sentence encoders (InferLite, BiLSTM-SRA) share: raw strings in,
+vectors out (`encode` with smart batching, `embed_fn`, `export`)."""
+
+import numpy as np
+import tensorflow as tf
+from tqdm.auto import tqdm
+
+from keras_sentemb.data.smart_batching import default_length_buckets, plan_batches
+from keras_sentemb.data.text_inputs import validate_texts
+from keras_sentemb.encoders.word_embeddings import WordEmbeddings
+from keras_sentemb.encoders.word_tokenizer import OOV_ID, PADDING_ID, WordTokenizer
+
+_PROGRESS_THRESHOLD = 2048
+
+
+def pack_word_rows(rows, length):
+    """Dense `token_ids` and `padding_mask` [len(rows), length] for word-id rows; an empty
+    row becomes one OOV id (as `WordTokenizer.pack` does). Rows must fit in `length`.
+
+    >>> ids, mask = pack_word_rows([np.array([5, 6]), np.array([], np.int32)], 3)
+    >>> ids.tolist(), mask.tolist()
+    ([[5, 6, 0], [1, 0, 0]], [[1, 1, 0], [1, 0, 0]])
+    """
+    token_ids = np.full((len(rows), length), PADDING_ID, dtype=np.int32)
+    padding_mask = np.zeros((len(rows), length), dtype=np.int32)
+    for i, row in enumerate(rows):
+        if len(row) == 0:
+            row = (OOV_ID,)
+        token_ids[i, : len(row)] = row
+        padding_mask[i, : len(row)] = 1
+    return token_ids, padding_mask
+
+
+def word_inputs():
+    """The functional inputs of a word encoder: int32 `token_ids` and `padding_mask` [batch, T]."""
+    import keras
+
+    return (keras.Input(shape=(None,), dtype="int32", name="token_ids"),
+            keras.Input(shape=(None,), dtype="int32", name="padding_mask"))
+
+
+def tokenizer_and_embeddings(word_vectors, max_length=128, trainable_tables=False):
+    """A `WordTokenizer` over `word_vectors.vocabulary` and `WordEmbeddings` holding its tables."""
+    tokenizer = WordTokenizer(word_vectors.vocabulary, max_length=max_length)
+    embeddings = WordEmbeddings(
+        {name: table.shape for name, table in word_vectors.tables.items()},
+        tables=word_vectors.tables, trainable_tables=trainable_tables, name="word_embeddings",
+    )
+    return tokenizer, embeddings
+
+
+class WordEncoding:
+    """Mixin (before `keras.Model`) for models mapping `{"token_ids", "padding_mask"}` of a
+    `WordTokenizer` to one vector per text, with the tokenizer in `self.tokenizer`."""
+
+    @property
+    def embedding_dim(self):
+        """The number of features of one embedding."""
+        return int(self.output.shape[-1])
+
+    def _require_tokenizer(self):
+        if self.tokenizer is None:
+            raise ValueError(f"{self.name} has no tokenizer: pass tokenizer=WordTokenizer(...) "
+                             "to encode or export raw strings.")
+        return self.tokenizer
+
+    @property
+    def length_buckets(self):
+        """The padded lengths (words) `encode` uses."""
+        return default_length_buckets(self._require_tokenizer().max_length)
+
+    def embed_fn(self):
+        """The `tf.function` (token_ids, padding_mask) → float32 embeddings that `encode`
+        calls, traced once for any batch size and length."""
+        if getattr(self, "_embed_function", None) is None:
+            spec = tf.TensorSpec([None, None], tf.int32)
+
+            def embed(token_ids, padding_mask):
+                inputs = {"token_ids": token_ids, "padding_mask": padding_mask}
+                return tf.cast(self(inputs, training=False), tf.float32)
+
+            # A cache, not state: set past Keras/TF tracking so it is never saved.
+            object.__setattr__(self, "_embed_function",
+                               tf.function(embed, input_signature=[spec, spec]))
+        return self._embed_function
+
+    def tokenize_to_rows(self, utf8_texts):
+        """Word-id rows (NumPy int32, truncated to `max_length` words) of UTF-8 texts."""
+        return self._require_tokenizer().content_id_rows(utf8_texts)
+
+    def encode(self, texts, batch_size=256, normalize=True, progress=None):
+        """Embeds raw texts; returns float32 NumPy [N, d] in input order.
+
+        Texts are tokenised in-graph, sorted by word count and batched (`batch_size`
+        texts, padded to the smallest bucket that holds the longest), then put back in
+        input order. A text longer than the tokenizer's `max_length` words is cut to its
+        first `max_length` words; an empty text (no words) is read as one unknown word, so
+        all empty texts share one vector; a text of unknown words only is a sequence of
+        unknown-word ids (its vector depends on its length only when the encoder looks at
+        context). A single `str` returns one vector [d].
+
+        Raises:
+            TypeError / ValueError: a non-text element or invalid UTF-8 bytes (its index).
+        """
+        utf8_texts, single = validate_texts(texts)
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        embeddings = np.zeros((len(utf8_texts), self.embedding_dim), dtype=np.float32)
+        if not utf8_texts:
+            return embeddings
+        rows = self.tokenize_to_rows(utf8_texts)
+        lengths = np.array([max(len(row), 1) for row in rows], dtype=np.int64)
+        embed = self.embed_fn()
+        show = progress if progress is not None else len(utf8_texts) >= _PROGRESS_THRESHOLD
+        with tqdm(total=len(utf8_texts), unit="sent", desc="encode", disable=not show) as bar:
+            for batch in plan_batches(lengths, batch_size, self.length_buckets):
+                token_ids, padding_mask = pack_word_rows([rows[i] for i in batch.indices],
+                                                         batch.length)
+                embeddings[batch.indices] = embed(token_ids, padding_mask).numpy()
+                bar.update(len(batch.indices))
+        if normalize:
+            embeddings /= np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-12)
+        return embeddings[0] if single else embeddings
+
+    def export(self, filepath, version=1, overwrite=False):
+        """Writes a TF Serving SavedModel at `filepath/<version>/`: strings in, unit vectors
+        out (signature `serving_default`: `texts` → `{"embedding"}`), word tokenisation
+        in-graph. See `keras_sentemb.export.export_for_serving`."""
+        from keras_sentemb.export.serving_export import export_for_serving
+
+        return export_for_serving(self, filepath, version=version, overwrite=overwrite)

@@ -1,0 +1,78 @@
+"""BiLSTM-SRA: the architecture, masking, distillation with SRALoss, bad input, saving, export."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from keras_sentemb.data.pipelines import sentence_targets_dataset
+from keras_sentemb.losses import SRALoss
+from keras_sentemb.models import BiLSTMSRA
+from tests.conftest import make_tiny_word_vectors
+
+SENTENCES = ["the cat sat on the mat", "a dog ran fast", "the dog is on the mat", "cat"]
+
+
+def tiny_sra(**kwargs):
+    keras.utils.set_random_seed(0)
+    kwargs.setdefault("teacher_dim", 5)
+    return BiLSTMSRA.from_word_vectors(make_tiny_word_vectors(), units=4, **kwargs)
+
+
+def test_output_is_tanh_of_a_bias_free_projection_of_the_pooled_bilstm():
+    model = tiny_sra()
+    projection = model.get_layer("projection")
+    assert not projection.use_bias and projection.units == 5
+    vectors = model.encode(SENTENCES, normalize=False)
+    assert vectors.shape == (4, 5) and (np.abs(vectors) < 1).all()
+
+
+@pytest.mark.parametrize("pooling", ["max", "mean"])
+def test_padding_never_changes_an_embedding(pooling):
+    model = tiny_sra(pooling=pooling)
+    alone = model.encode(["dog ran"], normalize=False)
+    batched = model.encode(["dog ran", "the cat sat on the mat . the dog ran fast"], batch_size=2,
+                           normalize=False)
+    np.testing.assert_allclose(batched[0], alone[0], rtol=1e-5, atol=1e-6)
+
+
+def test_word_order_matters():
+    model = tiny_sra()
+    assert not np.allclose(model.encode("the cat sat on the mat"), model.encode("mat the on sat cat the"))
+
+
+def test_distillation_moves_the_student_towards_the_teacher():
+    model = tiny_sra()
+    teacher = np.random.default_rng(1).normal(size=(4, 5)).astype("float32")
+    before = float(np.mean(SRALoss()(teacher, model.encode(SENTENCES))))
+    model.compile(optimizer=keras.optimizers.Adam(5e-2), loss=SRALoss())
+    data = sentence_targets_dataset(SENTENCES, teacher, model.tokenizer, batch_size=4, bucketing=False)
+    model.fit(data, epochs=20, verbose=0)
+    after = float(np.mean(SRALoss()(teacher, model.encode(SENTENCES))))
+    assert after < before - 0.05
+    assert [w.name for w in model.trainable_weights if "table" in w.name] == []
+
+
+def test_bad_inputs_have_defined_outputs():
+    model = tiny_sra()
+    empty, spaces, unknown, long = model.encode(["", " ", "zebra okapi", "the dog " * 500])
+    np.testing.assert_array_equal(empty, spaces)
+    assert np.isfinite([empty, unknown, long]).all()
+    np.testing.assert_allclose(long, model.encode(" ".join(["the dog"] * 64)), rtol=1e-5, atol=1e-6)
+
+
+def test_save_load_round_trip_and_export(tmp_path):
+    model = tiny_sra(pooling="mean")
+    path = str(tmp_path / "sra.keras")
+    model.save(path)
+    loaded = keras.saving.load_model(path)
+    assert isinstance(loaded, BiLSTMSRA) and loaded.get_config() == model.get_config()
+    np.testing.assert_allclose(loaded.encode(SENTENCES), model.encode(SENTENCES), rtol=1e-6, atol=1e-6)
+    served = tf.saved_model.load(model.export(str(tmp_path / "served")))
+    np.testing.assert_allclose(served(tf.constant(SENTENCES)).numpy(), model.encode(SENTENCES),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_rejects_an_unknown_pooling():
+    with pytest.raises(ValueError, match="pooling"):
+        tiny_sra(pooling="cls")

@@ -83,3 +83,17 @@ def test_undecodable_input_file_is_reported_with_line(model_file, tmp_path, caps
 def test_unknown_model_name_is_a_clear_error(corpus_file, tmp_path, capsys):
     assert main(["encode", corpus_file, "-o", str(tmp_path / "o.npy"), "--model", "nope"]) == 2
     assert "Unknown pretrained encoder 'nope'" in capsys.readouterr().err
+
+
+def test_word_level_encoders_work_from_a_keras_file(corpus_file, tmp_path, capsys):
+    from keras_sentemb.models import BiLSTMSRA
+    from tests.conftest import make_tiny_word_vectors
+
+    path = str(tmp_path / "sra.keras")
+    BiLSTMSRA.from_word_vectors(make_tiny_word_vectors(), teacher_dim=6, units=4).save(path)
+    out = tmp_path / "vectors.npy"
+    assert main(["encode", corpus_file, "-o", str(out), "--model", path]) == 0
+    assert np.load(out).shape == (len(CORPUS), 6)
+    assert main(["search", "--corpus", corpus_file, "--model", path, "--query", "a dog ran fast",
+                 "--top-k", "1"]) == 0
+    assert "a dog ran fast" in capsys.readouterr().out

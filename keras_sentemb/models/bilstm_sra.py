@@ -2,11 +2,9 @@
 
 import keras
 
-from keras_sentemb.encoders.word_embeddings import WordEmbeddings
 from keras_sentemb.layers.siamese_pooler import SiamesePooler
-from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.models.pipeline_training import PipelineTraining
-from keras_sentemb.models.word_encoding import WordEncoding, tokenizer_and_embeddings, word_inputs
+from keras_sentemb.models.word_encoding import WordEncoding, checked_word_embeddings, word_inputs
 
 POOLINGS = ("max", "mean")
 
@@ -37,17 +35,14 @@ class BiLSTMSRA(WordEncoding, PipelineTraining, keras.Model):
     Example:
     >>> model = BiLSTMSRA.from_word_vectors(build_word_vectors(), teacher_dim=384)  # doctest: +SKIP
     >>> model.compile(optimizer="adam", loss=SRALoss())                            # doctest: +SKIP
-    >>> model.fit(sentence_vectors_dataset(sentences, teacher_vectors, model.tokenizer))  # doctest: +SKIP
+    >>> model.fit(sentence_targets_dataset(sentences, teacher_vectors, model.tokenizer))  # doctest: +SKIP
     """
 
     def __init__(self, tokenizer, table_shapes, tables=None, teacher_dim=384, units=256,
                  pooling="max", **kwargs):
         if pooling not in POOLINGS:
             raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
-        embeddings = WordEmbeddings(table_shapes, tables=tables, name="word_embeddings")
-        if embeddings.vocabulary_size != tokenizer.vocabulary_size:
-            raise ValueError(f"tables have {embeddings.vocabulary_size} rows but the tokenizer "
-                             f"gives {tokenizer.vocabulary_size} ids")
+        embeddings = checked_word_embeddings(tokenizer, table_shapes, tables)
         token_ids, padding_mask = word_inputs()
         words = embeddings.concatenated(token_ids)
         mask = keras.ops.cast(padding_mask, "bool")
@@ -66,23 +61,10 @@ class BiLSTMSRA(WordEncoding, PipelineTraining, keras.Model):
         self.units = units
         self.pooling = pooling
 
-    @classmethod
-    def from_word_vectors(cls, word_vectors, max_length=128, **kwargs):
-        """A fresh BiLSTM-SRA over a `WordVectors` (vocabulary + tables)."""
-        tokenizer, embeddings = tokenizer_and_embeddings(word_vectors, max_length=max_length)
-        return cls(tokenizer, embeddings.table_shapes, tables=word_vectors.tables, **kwargs)
-
     def get_config(self):
         return {
-            "name": self.name,
-            "trainable": self.trainable,
-            "tokenizer": serialize_nested(self.tokenizer),
-            "table_shapes": {k: list(v) for k, v in self.table_shapes.items()},
+            **self.word_config(),
             "teacher_dim": self.teacher_dim,
             "units": self.units,
             "pooling": self.pooling,
         }
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**deserialize_nested(config, ("tokenizer",)))

@@ -2,12 +2,10 @@
 
 import keras
 
-from keras_sentemb.encoders.word_embeddings import WordEmbeddings
 from keras_sentemb.layers.gated_conv_fusion import GatedConvFusion
 from keras_sentemb.layers.pair_feature_head import PairFeatureHead
-from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.models.pipeline_training import PipelineTraining
-from keras_sentemb.models.word_encoding import WordEncoding, tokenizer_and_embeddings, word_inputs
+from keras_sentemb.models.word_encoding import WordEncoding, checked_word_embeddings, word_inputs
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -46,10 +44,7 @@ class InferLite(WordEncoding, PipelineTraining, keras.Model):
 
     def __init__(self, tokenizer, table_shapes, tables=None, units=512, output_units=None,
                  num_layers=2, filter_length=1, projection_dim=None, **kwargs):
-        embeddings = WordEmbeddings(table_shapes, tables=tables, name="word_embeddings")
-        if embeddings.vocabulary_size != tokenizer.vocabulary_size:
-            raise ValueError(f"tables have {embeddings.vocabulary_size} rows but the tokenizer "
-                             f"gives {tokenizer.vocabulary_size} ids")
+        embeddings = checked_word_embeddings(tokenizer, table_shapes, tables)
         fusion = GatedConvFusion(units, output_units=output_units, num_layers=num_layers,
                                  filter_length=filter_length, name="gated_conv_fusion")
         token_ids, padding_mask = word_inputs()
@@ -69,12 +64,6 @@ class InferLite(WordEncoding, PipelineTraining, keras.Model):
         self.filter_length = filter_length
         self.projection_dim = projection_dim
 
-    @classmethod
-    def from_word_vectors(cls, word_vectors, max_length=128, **kwargs):
-        """A fresh InferLite over a `WordVectors` (vocabulary + tables); `kwargs` as __init__."""
-        tokenizer, embeddings = tokenizer_and_embeddings(word_vectors, max_length=max_length)
-        return cls(tokenizer, embeddings.table_shapes, tables=word_vectors.tables, **kwargs)
-
     @staticmethod
     def nli_head(hidden_units=(512, 512), num_classes=3, dropout=0.0):
         """InferLite's NLI classifier: 2 hidden ReLU layers over [u, v, |u − v|, u ∘ v],
@@ -89,18 +78,11 @@ class InferLite(WordEncoding, PipelineTraining, keras.Model):
 
     def get_config(self):
         return {
-            "name": self.name,
-            "trainable": self.trainable,
-            "tokenizer": serialize_nested(self.tokenizer),
-            "table_shapes": {k: list(v) for k, v in self.table_shapes.items()},
+            **self.word_config(),
             "units": self.units,
             "output_units": self.output_units,
             "num_layers": self.num_layers,
             "filter_length": self.filter_length,
             "projection_dim": self.projection_dim,
         }
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**deserialize_nested(config, ("tokenizer",)))
 

@@ -9,6 +9,7 @@ from keras_sentemb.data.smart_batching import default_length_buckets, plan_batch
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.encoders.word_embeddings import WordEmbeddings
 from keras_sentemb.encoders.word_tokenizer import OOV_ID, PADDING_ID, WordTokenizer
+from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
 
 _PROGRESS_THRESHOLD = 2048
 
@@ -39,19 +40,42 @@ def word_inputs():
             keras.Input(shape=(None,), dtype="int32", name="padding_mask"))
 
 
-def tokenizer_and_embeddings(word_vectors, max_length=128, trainable_tables=False):
-    """A `WordTokenizer` over `word_vectors.vocabulary` and `WordEmbeddings` holding its tables."""
-    tokenizer = WordTokenizer(word_vectors.vocabulary, max_length=max_length)
-    embeddings = WordEmbeddings(
-        {name: table.shape for name, table in word_vectors.tables.items()},
-        tables=word_vectors.tables, trainable_tables=trainable_tables, name="word_embeddings",
-    )
-    return tokenizer, embeddings
+def checked_word_embeddings(tokenizer, table_shapes, tables=None):
+    """`WordEmbeddings` for `table_shapes`, refused unless they have one row per id of
+    `tokenizer` (vocabulary + padding + OOV)."""
+    embeddings = WordEmbeddings(table_shapes, tables=tables, name="word_embeddings")
+    if embeddings.vocabulary_size != tokenizer.vocabulary_size:
+        raise ValueError(f"tables have {embeddings.vocabulary_size} rows but the tokenizer "
+                         f"gives {tokenizer.vocabulary_size} ids")
+    return embeddings
 
 
 class WordEncoding:
     """Mixin (before `keras.Model`) for models mapping `{"token_ids", "padding_mask"}` of a
-    `WordTokenizer` to one vector per text, with the tokenizer in `self.tokenizer`."""
+    `WordTokenizer` to one vector per text. The model's `__init__` takes `(tokenizer,
+    table_shapes, tables=None, **architecture)` and sets `self.tokenizer`,
+    `self.word_embeddings` (from `checked_word_embeddings`) and `self.table_shapes`; its
+    `get_config` starts from `word_config()`."""
+
+    @classmethod
+    def from_word_vectors(cls, word_vectors, max_length=128, **kwargs):
+        """A fresh model over a `WordVectors` (vocabulary + tables); `kwargs` go to __init__."""
+        tokenizer = WordTokenizer(word_vectors.vocabulary, max_length=max_length)
+        shapes = {name: table.shape for name, table in word_vectors.tables.items()}
+        return cls(tokenizer, shapes, tables=word_vectors.tables, **kwargs)
+
+    def word_config(self):
+        """The config entries every word encoder has (its architecture adds the rest)."""
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "tokenizer": serialize_nested(self.tokenizer),
+            "table_shapes": {k: list(v) for k, v in self.table_shapes.items()},
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**deserialize_nested(config, ("tokenizer",)))
 
     @property
     def embedding_dim(self):

@@ -76,3 +76,29 @@ def test_save_load_round_trip_and_export(tmp_path):
 def test_rejects_an_unknown_pooling():
     with pytest.raises(ValueError, match="pooling"):
         tiny_sra(pooling="cls")
+
+
+def test_pair_fine_tuning_with_an_mlp_over_four_features_and_kd_round_trips(tmp_path):
+    from keras_sentemb.data.examples import LabeledPairs
+    from keras_sentemb.data.pipelines import examples_dataset
+    from keras_sentemb.layers import PairFeatureHead
+    from keras_sentemb.losses import DistillationLoss
+    from keras_sentemb.models import SBERT
+
+    model = tiny_sra()
+    head = PairFeatureHead(2, ("u", "v", "abs_diff", "product"), hidden_units=(8,), name="pair_mlp")
+    sbert = SBERT(model, objective="classification", head=head)
+    sbert.compile(optimizer=keras.optimizers.Adam(1e-2),
+                  loss=DistillationLoss(alpha=0.5, objective="classification"))
+    pairs = LabeledPairs(["the cat sat", "a dog ran"], ["the cat", "the mat"], [1, 0])
+    teacher = np.array([[1.0, 3.0], [2.0, -1.0]], "float32")
+    data = examples_dataset(pairs, model.tokenizer, batch_size=2, bucketing=False,
+                            labels=np.column_stack([pairs.labels, teacher]))
+    history = sbert.fit(data, epochs=3, verbose=0)
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    path = str(tmp_path / "pairs.keras")
+    sbert.save(path)
+    loaded = keras.saving.load_model(path)
+    assert isinstance(loaded.head, PairFeatureHead) and loaded.head.hidden_units == (8,)
+    batch = next(iter(data))[0]
+    np.testing.assert_allclose(np.asarray(loaded(batch)), np.asarray(sbert(batch)), rtol=1e-5, atol=1e-6)

@@ -11,7 +11,7 @@ class WordEmbeddings(keras.layers.Layer):
 
     Row 0 is padding and row 1 the out-of-vocabulary word (`WordTokenizer` ids). The
     tables are frozen by default (InferLite keeps its unit-normalised GloVe vectors
-    fixed); `trainable_tables=True` fine-tunes them.
+    fixed); `trainable_tables=True`, or `layer.trainable = True` later, fine-tunes them.
 
     Args:
         table_shapes: {name: (rows, dims)} in order; the values are set with `tables` or
@@ -30,6 +30,10 @@ class WordEmbeddings(keras.layers.Layer):
     """
 
     def __init__(self, table_shapes, tables=None, trainable_tables=False, **kwargs):
+        # The tables are trainable variables of a layer that is frozen unless asked
+        # otherwise: `layer.trainable = True` can then unfreeze them (a variable created
+        # non-trainable would never get a gradient). A saved `trainable` wins.
+        kwargs.setdefault("trainable", bool(trainable_tables))
         super().__init__(**kwargs)
         self.table_shapes = {str(name): tuple(int(n) for n in shape)
                              for name, shape in dict(table_shapes).items()}
@@ -54,7 +58,7 @@ class WordEmbeddings(keras.layers.Layer):
                 initial = keras.initializers.Constant(value)
             self.tables.append(self.add_weight(
                 name=f"{name}_table", shape=shape, initializer=initial,
-                trainable=self.trainable_tables, dtype="float32",
+                trainable=True, dtype="float32",
             ))
         self.built = True
 

@@ -11,6 +11,10 @@ from keras_sentemb.losses.multiple_negatives_ranking_loss import (
     MultipleNegativesRankingLoss,
     multiple_negatives_ranking_loss,
 )
+from keras_sentemb.losses.similarity_distribution_loss import (
+    SimilarityDistributionLoss,
+    similarity_distribution_loss,
+)
 from keras_sentemb.losses.sra_loss import SRALoss, sra_loss
 from keras_sentemb.losses.softmax_pair_loss import SoftmaxPairLoss, softmax_pair_loss
 from keras_sentemb.losses.triplet_loss import TripletLoss, triplet_loss
@@ -26,6 +30,7 @@ LOSSES = {
     "code_similarity": CodeSimilarityLoss,
     "distillation": DistillationLoss,
     "sra": SRALoss,
+    "similarity_distribution": SimilarityDistributionLoss,
 }
 
 
@@ -53,6 +58,6 @@ def serialize(loss):
 
 __all__ = [
     "CoSENTLoss", "CodeSimilarityLoss", "CosineSimilarityLoss", "DistillationLoss", "LOSSES", "MultipleNegativesRankingLoss",
-    "SRALoss", "SoftmaxPairLoss", "TripletLoss", "code_similarity_loss", "cosent_loss", "cosine_similarity_loss", "distillation_loss", "get",
-    "multiple_negatives_ranking_loss", "serialize", "softmax_pair_loss", "sra_loss", "triplet_loss",
+    "SRALoss", "SimilarityDistributionLoss", "SoftmaxPairLoss", "TripletLoss", "code_similarity_loss", "cosent_loss", "cosine_similarity_loss", "distillation_loss", "get",
+    "multiple_negatives_ranking_loss", "serialize", "similarity_distribution_loss", "softmax_pair_loss", "sra_loss", "triplet_loss",
 ]

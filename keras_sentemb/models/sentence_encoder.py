@@ -95,7 +95,7 @@ class SentenceEncoder(keras.Model):
             **kwargs,
         )
         self.backbone = backbone
-        self._freeze_unused_pooled_dense()
+        self.freeze_unused_pooler()
         self.tokenizer = tokenizer
         self.pooling = pooling
         self.layer_indices = tuple(layer_indices)
@@ -104,7 +104,7 @@ class SentenceEncoder(keras.Model):
         # A cache, not state: set past Keras/TF tracking so it is never saved.
         object.__setattr__(self, "_embed_function", None)
 
-    def _freeze_unused_pooled_dense(self):
+    def freeze_unused_pooler(self):
         # BERT's pooler (tanh(W·h_CLS)) is not part of a sentence embedding: freeze it so
         # that training neither updates it nor warns that it has no gradient.
         for layer in self.backbone.layers:

@@ -78,10 +78,7 @@ class TransferModel(PipelineTraining, keras.Model):
         self.target_range = tuple(float(x) for x in target_range)
         self.hidden_units = int(hidden_units)
         self.classes = score_classes(self.score_range)
-        if setting in ("ue", "ft"):
-            encoder.trainable = False
-        else:
-            set_word_embeddings_trainable(encoder, not self.freeze_word_embeddings)
+        self.set_encoder_trainable(setting in ("nt", "dnt"))
         self.head = None
         if setting in ("ft", "nt"):
             self.head = PairFeatureHead(
@@ -91,6 +88,17 @@ class TransferModel(PipelineTraining, keras.Model):
         # Build now (one dummy pair), so that weights exist before the first batch.
         dummy = {"token_ids": ops.ones((1, 3), "int32"), "padding_mask": ops.ones((1, 3), "int32")}
         self({key: dummy for key in PAIR_KEYS})
+
+    def set_encoder_trainable(self, trainable):
+        """Freezes the encoder, or makes it trainable with the word-embedding matrix as
+        `freeze_word_embeddings` says (BERT's unused pooler stays frozen). NT from a
+        pretrained transformer trains the new classifier alone first (`False`, a high
+        learning rate), then everything (`True`, a low one); re-`compile` in between."""
+        self.encoder.trainable = bool(trainable)
+        if trainable:
+            set_word_embeddings_trainable(self.encoder, not self.freeze_word_embeddings)
+            if hasattr(self.encoder, "freeze_unused_pooler"):
+                self.encoder.freeze_unused_pooler()
 
     def call(self, inputs, training=False):
         u, v = embed_columns(self.encoder, inputs, PAIR_KEYS, training=training)

@@ -92,3 +92,15 @@ def test_the_transformer_wem_is_the_token_embedding():
 def test_rejects_an_unknown_setting():
     with pytest.raises(ValueError, match="setting"):
         TransferModel(word_encoder(), "zero-shot")
+
+
+def test_nt_on_a_transformer_can_train_its_classifier_alone_first():
+    encoder = make_tiny_encoder()
+    model = TransferModel(encoder, "nt", freeze_word_embeddings=True)
+    model.set_encoder_trainable(False)
+    assert [w.path for w in model.trainable_weights if "similarity_head" not in w.path] == []
+    model.set_encoder_trainable(True)
+    trainable = {w.path for w in model.trainable_weights}
+    assert not trainable & {w.path for w in encoder.backbone.token_embedding.weights}
+    assert not any("pooled_dense" in path for path in trainable)
+    assert any("transformer_layer" in path for path in trainable)

@@ -54,9 +54,7 @@ class BiLSTMSRA(WordEncoding, PipelineTraining, keras.Model):
                                     name="projection")(pooled)
         super().__init__(inputs={"token_ids": token_ids, "padding_mask": padding_mask},
                          outputs=vector, **kwargs)
-        self.tokenizer = tokenizer
-        self.word_embeddings = embeddings
-        self.table_shapes = dict(embeddings.table_shapes)
+        self.keep_word_parts(tokenizer, embeddings)
         self.teacher_dim = teacher_dim
         self.units = units
         self.pooling = pooling

@@ -54,10 +54,8 @@ class InferLite(WordEncoding, PipelineTraining, keras.Model):
                                           name="projection")(sentence)
         super().__init__(inputs={"token_ids": token_ids, "padding_mask": padding_mask},
                          outputs=sentence, **kwargs)
-        self.tokenizer = tokenizer
-        self.word_embeddings = embeddings
+        self.keep_word_parts(tokenizer, embeddings)
         self.fusion = fusion
-        self.table_shapes = dict(embeddings.table_shapes)
         self.units = units
         self.output_units = output_units
         self.num_layers = num_layers

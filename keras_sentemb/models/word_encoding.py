@@ -64,6 +64,13 @@ class WordEncoding:
         shapes = {name: table.shape for name, table in word_vectors.tables.items()}
         return cls(tokenizer, shapes, tables=word_vectors.tables, **kwargs)
 
+    def keep_word_parts(self, tokenizer, embeddings):
+        """Records the tokenizer and `WordEmbeddings` every word encoder holds (after
+        `keras.Model.__init__`)."""
+        self.tokenizer = tokenizer
+        self.word_embeddings = embeddings
+        self.table_shapes = dict(embeddings.table_shapes)
+
     def word_config(self):
         """The config entries every word encoder has (its architecture adds the rest)."""
         return {

@@ -12,6 +12,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_sentemb.data.examples import LabeledPairs, LabeledSentences, ScoredPairs, Triplets
+from keras_sentemb.encoders.ragged_rows import content_rows_in_chunks
 
 PAIR_KEYS = ("sentence1", "sentence2")
 TRIPLET_KEYS = ("anchor", "positive", "negative")
@@ -155,14 +156,10 @@ def cross_pairs_dataset(examples, tokenizer, labels=None, batch_size=16, shuffle
 def _token_lengths(columns, tokenizer):
     """Per example, the packed length of its longest column (`add_special_tokens`: with
     [CLS] … [SEP] for word pieces, at least one id for words)."""
-    per_column = []
-    for texts in columns:
-        lengths = []
-        for start in range(0, len(texts), 8192):
-            chunk = tf.constant(list(texts[start : start + 8192]), dtype=tf.string)
-            packed = tokenizer.add_special_tokens(tokenizer.content_ids(chunk))
-            lengths.append(packed.row_lengths().numpy())
-        per_column.append(np.concatenate(lengths))
+    def packed(texts):
+        return tokenizer.add_special_tokens(tokenizer.content_ids(texts))
+
+    per_column = [[len(row) for row in content_rows_in_chunks(packed, texts)] for texts in columns]
     return np.max(np.array(per_column), axis=0)
 
 

@@ -4,9 +4,10 @@ import re
 
 import keras
 import keras_hub
-import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
+
+from keras_sentemb.encoders.ragged_rows import content_rows_in_chunks, numpy_rows
 
 # Characters that BERT's reference tokenizer deletes before splitting: control and format
 # characters (categories Cc, Cf), private-use characters (Co), NUL and U+FFFD. Tab, LF and
@@ -14,11 +15,6 @@ import tensorflow_text as tf_text
 _WHITESPACE_CONTROLS = r"[\t\n\r]"
 _DELETED_CHARACTERS = r"[\p{Cc}\p{Cf}\p{Co}\x{FFFD}]"
 
-
-def _numpy_rows(ragged):
-    """The rows of a 2-D `tf.RaggedTensor` as a list of NumPy int32 arrays."""
-    values = ragged.flat_values.numpy().astype(np.int32)
-    return np.split(values, ragged.row_splits.numpy()[1:-1])
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -127,11 +123,7 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
     def content_id_rows(self, texts, chunk_size=8192):
         """`content_ids` for a Python list of texts (str or UTF-8 bytes), as a list of
         NumPy int32 rows; tokenised in chunks so that huge inputs stream through."""
-        rows = []
-        for start in range(0, len(texts), chunk_size):
-            chunk = tf.constant(texts[start : start + chunk_size], dtype=tf.string)
-            rows.extend(_numpy_rows(self.content_ids(chunk)))
-        return rows
+        return content_rows_in_chunks(self.content_ids, texts, chunk_size)
 
     def pair_id_rows(self, texts_a, texts_b, chunk_size=8192):
         """`pair_ids` for two aligned Python lists of texts: (id rows, segment rows), lists
@@ -142,8 +134,8 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
                 tf.constant(texts_a[start : start + chunk_size], dtype=tf.string),
                 tf.constant(texts_b[start : start + chunk_size], dtype=tf.string),
             )
-            id_rows.extend(_numpy_rows(ids))
-            segment_rows.extend(_numpy_rows(segments))
+            id_rows.extend(numpy_rows(ids))
+            segment_rows.extend(numpy_rows(segments))
         return id_rows, segment_rows
 
     def _content_ids_graph(self, texts):

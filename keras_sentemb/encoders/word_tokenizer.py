@@ -1,9 +1,12 @@
 """WordTokenizer: raw strings to word ids, in-graph (tf.strings + TF Text + StringLookup)."""
 
+import collections
+
 import keras
-import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
+
+from keras_sentemb.encoders.ragged_rows import content_rows_in_chunks
 
 # A token is a contraction tail ("n't", "'s", "'re", "'ve", "'ll", "'d", "'m", as GloVe's
 # Stanford tokenizer splits them), one punctuation or symbol character, or a run of
@@ -13,10 +16,6 @@ _KEEP_PATTERN = r"n't\b|'(?:s|re|ve|ll|d|m)\b|[\p{P}\p{S}]"
 PADDING_ID = 0
 OOV_ID = 1
 
-
-def _numpy_rows(ragged):
-    values = ragged.flat_values.numpy().astype(np.int32)
-    return np.split(values, ragged.row_splits.numpy()[1:-1])
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -58,14 +57,9 @@ class WordTokenizer(keras.layers.Layer):
         if "" in vocabulary:
             raise ValueError("WordTokenizer: the vocabulary holds an empty word (row "
                              f"{vocabulary.index('')})")
-        if len(set(vocabulary)) != len(vocabulary):
-            seen, repeated = set(), None
-            for word in vocabulary:
-                if word in seen:
-                    repeated = word
-                    break
-                seen.add(word)
-            raise ValueError(f"WordTokenizer: the vocabulary repeats the word {repeated!r}")
+        repeated = [word for word, count in collections.Counter(vocabulary).items() if count > 1]
+        if repeated:
+            raise ValueError(f"WordTokenizer: the vocabulary repeats the word {repeated[0]!r}")
         if not isinstance(max_length, int) or isinstance(max_length, bool) or max_length < 1:
             raise ValueError(f"WordTokenizer: max_length must be an int >= 1, got {max_length!r}")
         self.vocabulary = vocabulary
@@ -121,11 +115,7 @@ class WordTokenizer(keras.layers.Layer):
 
     def content_id_rows(self, texts, chunk_size=8192):
         """`content_ids` for a Python list of texts (str or UTF-8 bytes): NumPy int32 rows."""
-        rows = []
-        for start in range(0, len(texts), chunk_size):
-            chunk = tf.constant(list(texts[start : start + chunk_size]), dtype=tf.string)
-            rows.extend(_numpy_rows(self.content_ids(chunk)))
-        return rows
+        return content_rows_in_chunks(self.content_ids, texts, chunk_size)
 
     def call(self, texts):
         return self.pack(self.content_ids(texts))

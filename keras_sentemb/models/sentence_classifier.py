@@ -1,13 +1,10 @@
 """SentenceClassifier: a sentence encoder + an MLP, fine-tuned on labelled single sentences."""
 
 import keras
-import numpy as np
 
 from keras_sentemb import losses as losses_lib
-from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.models.pipeline_training import PipelineTraining
-from keras_sentemb.models.word_encoding import pack_word_rows
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -53,7 +50,10 @@ class SentenceClassifier(PipelineTraining, keras.Model):
                            "padding_mask": keras.ops.ones((1, 2), "int32")}})
 
     def call(self, inputs, training=False):
-        states = self.encoder(inputs["sentence"], training=training)
+        return self.head(self.encoder(inputs["sentence"], training=training), training=training)
+
+    def head(self, states, training=False):
+        """The MLP on sentence vectors [batch, d]: logits [batch, num_classes]."""
         for dense, dropout in zip(self.hidden, self.dropouts):
             states = dense(dropout(states, training=training))
         return self.logits(self.dropouts[-1](states, training=training))
@@ -68,16 +68,11 @@ class SentenceClassifier(PipelineTraining, keras.Model):
         super().compile(optimizer=optimizer, loss=loss, **kwargs)
 
     def predict_texts(self, texts, batch_size=256):
-        """Logits float32 NumPy [N, num_classes] for raw texts (input order)."""
-        utf8_texts, single = validate_texts(texts)
-        rows = self.encoder.tokenize_to_rows(utf8_texts)
-        logits = np.zeros((len(rows), self.num_classes), np.float32)
-        for start in range(0, len(rows), batch_size):
-            batch = rows[start : start + batch_size]
-            ids, mask = pack_word_rows(batch, max(max(len(r) for r in batch), 1))
-            logits[start : start + len(batch)] = keras.ops.convert_to_numpy(
-                self({"sentence": {"token_ids": ids, "padding_mask": mask}}))
-        return logits[0] if single else logits
+        """Logits float32 NumPy [N, num_classes] for raw texts (input order): the encoder's
+        smart-batched `encode` (unnormalised, as in training), then the MLP."""
+        vectors = self.encoder.encode(texts, batch_size=batch_size, normalize=False,
+                                      progress=False)
+        return keras.ops.convert_to_numpy(self.head(vectors))
 
     def get_config(self):
         return {"name": self.name, "encoder": serialize_nested(self.encoder),

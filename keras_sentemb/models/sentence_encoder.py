@@ -3,23 +3,13 @@
 import os
 
 import keras
-import numpy as np
-import tensorflow as tf
-from tqdm.auto import tqdm
 
-from keras_sentemb.data.smart_batching import (
-    default_length_buckets,
-    pack_rows,
-    plan_batches,
-)
-from keras_sentemb.data.text_inputs import validate_texts
+from keras_sentemb.data.smart_batching import pack_rows
 from keras_sentemb.encoders.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.encoders.transformer_layer_states import transformer_layer_states
 from keras_sentemb.layers.siamese_pooler import SiamesePooler
 from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
-
-# `encode(progress=None)` shows a bar from this many texts on.
-_PROGRESS_THRESHOLD = 2048
+from keras_sentemb.models.text_encoding import TextEncoding
 
 
 def _model_name(name_or_path):
@@ -29,7 +19,7 @@ def _model_name(name_or_path):
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
-class SentenceEncoder(keras.Model):
+class SentenceEncoder(TextEncoding, keras.Model):
     """Maps token ids to one sentence embedding per row (SBERT's siamese tower).
 
     u = SiamesePooler(mode)(BERT(token_ids, padding_mask)), then u / ‖u‖₂ when
@@ -152,45 +142,16 @@ class SentenceEncoder(keras.Model):
         return cls(**deserialize_nested(config, ("backbone", "tokenizer")))
 
     # ------------------------------------------------------------------ inference
-    @property
-    def embedding_dim(self):
-        """The number of features of one embedding."""
-        return int(self.output.shape[-1])
+    tokenizer_hint = "SentenceTokenizer(...)"
 
-    @property
-    def length_buckets(self):
-        """The padded lengths `encode` uses (see `smart_batching.default_length_buckets`)."""
-        return default_length_buckets(self._require_tokenizer().max_length)
+    def packed_length(self, row):
+        """`[CLS] row [SEP]`: the row and two special tokens."""
+        return len(row) + 2
 
-    def _require_tokenizer(self):
-        if self.tokenizer is None:
-            raise ValueError(
-                f"{self.name} has no tokenizer: pass tokenizer=SentenceTokenizer(...) to "
-                "encode or export raw strings."
-            )
-        return self.tokenizer
-
-    def embed_fn(self):
-        """The `tf.function` (token_ids, padding_mask) → embeddings that `encode` calls.
-
-        Its input signature is [None, None] int32, so it is traced exactly once, whatever
-        the batch sizes and bucket lengths (see `experimental_get_tracing_count()`).
-        """
-        if self._embed_function is None:
-            spec = tf.TensorSpec([None, None], tf.int32)
-
-            def embed(token_ids, padding_mask):
-                inputs = {"token_ids": token_ids, "padding_mask": padding_mask}
-                return tf.cast(self(inputs, training=False), tf.float32)
-
-            object.__setattr__(
-                self, "_embed_function", tf.function(embed, input_signature=[spec, spec])
-            )
-        return self._embed_function
-
-    def tokenize_to_rows(self, utf8_texts):
-        """Content-id rows (NumPy int32, truncated) for a list of UTF-8 byte strings."""
-        return self._require_tokenizer().content_id_rows(utf8_texts)
+    def pack_batch(self, rows, length):
+        tokenizer = self.tokenizer
+        return pack_rows(rows, length, tokenizer.cls_token_id, tokenizer.sep_token_id,
+                         tokenizer.pad_token_id)
 
     def encode(self, texts, batch_size=64, normalize=True, progress=None):
         """Embeds raw texts; returns float32 NumPy [N, d] in input order.
@@ -215,35 +176,7 @@ class SentenceEncoder(keras.Model):
             TypeError: an element is not str/bytes (names its index and type).
             ValueError: an element is bytes that are not UTF-8 (names its index).
         """
-        utf8_texts, single = validate_texts(texts)
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-        tokenizer = self._require_tokenizer()
-        embeddings = np.zeros((len(utf8_texts), self.embedding_dim), dtype=np.float32)
-        if not utf8_texts:
-            return embeddings
-        rows = self.tokenize_to_rows(utf8_texts)
-        lengths = np.array([len(row) + 2 for row in rows], dtype=np.int64)
-        batches = plan_batches(lengths, batch_size, self.length_buckets)
-        show = progress if progress is not None else len(utf8_texts) >= _PROGRESS_THRESHOLD
-        embed = self.embed_fn()
-        with tqdm(
-            total=len(utf8_texts), unit="sent", desc="encode", disable=not show
-        ) as bar:
-            for batch in batches:
-                token_ids, padding_mask = pack_rows(
-                    [rows[i] for i in batch.indices],
-                    batch.length,
-                    tokenizer.cls_token_id,
-                    tokenizer.sep_token_id,
-                    tokenizer.pad_token_id,
-                )
-                embeddings[batch.indices] = embed(token_ids, padding_mask).numpy()
-                bar.update(len(batch.indices))
-        if normalize:
-            norms = np.linalg.norm(embeddings, axis=1, keepdims=True)
-            embeddings /= np.maximum(norms, 1e-12)
-        return embeddings[0] if single else embeddings
+        return self.encode_texts(texts, batch_size, normalize, progress)
 
     # ------------------------------------------------------------------ LoRA
     def enable_lora(self, rank, target_layer_names=None):

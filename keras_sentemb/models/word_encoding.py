@@ -2,16 +2,11 @@
 vectors out (`encode` with smart batching, `embed_fn`, `export`)."""
 
 import numpy as np
-import tensorflow as tf
-from tqdm.auto import tqdm
 
-from keras_sentemb.data.smart_batching import default_length_buckets, plan_batches
-from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.encoders.word_embeddings import WordEmbeddings
 from keras_sentemb.encoders.word_tokenizer import OOV_ID, PADDING_ID, WordTokenizer
 from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
-
-_PROGRESS_THRESHOLD = 2048
+from keras_sentemb.models.text_encoding import TextEncoding
 
 
 def pack_word_rows(rows, length):
@@ -50,7 +45,7 @@ def checked_word_embeddings(tokenizer, table_shapes, tables=None):
     return embeddings
 
 
-class WordEncoding:
+class WordEncoding(TextEncoding):
     """Mixin (before `keras.Model`) for models mapping `{"token_ids", "padding_mask"}` of a
     `WordTokenizer` to one vector per text. The model's `__init__` takes `(tokenizer,
     table_shapes, tables=None, **architecture)` and sets `self.tokenizer`,
@@ -84,40 +79,14 @@ class WordEncoding:
     def from_config(cls, config):
         return cls(**deserialize_nested(config, ("tokenizer",)))
 
-    @property
-    def embedding_dim(self):
-        """The number of features of one embedding."""
-        return int(self.output.shape[-1])
+    tokenizer_hint = "WordTokenizer(...)"
 
-    def _require_tokenizer(self):
-        if self.tokenizer is None:
-            raise ValueError(f"{self.name} has no tokenizer: pass tokenizer=WordTokenizer(...) "
-                             "to encode or export raw strings.")
-        return self.tokenizer
+    def packed_length(self, row):
+        """The row, or one OOV id for an empty row."""
+        return max(len(row), 1)
 
-    @property
-    def length_buckets(self):
-        """The padded lengths (words) `encode` uses."""
-        return default_length_buckets(self._require_tokenizer().max_length)
-
-    def embed_fn(self):
-        """The `tf.function` (token_ids, padding_mask) → float32 embeddings that `encode`
-        calls, traced once for any batch size and length."""
-        if getattr(self, "_embed_function", None) is None:
-            spec = tf.TensorSpec([None, None], tf.int32)
-
-            def embed(token_ids, padding_mask):
-                inputs = {"token_ids": token_ids, "padding_mask": padding_mask}
-                return tf.cast(self(inputs, training=False), tf.float32)
-
-            # A cache, not state: set past Keras/TF tracking so it is never saved.
-            object.__setattr__(self, "_embed_function",
-                               tf.function(embed, input_signature=[spec, spec]))
-        return self._embed_function
-
-    def tokenize_to_rows(self, utf8_texts):
-        """Word-id rows (NumPy int32, truncated to `max_length` words) of UTF-8 texts."""
-        return self._require_tokenizer().content_id_rows(utf8_texts)
+    def pack_batch(self, rows, length):
+        return pack_word_rows(rows, length)
 
     def encode(self, texts, batch_size=256, normalize=True, progress=None):
         """Embeds raw texts; returns float32 NumPy [N, d] in input order.
@@ -133,25 +102,7 @@ class WordEncoding:
         Raises:
             TypeError / ValueError: a non-text element or invalid UTF-8 bytes (its index).
         """
-        utf8_texts, single = validate_texts(texts)
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-        embeddings = np.zeros((len(utf8_texts), self.embedding_dim), dtype=np.float32)
-        if not utf8_texts:
-            return embeddings
-        rows = self.tokenize_to_rows(utf8_texts)
-        lengths = np.array([max(len(row), 1) for row in rows], dtype=np.int64)
-        embed = self.embed_fn()
-        show = progress if progress is not None else len(utf8_texts) >= _PROGRESS_THRESHOLD
-        with tqdm(total=len(utf8_texts), unit="sent", desc="encode", disable=not show) as bar:
-            for batch in plan_batches(lengths, batch_size, self.length_buckets):
-                token_ids, padding_mask = pack_word_rows([rows[i] for i in batch.indices],
-                                                         batch.length)
-                embeddings[batch.indices] = embed(token_ids, padding_mask).numpy()
-                bar.update(len(batch.indices))
-        if normalize:
-            embeddings /= np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-12)
-        return embeddings[0] if single else embeddings
+        return self.encode_texts(texts, batch_size, normalize, progress)
 
     def export(self, filepath, version=1, overwrite=False):
         """Writes a TF Serving SavedModel at `filepath/<version>/`: strings in, unit vectors

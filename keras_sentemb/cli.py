@@ -5,6 +5,7 @@
     keras-sentemb export serving/minilm --version 1
     keras-sentemb index build corpus.txt -o corpus_index --bits 256
     keras-sentemb index search corpus_index --query "How do I bake bread?" --rerank 10
+    keras-sentemb evaluate minilm-l6 --tasks stsb,sts-dir --sts-dir my_sts -o reports/minilm
 """
 
 import argparse
@@ -80,7 +81,62 @@ def _build_parser():
     lookup.add_argument("--rerank", type=int, default=0,
                         help="re-rank the Hamming top k×R by float cosine (0 = off)")
     lookup.add_argument("--json", action="store_true", help="print JSON lines")
+
+    evaluate = commands.add_parser(
+        "evaluate", help="measure a model on tasks; writes report.json, PNG plots, prints a table")
+    evaluate.add_argument("model", help="preset name, Hugging Face BERT folder, or .keras file "
+                                        "(a HashedEncoder adds Hamming STS and hash-recall)")
+    evaluate.add_argument("--tasks", default=None,
+                          help="comma-separated, from: stsb, stsb-dev, mrpc, sst2, trec, snli, "
+                               "sts-dir, senteval-dir, hash-recall (default: stsb, plus "
+                               "hash-recall for a hashed model)")
+    evaluate.add_argument("--data", default=os.environ.get("KERAS_SENTEMB_DATA", "../shared/data"),
+                          help="folder with stsb/, mrpc/, sst2/, trec/, nli/ "
+                               "(default: $KERAS_SENTEMB_DATA or ../shared/data)")
+    evaluate.add_argument("--sts-dir", help="folder of score<TAB>sentence1<TAB>sentence2 files")
+    evaluate.add_argument("--senteval-dir",
+                          help="folder of label<TAB>sentence files: x.tsv (k-fold) or "
+                               "x.train.tsv + x.test.tsv (+ x.dev.tsv)")
+    evaluate.add_argument("-o", "--output", default="evaluation_report",
+                          help="report folder (report.json + PNGs; default evaluation_report)")
+    evaluate.add_argument("--folds", type=int, default=10, help="k of k-fold probes (default 10)")
+    evaluate.add_argument("--seed", type=int, default=0, help="seed of probe splits (default 0)")
+    evaluate.add_argument("--batch-size", type=int, default=64)
+    evaluate.add_argument("--no-plots", action="store_true", help="JSON and table only")
+    evaluate.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    evaluate.add_argument("--dtype", default=None, help="compute dtype policy (default float32)")
     return parser
+
+
+def _evaluate(args):
+    from keras_sentemb.evaluation.builtin_tasks import build_tasks
+    from keras_sentemb.evaluation.report import evaluate, format_table, write_report
+    from keras_sentemb.models.loading import load_any_encoder
+
+    names = args.tasks.split(",") if args.tasks else None
+    hashed_default = names is None and args.model.endswith(".keras")
+    tasks = build_tasks(names or ["stsb"], data_dir=args.data, sts_dir=args.sts_dir,
+                        senteval_dir=args.senteval_dir, folds=args.folds, seed=args.seed)
+    model = load_any_encoder(args.model, dtype=args.dtype)
+    hashed = hasattr(model, "hash_embeddings")
+    if "hash-recall" in (names or []) and not hashed:
+        raise TypeError(f"task hash-recall needs a HashedEncoder .keras model; {args.model} "
+                        f"holds a {type(model).__name__}")
+    if hashed_default and hashed:
+        tasks += build_tasks(["hash-recall"], data_dir=args.data)
+    print(f"evaluating {args.model} ({type(model).__name__}) on {len(tasks)} task(s)", flush=True)
+    results = evaluate(model, tasks, batch_size=args.batch_size, progress=args.progress,
+                       on_result=lambda r: print(f"  {r.name}: {r.main_metric} "
+                                                 f"{r.metrics[r.main_metric]:.4g} "
+                                                 f"({r.seconds:.1f} s)", flush=True))
+    info = {"class": type(model).__name__, "embedding_dim": int(model.embedding_dim)}
+    if hashed:
+        info["bits"] = int(model.bits)
+    path = write_report(results, args.output, model_name=args.model, model_info=info,
+                        plots=not args.no_plots)
+    print()
+    print(format_table(results))
+    print(f"\nwrote {path}" + ("" if args.no_plots else " and its plots"))
 
 
 def _encode(args):
@@ -212,7 +268,8 @@ def main(argv=None):
     """Runs the command line; returns the exit status (0 ok, 2 bad input)."""
     args = _build_parser().parse_args(argv)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    handlers = {"encode": _encode, "search": _search, "export": _export, "index": _index}
+    handlers = {"encode": _encode, "search": _search, "export": _export, "index": _index,
+                "evaluate": _evaluate}
     try:
         handlers[args.command](args)
     except (ValueError, TypeError, FileNotFoundError, FileExistsError) as error:

@@ -97,3 +97,49 @@ def test_word_level_encoders_work_from_a_keras_file(corpus_file, tmp_path, capsy
     assert main(["search", "--corpus", corpus_file, "--model", path, "--query", "a dog ran fast",
                  "--top-k", "1"]) == 0
     assert "a dog ran fast" in capsys.readouterr().out
+
+
+EVAL_TASKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "eval_tasks")
+
+
+def test_evaluate_writes_a_report_plots_and_a_table_for_user_folders(model_file, tmp_path, capsys):
+    out = tmp_path / "report"
+    assert main(["evaluate", model_file, "--tasks", "sts-dir,senteval-dir",
+                 "--sts-dir", os.path.join(EVAL_TASKS, "sts"),
+                 "--senteval-dir", os.path.join(EVAL_TASKS, "classification"),
+                 "--folds", "3", "-o", str(out), "--no-progress"]) == 0
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    names = [task["name"] for task in report["tasks"]]
+    assert names == ["sts-dir/captions", "sts-dir/questions", "senteval-dir/questions",
+                     "senteval-dir/sentiment"]
+    assert report["model_info"] == {"class": "SentenceEncoder", "embedding_dim": 16}
+    assert sorted(p for p in os.listdir(out) if p.endswith(".png")) == [
+        "sts-dir_captions.png", "sts-dir_questions.png"]
+    printed = capsys.readouterr().out
+    assert "task" in printed and "senteval-dir/sentiment" in printed and "accuracy" in printed
+
+
+def test_evaluate_reports_bad_task_files_with_file_and_line(model_file, tmp_path, capsys):
+    folder = tmp_path / "sts"
+    folder.mkdir()
+    (folder / "bad.tsv").write_text("4.0\ta\tb\n1.0\tonly two\n", encoding="utf-8")
+    assert main(["evaluate", model_file, "--tasks", "sts-dir", "--sts-dir", str(folder),
+                 "-o", str(tmp_path / "r")]) == 2
+    assert "bad.tsv:2: expected 3 TAB-separated fields" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()  # nothing was encoded or written
+
+
+def test_evaluate_refuses_hash_recall_for_a_model_without_codes(model_file, tmp_path, capsys):
+    data = tmp_path / "data" / "stsb"
+    data.mkdir(parents=True)
+    rows = "".join(f"{i % 5}.0\tsentence {i}\tother sentence {i}\n" for i in range(30))
+    for split in ("dev", "test"):
+        (data / f"{split}.tsv").write_text("score\tsentence1\tsentence2\n" + rows, encoding="utf-8")
+    assert main(["evaluate", model_file, "--tasks", "hash-recall", "--data", str(tmp_path / "data"),
+                 "-o", str(tmp_path / "r")]) == 2
+    assert "hash-recall needs a HashedEncoder" in capsys.readouterr().err
+
+
+def test_evaluate_names_unknown_tasks(model_file, tmp_path, capsys):
+    assert main(["evaluate", model_file, "--tasks", "stsb,glue", "-o", str(tmp_path)]) == 2
+    assert "unknown task(s) ['glue']" in capsys.readouterr().err

@@ -82,3 +82,13 @@ def test_errors_exit_with_status_2(built, tmp_path, capsys):
     assert main(["index", "build", str(empty), "-o", str(tmp_path / "i")]) == 2
     assert "corpus is empty" in capsys.readouterr().err
     assert main(["export", str(tmp_path / "s"), "--code-table", str(folder)]) == 2
+
+
+def test_evaluate_a_hashed_model_adds_hamming_correlations(built, tmp_path, capsys):
+    _, folder = built
+    sts = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "eval_tasks", "sts")
+    assert main(["evaluate", str(folder / "hashed_encoder.keras"), "--tasks", "sts-dir",
+                 "--sts-dir", sts, "-o", str(tmp_path), "--no-plots"]) == 0
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report["model_info"]["class"] == "HashedEncoder" and report["model_info"]["bits"] == 64
+    assert "hamming_spearman" in report["tasks"][0]["metrics"]

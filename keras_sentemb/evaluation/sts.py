@@ -51,7 +51,7 @@ def correlations(predicted, gold):
         raise ValueError("correlations need at least two pairs")
     for name, values in (("predicted scores", predicted), ("gold scores", gold)):
         if np.ptp(values) == 0:
-            warnings.warn(f"correlations: the {name} are constant ({values[0]!r}); "
+            warnings.warn(f"correlations: the {name} are constant (all {float(values[0]):.6g}); "
                           "Spearman and Pearson are undefined, returning NaN", RuntimeWarning,
                           stacklevel=2)
             return float("nan"), float("nan")

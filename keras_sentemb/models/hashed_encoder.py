@@ -48,6 +48,11 @@ class HashedEncoder(keras.Model):
         return self.hashing.bits
 
     @property
+    def embedding_dim(self):
+        """Width of the float embeddings (`encode`), before hashing."""
+        return self.encoder.embedding_dim
+
+    @property
     def tokenizer(self):
         return self.encoder.tokenizer
 

@@ -8,6 +8,12 @@ import tempfile
 import numpy as np
 
 
+def _current_umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_open(path, mode="wb"):
     """Opens a temporary file that replaces `path` only when the block succeeds."""
@@ -16,6 +22,7 @@ def atomic_open(path, mode="wb"):
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)
     try:
+        os.chmod(tmp, 0o666 & ~_current_umask())  # mkstemp makes 0600; give what open() would
         with os.fdopen(fd, mode) as f:
             yield f
             f.flush()

@@ -29,3 +29,16 @@ def test_a_failure_mid_write_keeps_the_previous_folder_intact(tmp_path):
             raise RuntimeError("disk full")
     assert os.listdir(target) == ["old.txt"] and (target / "old.txt").read_text() == "old"
     assert os.listdir(tmp_path) == ["model"]
+
+
+def test_an_atomic_file_gets_the_permissions_open_would_give(tmp_path):
+    from keras_sentemb.utils.atomic_files import atomic_open
+
+    mask = os.umask(0o022)
+    try:
+        with atomic_open(tmp_path / "report.json", "wb") as f:
+            f.write(b"{}")
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "report.json").stat().st_mode & 0o777 == 0o644
+    assert os.listdir(tmp_path) == ["report.json"]

@@ -1,0 +1,104 @@
+"""Bring-your-own benchmark files: STS `score<TAB>s1<TAB>s2` and classification
+`label<TAB>sentence`, read strictly, with every bad line named as file:line."""
+
+import os
+
+import pytest
+
+from keras_sentemb.evaluation.task_files import (
+    classification_folder_tasks,
+    read_classification_file,
+    read_sts_file,
+    sts_folder_files,
+)
+from tests.conftest import FIXTURES
+
+TASKS = os.path.join(FIXTURES, "eval_tasks")
+
+
+def write(tmp_path, name, text, mode="w"):
+    path = tmp_path / name
+    if mode == "wb":
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_an_sts_file_with_a_header_and_one_without_read_alike(tmp_path):
+    with_header = read_sts_file(os.path.join(TASKS, "sts", "captions.tsv"))
+    assert len(with_header) == 6 and with_header.scores[:2] == [5.0, 4.2]
+    assert with_header.sentences1[0] == "A man is playing a guitar."
+    without = read_sts_file(os.path.join(TASKS, "sts", "questions.txt"))
+    assert without.scores == [0.9, 0.1, 0.7, 0.2, 0.5]
+
+
+def test_blank_lines_and_a_byte_order_mark_are_ignored(tmp_path):
+    path = write(tmp_path, "x.tsv", "\ufeff1\ta\tb\n\n2\tc\td\n", "w")
+    assert read_sts_file(path).scores == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("1\ta\tb\n2\tc\n", r"x.tsv:2: expected 3 TAB-separated fields \(score, sentence1, sentence2\), got 2"),
+    ("1\ta\tb\n2\tc\td\textra\n", r"x.tsv:2: expected 3 TAB-separated fields .* got 4"),
+    ("1\ta\tb\nhigh\tc\td\n", r"x.tsv:2: score 'high' is not a number"),
+    ("1\ta\tb\nnan\tc\td\n", r"x.tsv:2: score 'nan' is not a finite number"),
+    ("1\ta\tb\n2\t \td\n", r"x.tsv:2: sentence1 is empty"),
+    ("1\ta\tb\n", "at least two scored pairs, got 1"),
+])
+def test_a_malformed_sts_line_is_an_error_naming_file_and_line(tmp_path, text, message):
+    with pytest.raises(ValueError, match=message):
+        read_sts_file(write(tmp_path, "x.tsv", text))
+
+
+def test_invalid_utf8_names_the_line(tmp_path):
+    path = write(tmp_path, "x.tsv", b"1\ta\tb\n2\tc\xff\td\n", "wb")
+    with pytest.raises(ValueError, match=r"x.tsv:2: not valid UTF-8"):
+        read_sts_file(path)
+
+
+def test_a_missing_file_is_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        read_sts_file(str(tmp_path / "absent.tsv"))
+
+
+def test_classification_labels_are_kept_as_strings():
+    data = read_classification_file(os.path.join(TASKS, "classification", "questions.train.tsv"))
+    assert len(data) == 12 and data.label_names == ("HUM", "LOC", "NUM")
+    assert data.labels[0] == "LOC" and data.sentences[0] == "where is the station ?"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("pos\tgood\nneg\n", r"y.tsv:2: expected 2 TAB-separated fields \(label, sentence\), got 1"),
+    ("pos\tgood\n\tbad\n", r"y.tsv:2: label is empty"),
+    ("label\tsentence\n", "no labelled sentences"),
+])
+def test_a_malformed_classification_line_is_an_error(tmp_path, text, message):
+    with pytest.raises(ValueError, match=message):
+        read_classification_file(write(tmp_path, "y.tsv", text))
+
+
+def test_a_classification_folder_has_cross_validated_and_split_tasks():
+    tasks = classification_folder_tasks(os.path.join(TASKS, "classification"))
+    assert [t.name for t in tasks] == ["questions", "sentiment"]
+    questions, sentiment = tasks
+    assert questions.train.endswith("questions.train.tsv") and questions.dev.endswith("questions.dev.tsv")
+    assert questions.single is None and sentiment.single.endswith("sentiment.tsv")
+
+
+def test_an_sts_folder_lists_one_task_per_file():
+    assert sorted(sts_folder_files(os.path.join(TASKS, "sts"))) == ["captions", "questions"]
+
+
+def test_folder_mistakes_are_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such classification folder"):
+        classification_folder_tasks(str(tmp_path / "absent"))
+    with pytest.raises(ValueError, match="no .tsv/.txt files"):
+        sts_folder_files(str(tmp_path))
+    write(tmp_path, "trec.train.tsv", "A\tx\n")
+    with pytest.raises(ValueError, match=r"task 'trec' lacks its trec.test.tsv"):
+        classification_folder_tasks(str(tmp_path))
+    write(tmp_path, "trec.test.tsv", "A\tx\n")
+    write(tmp_path, "trec.tsv", "A\tx\n")
+    with pytest.raises(ValueError, match="both a single file and split files"):
+        classification_folder_tasks(str(tmp_path))

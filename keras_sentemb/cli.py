@@ -6,6 +6,7 @@
     keras-sentemb index build corpus.txt -o corpus_index --bits 256
     keras-sentemb index search corpus_index --query "How do I bake bread?" --rerank 10
     keras-sentemb evaluate minilm-l6 --tasks stsb,sts-dir --sts-dir my_sts -o reports/minilm
+    keras-sentemb zoo list
 """
 
 import argparse
@@ -19,7 +20,7 @@ def _add_model_arguments(parser):
     parser.add_argument(
         "--model",
         default="minilm-l6",
-        help="preset name, Hugging Face BERT folder, or .keras file (default: minilm-l6)",
+        help="preset name, zoo:NAME, Hugging Face BERT folder, or .keras file (default: minilm-l6)",
     )
     parser.add_argument(
         "--dtype",
@@ -84,7 +85,7 @@ def _build_parser():
 
     evaluate = commands.add_parser(
         "evaluate", help="measure a model on tasks; writes report.json, PNG plots, prints a table")
-    evaluate.add_argument("model", help="preset name, Hugging Face BERT folder, or .keras file "
+    evaluate.add_argument("model", help="preset name, zoo:NAME, Hugging Face BERT folder, or .keras file "
                                         "(a HashedEncoder adds Hamming STS and hash-recall)")
     evaluate.add_argument("--tasks", default=None,
                           help="comma-separated, from: stsb, stsb-dev, mrpc, sst2, trec, snli, "
@@ -105,7 +106,61 @@ def _build_parser():
     evaluate.add_argument("--no-plots", action="store_true", help="JSON and table only")
     evaluate.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     evaluate.add_argument("--dtype", default=None, help="compute dtype policy (default float32)")
+
+    zoo = commands.add_parser("zoo", help="the model zoo: list, card, build, export, publish, fetch")
+    zoo_commands = zoo.add_subparsers(dest="zoo_command", required=True)
+    zoo_commands.add_parser("list", help="models available offline, with metrics")
+    for name, text in (("card", "print a model card"), ("build", "train and pack a model (checkout + data)"),
+                       ("export", "write a TF Serving SavedModel"), ("publish", "pack a model into a store"),
+                       ("fetch", "download a model from a store into the cache")):
+        sub = zoo_commands.add_parser(name, help=text)
+        sub.add_argument("name", help="zoo model name (see `keras-sentemb zoo list`)")
+        if name in ("card", "fetch"):
+            sub.add_argument("--store", required=name == "fetch",
+                             help="folder, file://, http(s):// or gs:// store" +
+                                  (" (fetch first when the model is not local)" if name == "card" else ""))
+            sub.add_argument("--version", type=int, default=None)
+        if name == "build":
+            sub.add_argument("--data", default=os.environ.get("KERAS_SENTEMB_DATA", "../shared/data"))
+            sub.add_argument("--seed", type=int, default=0)
+        if name == "export":
+            sub.add_argument("path", help="model base path; the version folder goes inside")
+            sub.add_argument("--version", type=int, default=1)
+            sub.add_argument("--overwrite", action="store_true")
+        if name == "publish":
+            sub.add_argument("store", help="folder, file:// or gs:// store")
     return parser
+
+
+def _zoo(args):
+    from keras_sentemb import zoo
+
+    command = args.zoo_command
+    if command == "list":
+        rows = [("model", "version", "MB", "STS-B", "sent/s", "what it is for")]
+        for entry in zoo.list_models():
+            metrics = entry.get("metrics", {})
+            sts = metrics.get("stsb_test_hamming_spearman", metrics.get("stsb_test_spearman"))
+            rows.append((entry["name"], str(entry["version"]), f"{entry['size_bytes'] / 1e6:.2f}",
+                         "" if sts is None else f"{sts:.2f}", str(metrics.get("sentences_per_second", "")),
+                         entry["use"]))
+        widths = [max(len(row[i]) for row in rows) for i in range(5)]
+        for row in rows:
+            print("  ".join(cell.ljust(w) for cell, w in zip(row[:5], widths)) + "  " + row[5])
+    elif command == "card":
+        print(zoo.card(args.name, store=args.store, version=args.version))
+    elif command == "build":
+        config = zoo.build(args.name, data_dir=args.data, seed=args.seed)
+        print(f"built {args.name} v{config['version']} in {config['build']['seconds']} s: "
+              f"{json.dumps(config['metrics'])}")
+    elif command == "export":
+        folder = zoo.export(args.name, args.path, version=args.version, overwrite=args.overwrite)
+        print(f"exported {args.name} to {folder}")
+    elif command == "publish":
+        entry = zoo.publish(args.name, args.store)
+        print(f"published {args.name} to {args.store}/{entry['archive']} (sha256 {entry['sha256']})")
+    else:
+        print(f"fetched {args.name} into {zoo.fetch(args.name, args.store, version=args.version)}")
 
 
 def _evaluate(args):
@@ -114,7 +169,7 @@ def _evaluate(args):
     from keras_sentemb.models.loading import load_any_encoder
 
     names = args.tasks.split(",") if args.tasks else None
-    hashed_default = names is None and args.model.endswith(".keras")
+    hashed_default = names is None and (args.model.endswith(".keras") or args.model.startswith("zoo:"))
     tasks = build_tasks(names or ["stsb"], data_dir=args.data, sts_dir=args.sts_dir,
                         senteval_dir=args.senteval_dir, folds=args.folds, seed=args.seed)
     model = load_any_encoder(args.model, dtype=args.dtype)
@@ -269,7 +324,7 @@ def main(argv=None):
     args = _build_parser().parse_args(argv)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     handlers = {"encode": _encode, "search": _search, "export": _export, "index": _index,
-                "evaluate": _evaluate}
+                "evaluate": _evaluate, "zoo": _zoo}
     try:
         handlers[args.command](args)
     except (ValueError, TypeError, FileNotFoundError, FileExistsError) as error:

@@ -16,7 +16,7 @@ def _sentence_encoders():
 
 def load_sentence_encoder(name_or_path="minilm-l6", dtype=None):
     """A sentence encoder from a preset name ("minilm-l6"), an HF-format folder (both a
-    `SentenceEncoder`) or a `.keras` file saved with `encoder.save(...)` (a
+    `SentenceEncoder`), a zoo model ("zoo:sbert-minilm-l6-stsb") or a `.keras` file saved with `encoder.save(...)` (a
     `SentenceEncoder`, `InferLite` or `BiLSTMSRA`: all have `encode` and `export`).
 
     >>> encoder = load_sentence_encoder("minilm-l6")   # doctest: +SKIP
@@ -35,6 +35,14 @@ def _load(name_or_path, dtype, accepted):
     """A preset/HF folder through `SentenceEncoder.from_pretrained`, or a `.keras` file
     whose model must be one of the `accepted` classes."""
     spec = os.fspath(name_or_path)
+    if spec.startswith("zoo:"):
+        from keras_sentemb import zoo
+
+        model = zoo.load(spec[len("zoo:"):])
+        if not isinstance(model, accepted):
+            names = " or ".join(cls.__name__ for cls in accepted)
+            raise TypeError(f"{spec} is a {type(model).__name__}, not a {names}")
+        return model
     if spec.endswith(".keras"):
         if not os.path.isfile(spec):
             raise FileNotFoundError(f"{spec}: no such .keras file")

@@ -53,6 +53,7 @@ def atomic_directory(target):
     parent, name = os.path.split(target)
     os.makedirs(parent, exist_ok=True)
     staging = tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=parent)
+    os.chmod(staging, 0o777 & ~_current_umask())  # mkdtemp makes 0700; give what mkdir would
     try:
         yield staging
         previous = None

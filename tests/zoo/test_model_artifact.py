@@ -1,0 +1,111 @@
+"""Model artifacts: config + own weights + sources rebuild the model exactly, store only
+what the sources cannot rebuild, and refuse a corrupted or mismatched part."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from keras_sentemb.models import BiLSTMSRA, HashedEncoder
+from keras_sentemb.zoo import model_artifact
+from keras_sentemb.zoo.model_artifact import (
+    load_artifact,
+    pretrained_backbone_source,
+    save_artifact,
+    word_vectors_source,
+)
+from tests.conftest import make_tiny_encoder, make_tiny_word_vectors
+
+TEXTS = ["the cat sat on the mat .", "a dog ran fast", "", "hello world"]
+
+
+def test_a_model_without_sources_stores_every_weight_and_reloads_exactly(tmp_path):
+    encoder = make_tiny_encoder(seed=3)
+    description = save_artifact(encoder, tmp_path / "a", weights_dtype="float32")
+    assert description["stored_parameters"] == description["total_parameters"]
+    assert sorted(os.listdir(tmp_path / "a")) == ["artifact.json", "assets", "model.json", "weights.npz"]
+    np.testing.assert_array_equal(load_artifact(tmp_path / "a").encode(TEXTS), encoder.encode(TEXTS))
+
+
+def test_float16_weights_stay_close(tmp_path):
+    encoder = make_tiny_encoder(seed=3)
+    save_artifact(encoder, tmp_path / "a", weights_dtype="float16")
+    save_artifact(encoder, tmp_path / "b", weights_dtype="float32")
+    size = {name: os.path.getsize(tmp_path / name / "weights.npz") for name in "ab"}
+    assert size["a"] < 0.7 * size["b"]
+    np.testing.assert_allclose(load_artifact(tmp_path / "a").encode(TEXTS), encoder.encode(TEXTS), atol=5e-3)
+
+
+def test_lora_adapters_are_recreated_and_restored(tmp_path):
+    encoder = make_tiny_encoder(seed=4)
+    encoder.enable_lora(2)
+    for variable in encoder.weights:
+        if variable.path.endswith("lora_kernel_b"):
+            variable.assign(np.random.default_rng(0).normal(0, 0.1, variable.shape))
+    description = save_artifact(encoder, tmp_path / "a", weights_dtype="float32")
+    assert description["lora_rank"] == 2
+    np.testing.assert_allclose(load_artifact(tmp_path / "a").encode(TEXTS), encoder.encode(TEXTS), atol=1e-6)
+
+
+@pytest.fixture()
+def tiny_word_vectors_source(monkeypatch):
+    """The word-vector source rebuilds the tiny tables instead of the 100k-word ones."""
+    from keras_sentemb.encoders import word_vectors
+
+    monkeypatch.setattr(word_vectors, "build_word_vectors", lambda **kwargs: make_tiny_word_vectors(seed=1))
+    return word_vectors_source(top_n=13, types=("glove", "minilm"), minilm_dims=4)
+
+
+def test_word_tables_come_from_their_source_not_the_weights_file(tmp_path, tiny_word_vectors_source):
+    model = BiLSTMSRA.from_word_vectors(make_tiny_word_vectors(seed=1), units=4, output_dim=6)
+    description = save_artifact(model, tmp_path / "a", [tiny_word_vectors_source], weights_dtype="float32")
+    tables = sum(int(np.prod(t.shape)) for t in model.word_embeddings.tables)
+    assert description["stored_parameters"] == description["total_parameters"] - tables
+    assert not any("table" in w["path"] for w in description["weights"])
+    np.testing.assert_array_equal(load_artifact(tmp_path / "a").encode(TEXTS), model.encode(TEXTS))
+
+
+def test_a_word_source_with_another_vocabulary_is_refused(tmp_path, tiny_word_vectors_source, monkeypatch):
+    model = BiLSTMSRA.from_word_vectors(make_tiny_word_vectors(seed=1), units=4, output_dim=6)
+    save_artifact(model, tmp_path / "a", [tiny_word_vectors_source])
+    other = make_tiny_word_vectors(seed=1)
+    other.vocabulary[0] = "zebra"
+    from keras_sentemb.encoders import word_vectors
+
+    monkeypatch.setattr(word_vectors, "build_word_vectors", lambda **kwargs: other)
+    with pytest.raises(ValueError, match="vocabulary is not the model tokenizer's"):
+        load_artifact(tmp_path / "a")
+
+
+def test_a_hashed_encoder_keeps_its_codes(tmp_path):
+    encoder = make_tiny_encoder(seed=5)
+    hashed = HashedEncoder.distill(encoder, encoder.encode(TEXTS * 4), bits=64, epochs=1, verbose=0)
+    save_artifact(hashed, tmp_path / "h", weights_dtype="float32")
+    np.testing.assert_array_equal(load_artifact(tmp_path / "h").hash(TEXTS), hashed.hash(TEXTS))
+
+
+def test_a_corrupted_weights_file_is_refused(tmp_path):
+    save_artifact(make_tiny_encoder(seed=3), tmp_path / "a")
+    path = tmp_path / "a" / "weights.npz"
+    data = bytearray(path.read_bytes())
+    data[-40] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="does not match artifact.json"):
+        load_artifact(tmp_path / "a")
+    with pytest.raises(FileNotFoundError, match="missing model.json"):
+        load_artifact(tmp_path / "absent")
+
+
+def test_the_pinned_minilm_backbone_is_not_stored_and_a_different_base_is_refused(tmp_path, minilm_encoder):
+    source = pretrained_backbone_source("minilm-l6")
+    description = save_artifact(minilm_encoder, tmp_path / "m", [source])
+    assert description["stored_parameters"] == 0 and len(source["sha256"]) == 64
+    np.testing.assert_array_equal(load_artifact(tmp_path / "m").encode(TEXTS[:2]), minilm_encoder.encode(TEXTS[:2]))
+    artifact = tmp_path / "m" / "artifact.json"
+    described = json.loads(artifact.read_text())
+    described["sources"][0]["sha256"] = "0" * 64
+    artifact.write_text(json.dumps(described))
+    with pytest.raises(ValueError, match="install the pinned base weights"):
+        load_artifact(tmp_path / "m")
+    assert model_artifact.WEIGHT_DTYPES == ("float16", "float32")

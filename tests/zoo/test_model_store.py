@@ -1,0 +1,181 @@
+"""Publishing to a store and fetching into the cache: verified, atomic, and safe against
+hostile archives."""
+
+import contextlib
+import functools
+import hashlib
+import http.server
+import io
+import json
+import os
+import tarfile
+import threading
+
+import pytest
+
+from keras_sentemb.zoo.model_store import (
+    cached_model_dir,
+    fetch_model,
+    publish_folder,
+    read_store_index,
+)
+from keras_sentemb.zoo.safe_archive import pack_folder, unpack_archive
+
+
+def model_folder(tmp_path, text="weights v1"):
+    folder = tmp_path / "model"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "config.json").write_text('{"name": "toy"}', encoding="utf-8")
+    (folder / "sub" / "weights.bin").write_bytes(text.encode() * 1000)
+    return folder
+
+
+@contextlib.contextmanager
+def serve(folder, handler_class=http.server.SimpleHTTPRequestHandler):
+    """A loopback HTTP server over `folder` for the duration of the block."""
+    handler = functools.partial(handler_class, directory=str(folder))
+    handler_class.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def files_under(folder):
+    return {os.path.relpath(os.path.join(root, name), folder): open(os.path.join(root, name), "rb").read()
+            for root, _, names in os.walk(folder) for name in names if not name.startswith(".")}
+
+
+def test_packing_is_reproducible(tmp_path):
+    folder = model_folder(tmp_path)
+    assert pack_folder(folder, "toy") == pack_folder(folder, "toy")
+
+
+def test_publish_then_fetch_over_http_gives_the_same_files(tmp_path):
+    store, home = tmp_path / "store", tmp_path / "home"
+    entry = publish_folder(model_folder(tmp_path), "toy", 1, store)
+    assert (store / "toy" / "toy-v1.tar.gz.sha256").read_text().split()[0] == entry["sha256"]
+    assert read_store_index(store)["models"]["toy"]["latest"] == 1
+    with serve(store) as url:
+        fetched = fetch_model("toy", url, home=str(home), progress=False)
+    assert fetched == cached_model_dir("toy", 1, str(home))
+    assert files_under(fetched) == files_under(tmp_path / "model")
+    # a second fetch is served from the verified cache, without the store
+    assert fetch_model("toy", store, home=str(home)) == fetched
+
+
+def test_a_file_url_store_and_versions(tmp_path):
+    store = tmp_path / "store"
+    publish_folder(model_folder(tmp_path), "toy", 1, f"file://{store}")
+    publish_folder(model_folder(tmp_path / "b", text="weights v2"), "toy", 2, store)
+    index = read_store_index(store)["models"]["toy"]
+    assert index["latest"] == 2 and sorted(index["versions"]) == ["1", "2"]
+    older = fetch_model("toy", store, version=1, home=str(tmp_path / "home"), progress=False)
+    assert files_under(older)["sub/weights.bin"].startswith(b"weights v1")
+    with pytest.raises(FileExistsError, match="already in"):
+        publish_folder(model_folder(tmp_path / "c", text="changed"), "toy", 1, store)
+
+
+def test_a_corrupted_byte_is_a_sha256_error_and_leaves_nothing_cached(tmp_path):
+    store, home = tmp_path / "store", tmp_path / "home"
+    publish_folder(model_folder(tmp_path), "toy", 1, store)
+    archive = store / "toy" / "toy-v1.tar.gz"
+    data = bytearray(archive.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    archive.write_bytes(bytes(data))
+    with serve(store) as url, pytest.raises(ValueError, match="sha256 .* does not match"):
+        fetch_model("toy", url, home=str(home), progress=False)
+    assert os.listdir(home / "zoo" / "toy") == []
+
+
+class TruncatingHandler(http.server.SimpleHTTPRequestHandler):
+    """Announces the full archive but sends half of it, then drops the connection."""
+
+    def do_GET(self):
+        if not self.path.endswith(".tar.gz"):
+            return super().do_GET()
+        data = open(os.path.join(self.directory, self.path.lstrip("/")), "rb").read()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data[: len(data) // 2])
+        self.wfile.flush()
+        self.close_connection = True
+
+
+def test_an_interrupted_download_leaves_no_partial_cache_entry(tmp_path):
+    store, home = tmp_path / "store", tmp_path / "home"
+    publish_folder(model_folder(tmp_path), "toy", 1, store)
+    with serve(store, TruncatingHandler) as url, pytest.raises(Exception):
+        fetch_model("toy", url, home=str(home), progress=False)
+    assert os.listdir(home / "zoo" / "toy") == []
+
+
+def hostile_archive(tmp_path, add):
+    path = tmp_path / "hostile.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        good = tarfile.TarInfo("toy/config.json")
+        good.size = 2
+        tar.addfile(good, io.BytesIO(b"{}"))
+        add(tar)
+    return path
+
+
+def _file(name):
+    def add(tar):
+        info = tarfile.TarInfo(name)
+        info.size = 4
+        tar.addfile(info, io.BytesIO(b"evil"))
+    return add
+
+
+def _link(name, target, kind):
+    def add(tar):
+        info = tarfile.TarInfo(name)
+        info.type, info.linkname = kind, target
+        tar.addfile(info)
+    return add
+
+
+@pytest.mark.parametrize("add, message", [
+    (_file("toy/../../escaped.txt"), "would escape"),
+    (_file("/etc/evil"), "would escape"),
+    (_file("other/config.json"), "outside the model folder"),
+    (_link("toy/passwd", "/etc/passwd", tarfile.SYMTYPE), "is a link"),
+    (_link("toy/hard", "toy/config.json", tarfile.LNKTYPE), "is a link"),
+])
+def test_a_malicious_archive_is_refused_before_anything_is_written(tmp_path, add, message):
+    target = tmp_path / "target"
+    target.mkdir()
+    with pytest.raises(ValueError, match=message):
+        unpack_archive(hostile_archive(tmp_path, add), "toy", str(target))
+    assert os.listdir(target) == [] and not (tmp_path / "escaped.txt").exists()
+
+
+def test_fetching_a_malicious_archive_caches_nothing(tmp_path):
+    store, home = tmp_path / "store", tmp_path / "home"
+    (store / "toy").mkdir(parents=True)
+    archive = hostile_archive(tmp_path, _link("toy/passwd", "/etc/passwd", tarfile.SYMTYPE))
+    data = archive.read_bytes()
+    (store / "toy" / "toy-v1.tar.gz").write_bytes(data)
+    (store / "index.json").write_text(json.dumps({"models": {"toy": {"latest": 1, "versions": {
+        "1": {"archive": "toy/toy-v1.tar.gz", "sha256": hashlib.sha256(data).hexdigest(),
+              "bytes": len(data)}}}}}))
+    with pytest.raises(ValueError, match="is a link"):
+        fetch_model("toy", store, home=str(home), progress=False)
+    assert not os.path.exists(cached_model_dir("toy", 1, str(home)))
+
+
+def test_unknown_models_and_versions_are_named(tmp_path):
+    store = tmp_path / "store"
+    publish_folder(model_folder(tmp_path), "toy", 1, store)
+    with pytest.raises(ValueError, match=r"has no model 'other'; it has \['toy'\]"):
+        fetch_model("other", store, home=str(tmp_path / "h"))
+    with pytest.raises(ValueError, match=r"no version 3 of 'toy'; it has \[1\]"):
+        fetch_model("toy", store, version=3, home=str(tmp_path / "h"))
+    with pytest.raises(ValueError, match="fetch-only"):
+        publish_folder(model_folder(tmp_path / "x"), "toy", 2, "http://127.0.0.1:9/store")

@@ -1,0 +1,114 @@
+"""The zoo API end to end on a tiny model: list, card, load, export, and a round trip
+publish → loopback HTTP → fetch into an empty cache → load with identical embeddings.
+Without a store nothing touches the network."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import urllib.request
+
+import numpy as np
+import pytest
+
+from keras_sentemb import zoo
+from keras_sentemb.cli import main
+from keras_sentemb.zoo.model_artifact import save_artifact
+from keras_sentemb.zoo.model_card import render_card
+from keras_sentemb.zoo.zoo_build import folder_bytes, write_zoo_index
+from tests.conftest import make_tiny_encoder
+from tests.zoo.test_model_store import serve
+
+TEXTS = ["the cat sat on the mat .", "a dog ran fast", "hello world"]
+
+
+def write_tiny_zoo_model(zoo_dir, name="tiny-encoder", version=1):
+    """A zoo entry as `zoo build` writes it, for a tiny random encoder."""
+    encoder = make_tiny_encoder(seed=9)
+    folder = os.path.join(zoo_dir, name)
+    artifact = save_artifact(encoder, folder, weights_dtype="float32")
+    config = {"name": name, "version": version, "summary": "a tiny random BERT", "use": "tests",
+              "base": "none", "training_data": "none", "class": artifact["class"], "sources": [],
+              "weights_dtype": "float32", "stored_parameters": artifact["stored_parameters"],
+              "total_parameters": artifact["total_parameters"], "metrics": {"stsb_test_spearman": 1.0},
+              "measured_by": "nothing", "size_bytes": folder_bytes(folder),
+              "build": {"command": f"keras-sentemb zoo build {name}", "runs": None, "seconds": 0,
+                        "machine": "test", "date": "2026-01-01", "seed": 0}}
+    with open(os.path.join(folder, "config.json"), "w", encoding="utf-8") as f:
+        json.dump(config, f)
+    with open(os.path.join(folder, "card.md"), "w", encoding="utf-8") as f:
+        f.write(render_card(config))
+    write_zoo_index(zoo_dir, {"models": {name: {k: config[k] for k in
+                                                ("version", "summary", "use", "class", "size_bytes", "metrics")}}})
+    return encoder
+
+
+@pytest.fixture()
+def tiny_zoo(tmp_path, monkeypatch):
+    zoo_dir, home = tmp_path / "zoo", tmp_path / "home"
+    monkeypatch.setenv("KERAS_SENTEMB_ZOO", str(zoo_dir))
+    monkeypatch.setenv("KERAS_SENTEMB_HOME", str(home))
+    return write_tiny_zoo_model(str(zoo_dir)), zoo_dir, home
+
+
+def test_list_card_and_load_from_the_zoo_folder(tiny_zoo):
+    encoder, _, _ = tiny_zoo
+    [entry] = zoo.list()
+    assert entry["name"] == "tiny-encoder" and entry["location"] == "zoo" and entry["version"] == 1
+    assert zoo.card("tiny-encoder").startswith("# tiny-encoder (version 1)")
+    np.testing.assert_array_equal(zoo.load("tiny-encoder").encode(TEXTS), encoder.encode(TEXTS))
+
+
+def test_publish_serve_fetch_and_load_give_identical_embeddings(tiny_zoo, tmp_path, monkeypatch):
+    encoder, _, home = tiny_zoo
+    store = tmp_path / "store"
+    entry = zoo.publish("tiny-encoder", str(store))
+    monkeypatch.setenv("KERAS_SENTEMB_ZOO", str(tmp_path / "empty-zoo"))   # only the cache is left
+    with pytest.raises(ValueError, match="not available offline"):
+        zoo.load("tiny-encoder")
+    with serve(store) as url:
+        folder = zoo.fetch("tiny-encoder", url, progress=False)
+    assert folder.startswith(str(home)) and json.load(open(os.path.join(folder, ".fetched.json")))[
+        "sha256"] == entry["sha256"]
+    np.testing.assert_array_equal(zoo.load("tiny-encoder").encode(TEXTS), encoder.encode(TEXTS))
+    assert [m["location"] for m in zoo.list()] == ["cache"]
+
+
+def test_loading_without_a_store_never_opens_a_url(tiny_zoo, monkeypatch):
+    def no_network(*args, **kwargs):
+        raise AssertionError("the zoo touched the network")
+
+    monkeypatch.setattr(urllib.request, "urlopen", no_network)
+    zoo.load("tiny-encoder")
+    with pytest.raises(ValueError, match="not available offline"):
+        zoo.load("not-a-model")
+
+
+def test_export_answers_like_load_in_a_fresh_process(tiny_zoo, tmp_path):
+    encoder, _, _ = tiny_zoo
+    folder = zoo.export("tiny-encoder", str(tmp_path / "served"), version=3)
+    script = textwrap.dedent("""
+        import json, sys
+        import tensorflow as tf
+        import tensorflow_text  # noqa: F401
+        model = tf.saved_model.load(sys.argv[1])
+        out = model.signatures["serving_default"](texts=tf.constant(json.loads(sys.argv[2])))
+        print(json.dumps(out["embedding"].numpy().tolist()))
+    """)
+    run = subprocess.run([sys.executable, "-c", script, folder, json.dumps(TEXTS)], capture_output=True,
+                         text=True, check=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    served = np.array(json.loads(run.stdout.strip().splitlines()[-1]))
+    np.testing.assert_allclose(served, encoder.encode(TEXTS), atol=1e-5)
+
+
+def test_the_cli_lists_prints_cards_and_evaluates_zoo_models(tiny_zoo, tmp_path, capsys):
+    assert main(["zoo", "list"]) == 0
+    assert "tiny-encoder" in capsys.readouterr().out
+    assert main(["zoo", "card", "tiny-encoder"]) == 0
+    assert "## How it was built" in capsys.readouterr().out
+    sts = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "eval_tasks", "sts")
+    assert main(["evaluate", "zoo:tiny-encoder", "--tasks", "sts-dir", "--sts-dir", sts, "--no-plots",
+                 "-o", str(tmp_path / "r")]) == 0
+    assert main(["zoo", "fetch", "tiny-encoder", "--store", str(tmp_path / "nowhere")]) == 2
+    assert "has no model 'tiny-encoder'" in capsys.readouterr().err

@@ -45,6 +45,8 @@ def main():
                         help="the CrossEncoder .keras file (default out/cross_encoder_<task>/cross_encoder.keras)")
     parser.add_argument("--alpha", type=float, default=0.5)
     parser.add_argument("--freeze-encoder", action="store_true", help="train the head only (frozen ψ)")
+    parser.add_argument("--lora-rank", type=int, default=0,
+                        help="train LoRA adapters of ψ of this rank and the head (0 = full fine-tuning)")
     parser.add_argument("--epochs", type=int, default=None)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--learning-rate", type=float, default=None)
@@ -55,7 +57,7 @@ def main():
     args = parser.parse_args()
     keras.utils.set_random_seed(args.seed)
     epochs = args.epochs or DEFAULT_EPOCHS[args.task]
-    learning_rate = args.learning_rate or (1e-3 if args.freeze_encoder else 2e-5)
+    learning_rate = args.learning_rate or (1e-3 if args.freeze_encoder else 5e-4 if args.lora_rank else 2e-5)
     teacher_path = args.teacher or os.path.join("out", f"cross_encoder_{args.task}", "cross_encoder.keras")
     variant = f"alpha{args.alpha:g}" + ("_frozen" if args.freeze_encoder else "")
     output = args.output or os.path.join("out", f"dse_{args.task}_{variant}")
@@ -76,13 +78,20 @@ def main():
                             (train.scores if args.task == "stsb" else train.labels)[: args.limit])
         labels = labels[: args.limit]
 
-    teacher = keras.models.load_model(teacher_path)
+    if teacher_path.startswith("zoo:"):  # a zoo model, e.g. zoo:cross-encoder-minilm-l6-stsb
+        from keras_sentemb import zoo
+
+        teacher = zoo.load(teacher_path[len("zoo:"):])
+    else:
+        teacher = keras.models.load_model(teacher_path)
     teacher_logits = cached_teacher_logits(teacher, train.sentences1, train.sentences2, args.cache)
     teacher_test = test_metrics(teacher, test)
     del teacher
 
     dse = DSE.from_pretrained("minilm-l6", num_labels=teacher_logits.shape[1], alpha=args.alpha,
                               freeze_encoder=args.freeze_encoder)
+    if args.lora_rank:
+        dse.enable_lora(args.lora_rank)
     data = examples_dataset(train, dse.tokenizer, labels=np.column_stack([labels, teacher_logits]),
                             batch_size=args.batch_size, seed=args.seed)
     steps = len(data) * epochs

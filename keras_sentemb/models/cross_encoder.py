@@ -12,6 +12,7 @@ from keras_sentemb.data.smart_batching import (
 )
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.encoders.pretrained_backbone import load_backbone_and_tokenizer
+from keras_sentemb.models.backbone_lora import enable_backbone_lora
 from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.models.pipeline_training import PipelineTraining
 
@@ -111,6 +112,21 @@ class CrossEncoder(PipelineTraining, keras.Model):
             loss = (keras.losses.MeanSquaredError() if self.num_labels == 1
                     else keras.losses.SparseCategoricalCrossentropy(from_logits=True))
         super().compile(optimizer=optimizer, loss=loss, **kwargs)
+
+    def enable_lora(self, rank, target_layer_names=None):
+        """Trains rank-`rank` LoRA adapters of the backbone's query/value projections and
+        the new head only (the pretrained BERT weights, pooler included, stay frozen), so
+        the fine-tuned model is stored as a small delta on the pinned base."""
+        enable_backbone_lora(self.backbone, rank, target_layer_names)
+        object.__setattr__(self, "_score_function", None)
+
+    def export(self, filepath, version=1, overwrite=False):
+        """A TF Serving SavedModel at `filepath/<version>/`: `serving_default(texts_a,
+        texts_b)` → `{"scores": float32 [N, num_labels]}`, the logits of `predict_pairs`
+        (pair tokenisation in-graph). Returns the version folder."""
+        from keras_sentemb.export.pair_model_export import export_cross_encoder
+
+        return export_cross_encoder(self, filepath, version=version, overwrite=overwrite)
 
     # ------------------------------------------------------------------ inference
     def score_fn(self):

@@ -237,6 +237,23 @@ class DSE(PipelineTraining, keras.Model):
         return self.encoder.encode(texts, batch_size=batch_size, normalize=False,
                                    progress=progress)
 
+    def encode(self, texts, batch_size=64, normalize=True, progress=None):
+        """ψ of each text as sentence embeddings (unit length by default, for cosine use;
+        `embed` gives the unnormalised ψ the head expects)."""
+        return self.encoder.encode(texts, batch_size=batch_size, normalize=normalize, progress=progress)
+
+    def enable_lora(self, rank, target_layer_names=None):
+        """Trains LoRA adapters of ψ's backbone and the head only (see
+        `SentenceEncoder.enable_lora`): the student is stored as a small delta."""
+        self.encoder.enable_lora(rank, target_layer_names=target_layer_names)
+
+    def export(self, filepath, version=1, overwrite=False):
+        """A SavedModel with `serving_default(texts)` → ψ embeddings and `score(texts_a,
+        texts_b)` → f(ψ(a), ψ(b)) (see `export.pair_model_export`)."""
+        from keras_sentemb.export.pair_model_export import export_dse
+
+        return export_dse(self, filepath, version=version, overwrite=overwrite)
+
     def head_weights(self):
         """(W_u, W_v, W_×, W_d, b) as float32 tensors, each W [d', n], b [n]."""
         kernel = tf.convert_to_tensor(self.head.output_layer.kernel, tf.float32)

@@ -8,6 +8,7 @@ from keras_sentemb.data.smart_batching import pack_rows
 from keras_sentemb.encoders.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.encoders.transformer_layer_states import transformer_layer_states
 from keras_sentemb.layers.siamese_pooler import SiamesePooler
+from keras_sentemb.models.backbone_lora import enable_backbone_lora
 from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.models.text_encoding import TextEncoding
 
@@ -184,13 +185,8 @@ class SentenceEncoder(TextEncoding, keras.Model):
         and value projections (keras-hub `Backbone.enable_lora`): W' = W + B·A with A, B
         of rank r trained, W frozen. Save only the adapters with `save_lora_weights`.
         """
-        self.backbone.enable_lora(rank, target_layer_names=target_layer_names)
+        enable_backbone_lora(self.backbone, rank, target_layer_names)
         self._forget_traced_functions()
-        # keras-hub leaves the adapted layers' biases trainable; freeze them so that the
-        # LoRA kernels are the whole delta and `save_lora_weights` captures all of it.
-        for variable in self.backbone.trainable_weights:
-            if "lora_kernel" not in variable.path:
-                variable.trainable = False
 
     def save_lora_weights(self, filepath):
         """Writes the LoRA adapters (a `.lora.h5` file, small) of `enable_lora`."""

@@ -77,7 +77,6 @@ def word_vectors_source(top_n=100_000, types=("glove", "minilm"), minilm_dims=12
 
 def _fill_pretrained_backbone(model, source):
     """{variable id: value} for every backbone weight the preset holds."""
-    from keras_sentemb.encoders.pretrained_backbone import load_backbone_and_tokenizer
     from keras_sentemb.encoders.pretrained_weights import resolve_pretrained_dir
 
     folder = resolve_pretrained_dir(source["preset"])
@@ -85,14 +84,26 @@ def _fill_pretrained_backbone(model, source):
     if found != source["sha256"]:
         raise ValueError(f"{folder}/model.safetensors has sha256 {found}, but this model was built on "
                          f"{source['sha256']}: install the pinned base weights")
-    backbone, _, _ = load_backbone_and_tokenizer(source["preset"])
-    base = {variable.path: variable for variable in backbone.weights}
+    base = _base_weights(source["preset"], found)
     values = {}
     for layer in _backbones(model):
         for variable in layer.weights:
-            if variable.path in base and tuple(base[variable.path].shape) == tuple(variable.shape):
-                values[id(variable)] = base[variable.path].numpy()
+            if variable.path in base and base[variable.path].shape == tuple(variable.shape):
+                values[id(variable)] = base[variable.path]
     return values
+
+
+_BASE_WEIGHTS = {}
+
+
+def _base_weights(preset, sha256):
+    """{path: array} of the preset's backbone, read once per process (zoo models share it)."""
+    from keras_sentemb.encoders.pretrained_backbone import load_backbone_and_tokenizer
+
+    if (preset, sha256) not in _BASE_WEIGHTS:
+        backbone, _, _ = load_backbone_and_tokenizer(preset)
+        _BASE_WEIGHTS[(preset, sha256)] = {v.path: v.numpy() for v in backbone.weights}
+    return _BASE_WEIGHTS[(preset, sha256)]
 
 
 def _fill_word_vectors(model, source, cache_dir):

@@ -103,6 +103,17 @@ RECIPES = {recipe.name: recipe for recipe in (
            "semantic textual similarity scores close to the STS-B annotation scale", "all-MiniLM-L6-v2",
            "STS-B train (5,749 pairs), dev for model selection",
            ("train_sbert_stsb.py", "--epochs", "4", "--lora-rank", "8", "--clip-norm", "0"), _sbert_lora),
+    Recipe("cross-encoder-minilm-l6-stsb", "cross-encoder on all-MiniLM-L6-v2 (LoRA rank 8 + regression head) "
+           "trained on STS-B train; the DSE teacher", "re-ranking sentence pairs by similarity (one "
+           "transformer pass per pair)", "all-MiniLM-L6-v2", "STS-B train (5,749 pairs), dev for model selection",
+           ("train_cross_encoder.py", "--task", "stsb", "--lora-rank", "8"),
+           _saved_keras("cross_encoder.keras", "train_cross_encoder.py")),
+    Recipe("dse-minilm-l6-stsb", "DSE student (mean of MiniLM's last 4 layers, LoRA rank 8, linear pair head) "
+           "distilled from cross-encoder-minilm-l6-stsb on STS-B train, α = 0.5",
+           "pair scores close to the cross-encoder's at one embedding per sentence", "all-MiniLM-L6-v2",
+           "STS-B train (5,749 pairs) with the cross-encoder's scores, dev for model selection",
+           ("train_dse.py", "--task", "stsb", "--teacher", "zoo:cross-encoder-minilm-l6-stsb", "--lora-rank", "8"),
+           _saved_keras("dse.keras", "train_dse.py"), needs=("cross-encoder-minilm-l6-stsb",)),
     Recipe("inferlite-glove", "InferLite: GloVe 50-d + MiniLM word vectors, gated conv fusion; "
            "distilled from MiniLM then trained on the SNLI sample",
            "fast CPU sentence vectors (≈14× the transformer)", "GloVe 6B 50d + all-MiniLM-L6-v2 word vectors",

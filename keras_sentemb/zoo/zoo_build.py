@@ -23,6 +23,10 @@ from keras_sentemb.zoo.recipes import RECIPES, recipe_sources
 
 MODEL_BUDGET_BYTES = 10 * 1024 * 1024
 INDEX_FILE = "index.json"
+PROBE_FILE = "probe.json"
+PROBE_TEXTS = ["A man is playing a guitar.", "Will it rain tomorrow?", "", "Straße, café und Ünïcödé",
+               "The stock market fell sharply today after the announcement.", "a", "猫が座った。",
+               "How do I bake bread at home without an oven?"]
 
 
 @dataclasses.dataclass
@@ -55,23 +59,53 @@ def _machine():
 
 
 def measure(model, data_dir):
-    """STS-B test correlations (cosine, and Hamming for a hashed model) and encode speed."""
+    """STS-B test correlations and speed. A sentence encoder: cosine (and Hamming for a
+    hashed model) and sentences/s of `encode`; a pair scorer (cross-encoder, DSE): the
+    Spearman of its pair scores, and pairs/s for a cross-encoder."""
     from keras_sentemb.data.examples import read_scored_pairs
+    from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
     from keras_sentemb.evaluation.report import evaluate
     from keras_sentemb.evaluation.tasks import STSTask
 
     pairs = read_scored_pairs(os.path.join(data_dir, "stsb", "test.tsv"))
-    result = evaluate(model, [STSTask("stsb", pairs)])[0]
-    metrics = {"stsb_test_spearman": round(result.metrics["spearman"], 2),
-               "stsb_test_pearson": round(result.metrics["pearson"], 2)}
-    if "hamming_spearman" in result.metrics:
-        metrics["stsb_test_hamming_spearman"] = round(result.metrics["hamming_spearman"], 2)
     texts = list(dict.fromkeys(pairs.sentences1 + pairs.sentences2))
-    model.encode(texts[:256], batch_size=64, progress=False)  # warm-up: trace the graphs
-    start = time.perf_counter()
-    model.encode(texts, batch_size=64, progress=False)
-    metrics["sentences_per_second"] = round(len(texts) / (time.perf_counter() - start))
+    metrics = {}
+    if hasattr(model, "encode"):
+        result = evaluate(model, [STSTask("stsb", pairs)])[0]
+        metrics["stsb_test_spearman"] = round(result.metrics["spearman"], 2)
+        metrics["stsb_test_pearson"] = round(result.metrics["pearson"], 2)
+        if "hamming_spearman" in result.metrics:
+            metrics["stsb_test_hamming_spearman"] = round(result.metrics["hamming_spearman"], 2)
+    if hasattr(model, "predict_pairs"):
+        scored = pair_scorer_metrics(model, pairs)
+        metrics["stsb_test_pair_spearman"] = round(scored["spearman"], 2)
+    if hasattr(model, "encode"):
+        model.encode(texts[:256], batch_size=64, progress=False)  # warm-up: trace the graphs
+        start = time.perf_counter()
+        model.encode(texts, batch_size=64, progress=False)
+        metrics["sentences_per_second"] = round(len(texts) / (time.perf_counter() - start))
+    else:
+        first, second = pairs.sentences1, pairs.sentences2
+        model.predict_pairs(first[:256], second[:256], progress=False)
+        start = time.perf_counter()
+        model.predict_pairs(first, second, progress=False)
+        metrics["pairs_per_second"] = round(len(first) / (time.perf_counter() - start))
     return metrics, texts
+
+
+def model_outputs(model, texts):
+    """What a model computes for texts: unit embeddings, or scores of (text, reversed text)."""
+    if hasattr(model, "encode"):
+        return model.encode(texts, progress=False)
+    return np.asarray(model.predict_pairs(texts, texts[::-1], progress=False))
+
+
+def write_probe(folder, model):
+    """`probe.json`: the model's outputs for `PROBE_TEXTS`, so that a fresh machine can
+    check that the artifact loads to the same model (tests/zoo/test_zoo_models.py)."""
+    outputs = model_outputs(model, PROBE_TEXTS)
+    with atomic_open(os.path.join(folder, PROBE_FILE), "wb") as f:
+        f.write(json.dumps({"texts": PROBE_TEXTS, "outputs": np.asarray(outputs, np.float32).tolist()}).encode())
 
 
 def read_zoo_index(zoo_dir):
@@ -119,8 +153,9 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
                                  cache_dir=cache_dir)
         loaded = load_artifact(staging, cache_dir=cache_dir)
         metrics, _ = measure(loaded, data_dir)
-        difference = np.abs(loaded.encode(texts, progress=False) - trained.encode(texts, progress=False)).max()
-        metrics["trained_stsb_test_spearman"] = trained_metrics["stsb_test_spearman"]
+        difference = np.abs(model_outputs(loaded, texts) - model_outputs(trained, texts)).max()
+        headline = "stsb_test_spearman" if "stsb_test_spearman" in metrics else "stsb_test_pair_spearman"
+        metrics[f"trained_{headline}"] = trained_metrics[headline]
         metrics["artifact_max_abs_diff"] = float(f"{difference:.3g}")
         config = {
             "name": name, "version": version, "summary": recipe.summary, "use": recipe.use,
@@ -140,6 +175,7 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
         if config["size_bytes"] > MODEL_BUDGET_BYTES:
             raise ValueError(f"{name}: the artifact takes {config['size_bytes'] / 1e6:.1f} MB, over the "
                              f"{MODEL_BUDGET_BYTES / 1e6:.0f} MB budget of a zoo model")
+        write_probe(staging, loaded)
         with atomic_open(os.path.join(staging, "config.json"), "wb") as f:
             f.write((json.dumps(config, indent=1) + "\n").encode("utf-8"))
         with atomic_open(os.path.join(staging, "card.md"), "wb") as f:
@@ -149,6 +185,7 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
     index["models"][name] = {"version": version, "summary": recipe.summary, "use": recipe.use,
                              "class": config["class"], "size_bytes": config["size_bytes"],
                              "metrics": {k: metrics[k] for k in ("stsb_test_spearman", "stsb_test_hamming_spearman",
-                                                                 "sentences_per_second") if k in metrics}}
+                                                                 "stsb_test_pair_spearman", "sentences_per_second",
+                                                                 "pairs_per_second") if k in metrics}}
     write_zoo_index(zoo_dir, index)
     return config

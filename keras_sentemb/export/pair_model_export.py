@@ -1,0 +1,85 @@
+"""SavedModels of pair scorers: the cross-encoder (one pass per pair) and DSE (one embedding
+per sentence, then a linear pair score). Raw strings in, tokenisation in-graph.
+
+Cross-encoder: `serving_default(texts_a, texts_b)` → `{"scores": float32 [N, n]}`.
+DSE: `serving_default(texts)` → `{"embedding": float32 [N, 4d]}` (ψ, unnormalised) and
+`score(texts_a, texts_b)` → `{"scores": float32 [N, n]}` = f(ψ(a), ψ(b)).
+Both load with `tensorflow` + `import tensorflow_text`, like the encoder exports.
+"""
+
+import os
+
+import tensorflow as tf
+
+from keras_sentemb.utils.atomic_files import atomic_directory
+
+TEXTS_SPEC = tf.TensorSpec([None], tf.string, name="texts")
+TEXTS_A_SPEC = tf.TensorSpec([None], tf.string, name="texts_a")
+TEXTS_B_SPEC = tf.TensorSpec([None], tf.string, name="texts_b")
+
+
+class CrossEncoderModule(tf.Module):
+    """Pair tokenisation (`SentenceTokenizer.pair_ids`) + the cross-encoder, one graph."""
+
+    def __init__(self, model):
+        super().__init__(name="keras_sentemb_cross_encoder")
+        self._model = model
+        self._tokenizer = model.tokenizer
+        self.model_variables = list(model.variables)
+
+    @tf.function(input_signature=[TEXTS_A_SPEC, TEXTS_B_SPEC])
+    def serve(self, texts_a, texts_b):
+        ids, segments = self._tokenizer.pair_ids(texts_a, texts_b)
+        token_ids = ids.to_tensor(default_value=self._tokenizer.pad_token_id)
+        inputs = {"token_ids": token_ids, "segment_ids": segments.to_tensor(default_value=0),
+                  "padding_mask": tf.sequence_mask(ids.row_lengths(), maxlen=tf.shape(token_ids)[1],
+                                                   dtype=tf.int32)}
+        return {"scores": tf.cast(self._model(inputs, training=False), tf.float32)}
+
+
+class DSEModule(tf.Module):
+    """ψ (the DSE student) and the linear pair head f, one graph."""
+
+    def __init__(self, model):
+        super().__init__(name="keras_sentemb_dse")
+        self._model = model
+        self._tokenizer = model.tokenizer
+        self.model_variables = list(model.variables)
+
+    def _embed(self, texts):
+        inputs = self._tokenizer.pack(self._tokenizer.content_ids(texts))
+        return tf.cast(self._model.encoder(inputs, training=False), tf.float32)
+
+    @tf.function(input_signature=[TEXTS_SPEC])
+    def serve(self, texts):
+        return {"embedding": self._embed(texts)}
+
+    @tf.function(input_signature=[TEXTS_A_SPEC, TEXTS_B_SPEC])
+    def score(self, texts_a, texts_b):
+        u, v = self._embed(texts_a), self._embed(texts_b)
+        return {"scores": tf.cast(self._model.head([u, v], training=False), tf.float32)}
+
+
+def _save(module, signatures, path, version, overwrite):
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise ValueError(f"version must be a non-negative int, got {version!r}")
+    target = os.path.join(os.fspath(path), str(version))
+    if os.path.exists(target) and not overwrite:
+        raise FileExistsError(f"{target} exists; pass overwrite=True to replace it.")
+    with atomic_directory(target) as staging:
+        tf.saved_model.save(module, staging, signatures=signatures)
+    return target
+
+
+def export_cross_encoder(model, path, version=1, overwrite=False):
+    """Writes a cross-encoder SavedModel at `path/<version>/` (atomically); returns it."""
+    if model.tokenizer is None:
+        raise ValueError(f"{model.name} has no tokenizer, so it cannot take raw strings.")
+    module = CrossEncoderModule(model)
+    return _save(module, {"serving_default": module.serve}, path, version, overwrite)
+
+
+def export_dse(model, path, version=1, overwrite=False):
+    """Writes a DSE SavedModel (`serving_default` embeddings, `score` pairs); returns it."""
+    module = DSEModule(model)
+    return _save(module, {"serving_default": module.serve, "score": module.score}, path, version, overwrite)

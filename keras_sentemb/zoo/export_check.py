@@ -1,0 +1,81 @@
+"""Checks that `zoo.export` of each zoo model serves, in a fresh process that imports only
+tensorflow and tensorflow_text, what `zoo.load(name)` computes in Python.
+
+    python -m keras_sentemb.zoo.export_check                 # every model of zoo/index.json
+    python -m keras_sentemb.zoo.export_check minilm-l6 ...   # some of them
+
+Prints one line per model: signatures, the largest difference of unit embeddings (or of
+pair scores for a cross-encoder) over the probe texts, and the seconds it took; exits 1
+when a difference exceeds 1e-4.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+import numpy as np
+
+SERVE = textwrap.dedent("""
+    import json, sys
+    import tensorflow as tf
+    import tensorflow_text  # noqa: F401  (registers the tokenizer ops)
+    model = tf.saved_model.load(sys.argv[1])
+    texts = json.loads(sys.argv[2])
+    default = model.signatures["serving_default"]
+    if "texts_a" in default.structured_input_signature[1]:
+        out = default(texts_a=tf.constant(texts), texts_b=tf.constant(texts[::-1]))["scores"]
+    else:
+        out = default(texts=tf.constant(texts))["embedding"]
+    print(json.dumps({"signatures": sorted(model.signatures), "outputs": out.numpy().tolist()}))
+""")
+
+
+def _unit(x):
+    x = np.asarray(x, np.float64)
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
+
+
+def check_model(name, folder):
+    """(signatures, max difference, seconds) of exporting and serving `name`."""
+    from keras_sentemb import zoo
+    from keras_sentemb.zoo.zoo_build import PROBE_TEXTS, model_outputs
+
+    start = time.perf_counter()
+    model = zoo.load(name)
+    expected = np.asarray(model_outputs(model, PROBE_TEXTS), np.float64)
+    served_path = zoo.export(name, os.path.join(folder, name), version=1)
+    run = subprocess.run([sys.executable, "-c", SERVE, served_path, json.dumps(PROBE_TEXTS)],
+                         capture_output=True, text=True, check=False,
+                         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    if run.returncode != 0:
+        raise RuntimeError(f"{name}: serving failed:\n{run.stderr[-2000:]}")
+    served = json.loads(run.stdout.strip().splitlines()[-1])
+    outputs = np.asarray(served["outputs"], np.float64)
+    if hasattr(model, "encode"):  # embeddings: DSE serves ψ unnormalised, encode() unit vectors
+        outputs, expected = _unit(outputs), _unit(expected)
+    difference = float(np.abs(outputs.reshape(expected.shape) - expected).max())
+    return served["signatures"], difference, time.perf_counter() - start
+
+
+def main(argv=None):
+    from keras_sentemb import zoo
+    from keras_sentemb.zoo.zoo_build import read_zoo_index
+
+    names = list(argv if argv is not None else sys.argv[1:]) or sorted(read_zoo_index(zoo.zoo_dir())["models"])
+    failed = False
+    with tempfile.TemporaryDirectory() as folder:
+        for name in names:
+            signatures, difference, seconds = check_model(name, folder)
+            ok = difference <= 1e-4
+            failed |= not ok
+            print(f"{name:<28} {', '.join(signatures):<28} max |Δ| {difference:.2e} "
+                  f"{'ok' if ok else 'MISMATCH'}  ({seconds:.0f} s)", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -111,6 +111,7 @@ def _build_parser():
     zoo_commands = zoo.add_subparsers(dest="zoo_command", required=True)
     zoo_commands.add_parser("list", help="models available offline, with metrics")
     for name, text in (("card", "print a model card"), ("build", "train and pack a model (checkout + data)"),
+                       ("measure", "measure a committed model again and compare with its card"),
                        ("export", "write a TF Serving SavedModel"), ("publish", "pack a model into a store"),
                        ("fetch", "download a model from a store into the cache")):
         sub = zoo_commands.add_parser(name, help=text)
@@ -120,9 +121,13 @@ def _build_parser():
                              help="folder, file://, http(s):// or gs:// store" +
                                   (" (fetch first when the model is not local)" if name == "card" else ""))
             sub.add_argument("--version", type=int, default=None)
-        if name == "build":
+        if name in ("build", "measure"):
             sub.add_argument("--data", default=os.environ.get("KERAS_SENTEMB_DATA", "../shared/data"))
+        if name == "build":
             sub.add_argument("--seed", type=int, default=0)
+        if name == "measure":
+            sub.add_argument("--update-speed", action="store_true",
+                             help="record the speeds measured now (quality figures stay the build's)")
         if name == "export":
             sub.add_argument("path", help="model base path; the version folder goes inside")
             sub.add_argument("--version", type=int, default=1)
@@ -153,6 +158,13 @@ def _zoo(args):
         config = zoo.build(args.name, data_dir=args.data, seed=args.seed)
         print(f"built {args.name} v{config['version']} in {config['build']['seconds']} s: "
               f"{json.dumps(config['metrics'])}")
+    elif command == "measure":
+        from keras_sentemb.zoo.zoo_build import remeasure_model
+
+        comparison = remeasure_model(args.name, zoo.zoo_dir(), args.data, update=args.update_speed,
+                                     cache_dir=os.path.join(zoo.zoo_home(), "cache"))
+        for metric, (recorded, measured) in comparison.items():
+            print(f"{metric:<32} card {recorded!s:>10}  now {measured!s:>10}")
     elif command == "export":
         folder = zoo.export(args.name, args.path, version=args.version, overwrite=args.overwrite)
         print(f"exported {args.name} to {folder}")

@@ -56,7 +56,9 @@ def render_card(config):
         "## Metrics",
         "",
         f"Measured on the packed artifact, as `keras_sentemb.zoo.load(\"{config['name']}\")` returns it, "
-        f"at the end of the build; the STS-B numbers again with `{config['measured_by']}`:",
+        f"at the end of the build; measure again with `{config['measured_by']}` (speeds "
+        + (f"re-measured on {config['speed_measured']['date']} on a quiet machine):" if config.get("speed_measured")
+           else "as measured during the build):"),
         "",
         "| metric | value |",
         "|---|---|",

@@ -163,7 +163,7 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
             "sources": artifact["sources"], "weights_dtype": artifact["weights_dtype"],
             "stored_parameters": artifact["stored_parameters"],
             "total_parameters": artifact["total_parameters"],
-            "metrics": metrics, "measured_by": f"keras-sentemb evaluate zoo:{name} --tasks stsb",
+            "metrics": metrics, "measured_by": f"keras-sentemb zoo measure {name}",
             "build": {"command": f"keras-sentemb zoo build {name}",
                       "runs": (f"python examples/{recipe.command[0]} " + " ".join(arguments)).replace(repo + os.sep, "")
                       if recipe.command else None,
@@ -189,3 +189,28 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
                                                                  "pairs_per_second") if k in metrics}}
     write_zoo_index(zoo_dir, index)
     return config
+
+
+def remeasure_model(name, zoo_dir, data_dir, update=False, cache_dir=None):
+    """Measures the committed artifact of `name` again (as at the end of its build);
+    returns {metric: (recorded, measured)}. With `update`, the speed figures measured now
+    replace the recorded ones in config.json, card.md and index.json (quality figures are
+    never overwritten: they belong to the build)."""
+    folder = os.path.join(zoo_dir, name)
+    with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
+        config = json.load(f)
+    measured, _ = measure(load_artifact(folder, cache_dir=cache_dir), data_dir)
+    comparison = {key: (config["metrics"].get(key), value) for key, value in measured.items()}
+    if update:
+        speeds = {k: v for k, v in measured.items() if k.endswith("_per_second")}
+        config["metrics"].update(speeds)
+        config["speed_measured"] = {"date": datetime.date.today().isoformat(), "machine": _machine()}
+        config["measured_by"] = f"keras-sentemb zoo measure {name}"
+        with atomic_open(os.path.join(folder, "config.json"), "wb") as f:
+            f.write((json.dumps(config, indent=1) + "\n").encode("utf-8"))
+        with atomic_open(os.path.join(folder, "card.md"), "wb") as f:
+            f.write(render_card(config).encode("utf-8"))
+        index = read_zoo_index(zoo_dir)
+        index["models"][name]["metrics"].update(speeds)
+        write_zoo_index(zoo_dir, index)
+    return comparison

@@ -112,3 +112,20 @@ def test_the_cli_lists_prints_cards_and_evaluates_zoo_models(tiny_zoo, tmp_path,
                  "-o", str(tmp_path / "r")]) == 0
     assert main(["zoo", "fetch", "tiny-encoder", "--store", str(tmp_path / "nowhere")]) == 2
     assert "has no model 'tiny-encoder'" in capsys.readouterr().err
+
+
+def test_measure_reproduces_the_quality_and_updates_only_the_speed(tiny_zoo, tmp_path, capsys):
+    _, zoo_dir, _ = tiny_zoo
+    data = tmp_path / "data" / "stsb"
+    data.mkdir(parents=True)
+    rows = "".join(f"{i % 5}.0\tthe cat sat {'on the mat' * (i % 3)}\ta dog ran {'fast' * (i % 4)}\n"
+                   for i in range(12))
+    (data / "test.tsv").write_text("score\tsentence1\tsentence2\n" + rows, encoding="utf-8")
+    assert main(["zoo", "measure", "tiny-encoder", "--data", str(tmp_path / "data"), "--update-speed"]) == 0
+    printed = capsys.readouterr().out
+    assert "stsb_test_spearman" in printed and "sentences_per_second" in printed
+    config = json.load(open(zoo_dir / "tiny-encoder" / "config.json"))
+    assert config["metrics"]["stsb_test_spearman"] == 1.0          # the build's figure is kept
+    assert config["metrics"]["sentences_per_second"] > 0 and config["measured_by"].endswith("tiny-encoder")
+    assert "re-measured on" in (zoo_dir / "tiny-encoder" / "card.md").read_text()
+    assert zoo.list()[0]["metrics"]["sentences_per_second"] == config["metrics"]["sentences_per_second"]

@@ -19,7 +19,8 @@ HASH_BITS = 256
 @dataclasses.dataclass(frozen=True)
 class Recipe:
     """One zoo model: `summary` and `use` (for the card and the README table), the
-    `command` that trains it (None: no training), `weights_dtype`, and `make(ctx)`."""
+    `command` that trains it (None: no training), `weights_dtype` (float16 halves the
+    stored weights; hashing heads stay float32 so that no code bit flips), and `make(ctx)`."""
 
     name: str
     summary: str
@@ -125,10 +126,10 @@ RECIPES = {recipe.name: recipe for recipe in (
            ("distill_bilstm_sra.py",), _saved_keras("bilstm_sra.keras", "distill_bilstm_sra.py")),
     Recipe("minilm-l6-hash256", "256-bit SemanticHashing head distilled on all-MiniLM-L6-v2",
            "binary codes for Hamming search (32 bytes a sentence)", "all-MiniLM-L6-v2", SHARED_SENTENCES,
-           (), _hashed("minilm-l6"), needs=("minilm-l6",)),
+           (), _hashed("minilm-l6"), weights_dtype="float32", needs=("minilm-l6",)),
     Recipe("bilstm-sra-minilm-hash256", "256-bit SemanticHashing head on the BiLSTM-SRA encoder",
            "fast binary codes for Hamming search", "bilstm-sra-minilm", SHARED_SENTENCES,
-           (), _hashed("bilstm-sra-minilm"), needs=("bilstm-sra-minilm",)),
+           (), _hashed("bilstm-sra-minilm"), weights_dtype="float32", needs=("bilstm-sra-minilm",)),
 )}
 
 

@@ -94,7 +94,11 @@ def measure(model, data_dir):
 
 
 def model_outputs(model, texts):
-    """What a model computes for texts: unit embeddings, or scores of (text, reversed text)."""
+    """What a model computes for texts: unit embeddings (followed by the 0/1 code bits for a
+    hashed model), or the scores of (text, reversed text) for a cross-encoder."""
+    if hasattr(model, "hash"):
+        return np.concatenate([model.encode(texts, progress=False),
+                               model.hash(texts, packed=False).astype(np.float32)], axis=1)
     if hasattr(model, "encode"):
         return model.encode(texts, progress=False)
     return np.asarray(model.predict_pairs(texts, texts[::-1], progress=False))
@@ -182,13 +186,33 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
             f.write(render_card(config).encode("utf-8"))
         config["size_bytes"] = folder_bytes(staging)
     index = read_zoo_index(zoo_dir)
-    index["models"][name] = {"version": version, "summary": recipe.summary, "use": recipe.use,
-                             "class": config["class"], "size_bytes": config["size_bytes"],
-                             "metrics": {k: metrics[k] for k in ("stsb_test_spearman", "stsb_test_hamming_spearman",
-                                                                 "stsb_test_pair_spearman", "sentences_per_second",
-                                                                 "pairs_per_second") if k in metrics}}
+    index["models"][name] = index_entry(config)
     write_zoo_index(zoo_dir, index)
     return config
+
+
+INDEX_METRICS = ("stsb_test_spearman", "stsb_test_hamming_spearman", "stsb_test_pair_spearman",
+                 "sentences_per_second", "pairs_per_second")
+
+
+def index_entry(config):
+    """The index.json entry of a model: what `zoo.list()` and the README table show."""
+    return {"version": config["version"], "summary": config["summary"], "use": config["use"],
+            "class": config["class"], "size_bytes": config["size_bytes"],
+            "metrics": {k: config["metrics"][k] for k in INDEX_METRICS if k in config["metrics"]}}
+
+
+def rebuild_zoo_index(zoo_dir):
+    """index.json written afresh from every model folder's config.json (after copying
+    model folders between zoo folders)."""
+    models = {}
+    for name in sorted(os.listdir(zoo_dir)):
+        path = os.path.join(zoo_dir, name, "config.json")
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as f:
+                models[name] = index_entry(json.load(f))
+    write_zoo_index(zoo_dir, {"models": models})
+    return models
 
 
 def remeasure_model(name, zoo_dir, data_dir, update=False, cache_dir=None):
@@ -211,6 +235,6 @@ def remeasure_model(name, zoo_dir, data_dir, update=False, cache_dir=None):
         with atomic_open(os.path.join(folder, "card.md"), "wb") as f:
             f.write(render_card(config).encode("utf-8"))
         index = read_zoo_index(zoo_dir)
-        index["models"][name]["metrics"].update(speeds)
+        index["models"][name] = index_entry(config)
         write_zoo_index(zoo_dir, index)
     return comparison

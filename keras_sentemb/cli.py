@@ -142,12 +142,15 @@ def _zoo(args):
 
     command = args.zoo_command
     if command == "list":
-        rows = [("model", "version", "MB", "STS-B", "sent/s", "what it is for")]
+        rows = [("model", "version", "MB", "STS-B", "speed", "what it is for")]
         for entry in zoo.list_models():
             metrics = entry.get("metrics", {})
-            sts = metrics.get("stsb_test_hamming_spearman", metrics.get("stsb_test_spearman"))
+            sts = metrics.get("stsb_test_hamming_spearman", metrics.get("stsb_test_pair_spearman",
+                                                                        metrics.get("stsb_test_spearman")))
             rows.append((entry["name"], str(entry["version"]), f"{entry['size_bytes'] / 1e6:.2f}",
-                         "" if sts is None else f"{sts:.2f}", str(metrics.get("sentences_per_second", "")),
+                         "" if sts is None else f"{sts:.2f}",
+                         (f"{metrics['sentences_per_second']} sent/s" if "sentences_per_second" in metrics else
+                          f"{metrics.get('pairs_per_second', '')} pairs/s"),
                          entry["use"]))
         widths = [max(len(row[i]) for row in rows) for i in range(5)]
         for row in rows:

@@ -125,6 +125,8 @@ def _build_parser():
             sub.add_argument("--data", default=os.environ.get("KERAS_SENTEMB_DATA", "../shared/data"))
         if name == "build":
             sub.add_argument("--seed", type=int, default=0)
+            sub.add_argument("--reuse-training", action="store_true",
+                             help="re-pack the last training run in out/zoo_build/NAME (packing changed)")
         if name == "measure":
             sub.add_argument("--update-speed", action="store_true",
                              help="record the speeds measured now (quality figures stay the build's)")
@@ -158,7 +160,7 @@ def _zoo(args):
     elif command == "card":
         print(zoo.card(args.name, store=args.store, version=args.version))
     elif command == "build":
-        config = zoo.build(args.name, data_dir=args.data, seed=args.seed)
+        config = zoo.build(args.name, data_dir=args.data, seed=args.seed, reuse_training=args.reuse_training)
         print(f"built {args.name} v{config['version']} in {config['build']['seconds']} s: "
               f"{json.dumps(config['metrics'])}")
     elif command == "measure":

@@ -111,13 +111,13 @@ def fetch(name, store, version=None, progress=True):
     return fetch_model(name, store, version=version, progress=progress)
 
 
-def build(name, data_dir, repo=None, seed=0):
+def build(name, data_dir, repo=None, seed=0, reuse_training=False):
     """Trains and packs zoo model `name` into the zoo folder (needs a checkout and
-    ../shared/data); returns its config."""
+    ../shared/data); returns its config. `reuse_training` re-packs the last training run."""
     from keras_sentemb.zoo.zoo_build import build_model
 
     repo = repo or os.path.dirname(zoo_dir())
-    return build_model(name, zoo_dir(), data_dir, repo, seed=seed, load=load)
+    return build_model(name, zoo_dir(), data_dir, repo, seed=seed, load=load, reuse_training=reuse_training)
 
 
 # `zoo.list()` as the issue names it (the builtin is not used in this module).

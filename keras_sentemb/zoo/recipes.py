@@ -14,6 +14,7 @@ import sys
 from keras_sentemb.zoo.model_artifact import pretrained_backbone_source, word_vectors_source
 
 HASH_BITS = 256
+LORA_RANK = 8
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,21 +34,24 @@ class Recipe:
     needs: tuple = ()
 
 
-def run_example(repo, script, arguments, log_path):
-    """Runs `python examples/<script> <arguments>` from the checkout `repo`; its output goes
-    to `log_path` (and a failure raises with the log's tail)."""
-    path = os.path.join(repo, "examples", script)
+def run_example(ctx, script):
+    """Runs `python examples/<script> <ctx.arguments>` from the checkout `ctx.repo`, output
+    to `ctx.log` (a failure raises with the log's tail). With `ctx.reuse` and a finished
+    log already in the work folder, the earlier training run is reused instead."""
+    path = os.path.join(ctx.repo, "examples", script)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{path}: zoo builds run the training examples of a repository "
                                 "checkout; pass --repo")
-    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([repo, os.environ.get("PYTHONPATH", "")]))
-    with open(log_path, "w", encoding="utf-8") as log:
-        finished = subprocess.run([sys.executable, path, *arguments], stdout=log, stderr=subprocess.STDOUT,
-                                  cwd=repo, env=environment, check=False)
+    if ctx.reuse and os.path.isfile(ctx.log):
+        return
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([ctx.repo, os.environ.get("PYTHONPATH", "")]))
+    with open(ctx.log, "w", encoding="utf-8") as log:
+        finished = subprocess.run([sys.executable, path, *ctx.arguments], stdout=log, stderr=subprocess.STDOUT,
+                                  cwd=ctx.repo, env=environment, check=False)
     if finished.returncode != 0:
-        with open(log_path, encoding="utf-8") as f:
+        with open(ctx.log, encoding="utf-8") as f:
             tail = f.read()[-3000:]
-        raise RuntimeError(f"{script} failed (exit {finished.returncode}); end of {log_path}:\n{tail}")
+        raise RuntimeError(f"{script} failed (exit {finished.returncode}); end of {ctx.log}:\n{tail}")
 
 
 def _minilm(ctx):
@@ -59,10 +63,10 @@ def _minilm(ctx):
 def _sbert_lora(ctx):
     from keras_sentemb.models import SentenceEncoder
 
-    run_example(ctx.repo, "train_sbert_stsb.py", ctx.arguments, ctx.log)
+    run_example(ctx, "train_sbert_stsb.py")
     encoder = SentenceEncoder.from_pretrained("minilm-l6")
-    encoder.enable_lora(8)
-    encoder.load_lora_weights(os.path.join(ctx.work, "lora_r8.lora.h5"))
+    encoder.enable_lora(LORA_RANK)
+    encoder.load_lora_weights(os.path.join(ctx.work, f"lora_r{LORA_RANK}.lora.h5"))
     return encoder
 
 
@@ -72,10 +76,41 @@ def _saved_keras(file_name, script):
 
         import keras_sentemb  # noqa: F401
 
-        run_example(ctx.repo, script, ctx.arguments, ctx.log)
+        run_example(ctx, script)
         return keras.saving.load_model(os.path.join(ctx.work, file_name))
 
     return make
+
+
+def _lora_from_keras(file_name, script, make_base):
+    """Trains with the example, then turns the saved model (whose LoRA updates Keras merged
+    into the kernels) back into pinned base + LoRA factors + head (`restore_lora_factors`)."""
+    def make(ctx):
+        import keras
+
+        import keras_sentemb  # noqa: F401
+        from keras_sentemb.zoo.lora_factors import restore_lora_factors
+
+        run_example(ctx, script)
+        trained = keras.saving.load_model(os.path.join(ctx.work, file_name))
+        model = make_base()
+        model.enable_lora(LORA_RANK)
+        restore_lora_factors(trained, model)
+        return model
+
+    return make
+
+
+def _cross_encoder_base():
+    from keras_sentemb.models import CrossEncoder
+
+    return CrossEncoder.from_pretrained("minilm-l6", num_labels=1)
+
+
+def _dse_base():
+    from keras_sentemb.models import DSE
+
+    return DSE.from_pretrained("minilm-l6", num_labels=1, alpha=0.5)
 
 
 def _hashed(encoder_name):
@@ -103,18 +138,20 @@ RECIPES = {recipe.name: recipe for recipe in (
     Recipe("sbert-minilm-l6-stsb", "all-MiniLM-L6-v2 fine-tuned on STS-B train with LoRA rank 8",
            "semantic textual similarity scores close to the STS-B annotation scale", "all-MiniLM-L6-v2",
            "STS-B train (5,749 pairs), dev for model selection",
-           ("train_sbert_stsb.py", "--epochs", "4", "--lora-rank", "8", "--clip-norm", "0"), _sbert_lora),
+           ("train_sbert_stsb.py", "--epochs", "4", "--lora-rank", str(LORA_RANK), "--clip-norm", "0"),
+           _sbert_lora),
     Recipe("cross-encoder-minilm-l6-stsb", "cross-encoder on all-MiniLM-L6-v2 (LoRA rank 8 + regression head) "
            "trained on STS-B train; the DSE teacher", "re-ranking sentence pairs by similarity (one "
            "transformer pass per pair)", "all-MiniLM-L6-v2", "STS-B train (5,749 pairs), dev for model selection",
-           ("train_cross_encoder.py", "--task", "stsb", "--lora-rank", "8"),
-           _saved_keras("cross_encoder.keras", "train_cross_encoder.py")),
+           ("train_cross_encoder.py", "--task", "stsb", "--lora-rank", str(LORA_RANK)),
+           _lora_from_keras("cross_encoder.keras", "train_cross_encoder.py", _cross_encoder_base)),
     Recipe("dse-minilm-l6-stsb", "DSE student (mean of MiniLM's last 4 layers, LoRA rank 8, linear pair head) "
            "distilled from cross-encoder-minilm-l6-stsb on STS-B train, α = 0.5",
            "pair scores close to the cross-encoder's at one embedding per sentence", "all-MiniLM-L6-v2",
            "STS-B train (5,749 pairs) with the cross-encoder's scores, dev for model selection",
-           ("train_dse.py", "--task", "stsb", "--teacher", "zoo:cross-encoder-minilm-l6-stsb", "--lora-rank", "8"),
-           _saved_keras("dse.keras", "train_dse.py"), needs=("cross-encoder-minilm-l6-stsb",)),
+           ("train_dse.py", "--task", "stsb", "--teacher", "zoo:cross-encoder-minilm-l6-stsb",
+            "--lora-rank", str(LORA_RANK)),
+           _lora_from_keras("dse.keras", "train_dse.py", _dse_base), needs=("cross-encoder-minilm-l6-stsb",)),
     Recipe("inferlite-glove", "InferLite: GloVe 50-d + MiniLM word vectors, gated conv fusion; "
            "distilled from MiniLM then trained on the SNLI sample",
            "fast CPU sentence vectors (≈14× the transformer)", "GloVe 6B 50d + all-MiniLM-L6-v2 word vectors",

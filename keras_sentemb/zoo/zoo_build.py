@@ -42,6 +42,7 @@ class BuildContext:
     cache_dir: str
     arguments: list
     load: object
+    reuse: bool = False
 
 
 def folder_bytes(folder):
@@ -125,8 +126,12 @@ def write_zoo_index(zoo_dir, index):
         f.write((json.dumps(index, indent=1, sort_keys=True) + "\n").encode("utf-8"))
 
 
-def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None):
-    """Builds zoo model `name` into `zoo_dir/name/`; returns its config dict."""
+def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None, reuse_training=False):
+    """Builds zoo model `name` into `zoo_dir/name/`; returns its config dict.
+
+    `reuse_training` packs the finished training run left in `out/zoo_build/<name>` again
+    (after a change to the packing, not to the training): the version and the recorded
+    training time stay those of that run."""
     if name not in RECIPES:
         raise ValueError(f"unknown zoo model {name!r}; recipes: {sorted(RECIPES)}")
     recipe = RECIPES[name]
@@ -137,20 +142,25 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
         raise FileNotFoundError(f"{data_dir}: no stsb/ folder; zoo builds need ../shared/data (pass --data)")
     cache_dir = cache_dir or os.path.join(repo, "out", "cache")
     work = os.path.join(repo, "out", "zoo_build", name)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
+    if not reuse_training:
+        shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work, exist_ok=True)
     arguments = list(recipe.command[1:]) + (["--data", data_dir, "--output", work, "--seed", str(seed)]
                                             if recipe.command else [])
     context = BuildContext(repo=repo, data_dir=data_dir, work=work, log=os.path.join(work, "train.log"),
-                           seed=seed, cache_dir=cache_dir, arguments=arguments, load=load)
+                           seed=seed, cache_dir=cache_dir, arguments=arguments, load=load,
+                           reuse=reuse_training)
     start = time.perf_counter()
     trained = recipe.make(context)
     train_seconds = time.perf_counter() - start
-    previous = os.path.join(zoo_dir, name, "config.json")
-    version = 1
-    if os.path.isfile(previous):
-        with open(previous, encoding="utf-8") as f:
-            version = json.load(f)["version"] + 1
+    previous_path = os.path.join(zoo_dir, name, "config.json")
+    previous = None
+    if os.path.isfile(previous_path):
+        with open(previous_path, encoding="utf-8") as f:
+            previous = json.load(f)
+    version = 1 if previous is None else previous["version"] + (0 if reuse_training else 1)
+    if reuse_training and previous is not None:
+        train_seconds = previous["build"]["train_seconds"]
     trained_metrics, texts = measure(trained, data_dir)
     with atomic_directory(os.path.join(zoo_dir, name)) as staging:
         artifact = save_artifact(trained, staging, recipe_sources(trained), recipe.weights_dtype,
@@ -171,10 +181,15 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
             "build": {"command": f"keras-sentemb zoo build {name}",
                       "runs": (f"python examples/{recipe.command[0]} " + " ".join(arguments)).replace(repo + os.sep, "")
                       if recipe.command else None,
-                      "seconds": round(time.perf_counter() - start), "train_seconds": round(train_seconds),
+                      "seconds": round(time.perf_counter() - start) if not (reuse_training and previous)
+                      else previous["build"]["seconds"], "train_seconds": round(train_seconds),
                       "machine": _machine(),
-                      "date": datetime.date.today().isoformat(), "seed": seed},
+                      "date": datetime.date.today().isoformat() if not (reuse_training and previous)
+                      else previous["build"]["date"], "seed": seed},
         }
+        if reuse_training and previous:
+            config["build"]["repacked"] = {"date": datetime.date.today().isoformat(),
+                                           "seconds": round(time.perf_counter() - start)}
         config["size_bytes"] = folder_bytes(staging)
         if config["size_bytes"] > MODEL_BUDGET_BYTES:
             raise ValueError(f"{name}: the artifact takes {config['size_bytes'] / 1e6:.1f} MB, over the "

@@ -109,3 +109,28 @@ def test_the_pinned_minilm_backbone_is_not_stored_and_a_different_base_is_refuse
     with pytest.raises(ValueError, match="install the pinned base weights"):
         load_artifact(tmp_path / "m")
     assert model_artifact.WEIGHT_DTYPES == ("float16", "float32")
+
+
+def test_lora_factors_are_recovered_from_a_merged_keras_file(tmp_path):
+    import keras
+
+    from keras_sentemb.zoo.lora_factors import restore_lora_factors
+    from tests.conftest import make_tiny_cross_encoder
+
+    trained = make_tiny_cross_encoder(seed=6)
+    trained.enable_lora(2)
+    for variable in trained.weights:
+        if "lora_kernel" in variable.path or variable.path.startswith("logits/"):
+            variable.assign(np.random.default_rng(2).normal(0, 0.2, variable.shape))
+    trained.save(tmp_path / "ce.keras")
+    merged = keras.saving.load_model(tmp_path / "ce.keras")          # Keras merges LoRA on save
+    assert not any("lora" in v.path for v in merged.weights)
+    target = make_tiny_cross_encoder(seed=6)
+    target.enable_lora(2)
+    assert restore_lora_factors(merged, target) < 1e-5
+    first, second = ["the cat sat", "a dog ran fast"], ["hello world", "rain"]
+    np.testing.assert_allclose(target.predict_pairs(first, second), trained.predict_pairs(first, second), atol=1e-5)
+    full_rank = make_tiny_cross_encoder(seed=6)
+    full_rank.enable_lora(1)
+    with pytest.raises(ValueError, match="more than a rank-1 update"):
+        restore_lora_factors(merged, full_rank)

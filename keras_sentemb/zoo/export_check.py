@@ -5,8 +5,8 @@ tensorflow and tensorflow_text, what `zoo.load(name)` computes in Python.
     python -m keras_sentemb.zoo.export_check minilm-l6 ...   # some of them
 
 Prints one line per model: signatures, the largest difference of unit embeddings (or of
-pair scores for a cross-encoder) over the probe texts, and the seconds it took; exits 1
-when a difference exceeds 1e-4.
+pair scores for a cross-encoder) over the probe texts — 1 if any code bit of a hashed
+model differs — and the seconds it took; exits 1 when a difference exceeds 1e-4.
 """
 
 import json
@@ -30,7 +30,10 @@ SERVE = textwrap.dedent("""
         out = default(texts_a=tf.constant(texts), texts_b=tf.constant(texts[::-1]))["scores"]
     else:
         out = default(texts=tf.constant(texts))["embedding"]
-    print(json.dumps({"signatures": sorted(model.signatures), "outputs": out.numpy().tolist()}))
+    result = {"signatures": sorted(model.signatures), "outputs": out.numpy().tolist()}
+    if "hash" in model.signatures:
+        result["codes"] = model.signatures["hash"](texts=tf.constant(texts))["codes"].numpy().tolist()
+    print(json.dumps(result))
 """)
 
 
@@ -42,11 +45,14 @@ def _unit(x):
 def check_model(name, folder):
     """(signatures, max difference, seconds) of exporting and serving `name`."""
     from keras_sentemb import zoo
-    from keras_sentemb.zoo.zoo_build import PROBE_TEXTS, model_outputs
+    from keras_sentemb.zoo.zoo_build import PROBE_TEXTS
 
     start = time.perf_counter()
     model = zoo.load(name)
-    expected = np.asarray(model_outputs(model, PROBE_TEXTS), np.float64)
+    if hasattr(model, "encode"):
+        expected = np.asarray(model.encode(PROBE_TEXTS, progress=False), np.float64)
+    else:
+        expected = np.asarray(model.predict_pairs(PROBE_TEXTS, PROBE_TEXTS[::-1], progress=False), np.float64)
     served_path = zoo.export(name, os.path.join(folder, name), version=1)
     run = subprocess.run([sys.executable, "-c", SERVE, served_path, json.dumps(PROBE_TEXTS)],
                          capture_output=True, text=True, check=False,
@@ -58,6 +64,9 @@ def check_model(name, folder):
     if hasattr(model, "encode"):  # embeddings: DSE serves ψ unnormalised, encode() unit vectors
         outputs, expected = _unit(outputs), _unit(expected)
     difference = float(np.abs(outputs.reshape(expected.shape) - expected).max())
+    if hasattr(model, "hash"):  # the codes must agree bit for bit
+        codes = np.asarray(served["codes"], np.uint8)
+        difference = max(difference, float(np.any(codes != model.hash(PROBE_TEXTS, progress=False))))
     return served["signatures"], difference, time.perf_counter() - start
 
 

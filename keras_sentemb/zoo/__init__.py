@@ -19,7 +19,7 @@ import os
 from keras_sentemb.zoo.model_store import cached_model_dir, fetch_model, publish_folder, zoo_home
 from keras_sentemb.zoo.zoo_build import read_zoo_index
 
-__all__ = ["build", "card", "export", "fetch", "list_models", "load", "model_dir", "publish", "zoo_dir"]
+__all__ = ["build", "card", "export", "fetch", "list", "list_models", "load", "model_dir", "publish", "zoo_dir"]
 
 
 def zoo_dir():

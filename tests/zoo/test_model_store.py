@@ -179,3 +179,13 @@ def test_unknown_models_and_versions_are_named(tmp_path):
         fetch_model("toy", store, version=3, home=str(tmp_path / "h"))
     with pytest.raises(ValueError, match="fetch-only"):
         publish_folder(model_folder(tmp_path / "x"), "toy", 2, "http://127.0.0.1:9/store")
+
+
+def test_a_tf_gfile_store_works_like_a_folder(tmp_path):
+    """Stores other than folders and http go through tf.io.gfile (gs://, s3://, …); TF's
+    in-memory ram:// file system stands in for a bucket here."""
+    store = f"ram://zoo-store-{os.getpid()}"
+    entry = publish_folder(model_folder(tmp_path), "toy", 1, store)
+    assert read_store_index(store)["models"]["toy"]["versions"]["1"]["sha256"] == entry["sha256"]
+    fetched = fetch_model("toy", store, home=str(tmp_path / "home"), progress=False)
+    assert files_under(fetched) == files_under(tmp_path / "model")

@@ -21,41 +21,42 @@ SERVE = textwrap.dedent("""
     import json, sys
     import tensorflow as tf
     import tensorflow_text  # noqa: F401
-    model = tf.saved_model.load(sys.argv[1])
-    a, b = (tf.constant(t) for t in json.loads(sys.argv[2]))
-    out = {"signatures": sorted(model.signatures)}
-    if "score" in model.signatures:
-        out["scores"] = model.signatures["score"](texts_a=a, texts_b=b)["scores"].numpy().tolist()
-        out["embedding"] = model.signatures["serving_default"](texts=a)["embedding"].numpy().tolist()
-    else:
-        out["scores"] = model.signatures["serving_default"](texts_a=a, texts_b=b)["scores"].numpy().tolist()
-    print(json.dumps(out))
+    a, b = (tf.constant(t) for t in json.loads(sys.argv[1]))
+    results = []
+    for folder in sys.argv[2:]:
+        model = tf.saved_model.load(folder)
+        out = {"signatures": sorted(model.signatures)}
+        if "score" in model.signatures:
+            out["scores"] = model.signatures["score"](texts_a=a, texts_b=b)["scores"].numpy().tolist()
+            out["embedding"] = model.signatures["serving_default"](texts=a)["embedding"].numpy().tolist()
+        else:
+            out["scores"] = model.signatures["serving_default"](texts_a=a, texts_b=b)["scores"].numpy().tolist()
+        results.append(out)
+    print(json.dumps(results))
 """)
 
 
-def serve_in_fresh_process(folder):
-    run = subprocess.run([sys.executable, "-c", SERVE, folder, json.dumps([FIRST, SECOND])],
+def serve_in_fresh_process(*folders):
+    """What each SavedModel answers in one new process that imports only TF and TF Text."""
+    run = subprocess.run([sys.executable, "-c", SERVE, json.dumps([FIRST, SECOND]), *folders],
                          capture_output=True, text=True, check=True,
                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
-def test_a_cross_encoder_savedmodel_scores_pairs_like_predict_pairs(tmp_path):
-    model = make_tiny_cross_encoder(num_labels=2, seed=3)
-    served = serve_in_fresh_process(model.export(tmp_path / "ce", version=1))
-    assert served["signatures"] == ["serving_default"]
-    np.testing.assert_allclose(served["scores"], model.predict_pairs(FIRST, SECOND), atol=1e-5)
-    with pytest.raises(FileExistsError):
-        model.export(tmp_path / "ce", version=1)
-
-
-def test_a_dse_savedmodel_embeds_and_scores_like_the_model(tmp_path):
+def test_cross_encoder_and_dse_savedmodels_answer_like_the_models(tmp_path):
+    cross_encoder = make_tiny_cross_encoder(num_labels=2, seed=3)
     dse = make_dse(num_labels=1, seed=2)
     dse.head.output_layer.kernel.assign(np.random.default_rng(0).normal(size=dse.head.output_layer.kernel.shape))
-    served = serve_in_fresh_process(dse.export(tmp_path / "dse", version=1))
-    assert served["signatures"] == ["score", "serving_default"]
-    np.testing.assert_allclose(served["embedding"], dse.embed(FIRST), atol=1e-5)
-    np.testing.assert_allclose(np.array(served["scores"])[:, 0], dse.predict_pairs(FIRST, SECOND), atol=1e-4)
+    served_ce, served_dse = serve_in_fresh_process(cross_encoder.export(tmp_path / "ce", version=1),
+                                                   dse.export(tmp_path / "dse", version=1))
+    assert served_ce["signatures"] == ["serving_default"]
+    np.testing.assert_allclose(served_ce["scores"], cross_encoder.predict_pairs(FIRST, SECOND), atol=1e-5)
+    assert served_dse["signatures"] == ["score", "serving_default"]
+    np.testing.assert_allclose(served_dse["embedding"], dse.embed(FIRST), atol=1e-5)
+    np.testing.assert_allclose(np.array(served_dse["scores"])[:, 0], dse.predict_pairs(FIRST, SECOND), atol=1e-4)
+    with pytest.raises(FileExistsError):
+        cross_encoder.export(tmp_path / "ce", version=1)
 
 
 def test_lora_cross_encoder_trains_adapters_and_head_only_and_packs_small(tmp_path):

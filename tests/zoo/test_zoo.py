@@ -1,12 +1,10 @@
 """The zoo API end to end on a tiny model: list, card, load, export, and a round trip
 publish → loopback HTTP → fetch into an empty cache → load with identical embeddings.
-Without a store nothing touches the network."""
+Without a store nothing touches the network. (Serving an export in a fresh process is
+tested in tests/export; `python -m keras_sentemb.zoo.export_check` does it for every zoo model.)"""
 
 import json
 import os
-import subprocess
-import sys
-import textwrap
 import urllib.request
 
 import numpy as np
@@ -85,21 +83,9 @@ def test_loading_without_a_store_never_opens_a_url(tiny_zoo, monkeypatch):
         zoo.load("not-a-model")
 
 
-def test_export_answers_like_load_in_a_fresh_process(tiny_zoo, tmp_path):
-    encoder, _, _ = tiny_zoo
+def test_export_writes_the_models_savedmodel(tiny_zoo, tmp_path):
     folder = zoo.export("tiny-encoder", str(tmp_path / "served"), version=3)
-    script = textwrap.dedent("""
-        import json, sys
-        import tensorflow as tf
-        import tensorflow_text  # noqa: F401
-        model = tf.saved_model.load(sys.argv[1])
-        out = model.signatures["serving_default"](texts=tf.constant(json.loads(sys.argv[2])))
-        print(json.dumps(out["embedding"].numpy().tolist()))
-    """)
-    run = subprocess.run([sys.executable, "-c", script, folder, json.dumps(TEXTS)], capture_output=True,
-                         text=True, check=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    served = np.array(json.loads(run.stdout.strip().splitlines()[-1]))
-    np.testing.assert_allclose(served, encoder.encode(TEXTS), atol=1e-5)
+    assert folder.endswith(os.path.join("served", "3")) and os.path.isfile(os.path.join(folder, "saved_model.pb"))
 
 
 def test_the_cli_lists_prints_cards_and_evaluates_zoo_models(tiny_zoo, tmp_path, capsys):

@@ -145,7 +145,9 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
     if not reuse_training:
         shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work, exist_ok=True)
-    arguments = list(recipe.command[1:]) + (["--data", data_dir, "--output", work, "--seed", str(seed)]
+    # paths relative to the checkout (the example runs there), so the card records no machine path
+    arguments = list(recipe.command[1:]) + (["--data", os.path.relpath(data_dir, repo),
+                                             "--output", os.path.relpath(work, repo), "--seed", str(seed)]
                                             if recipe.command else [])
     context = BuildContext(repo=repo, data_dir=data_dir, work=work, log=os.path.join(work, "train.log"),
                            seed=seed, cache_dir=cache_dir, arguments=arguments, load=load,
@@ -179,7 +181,7 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
             "total_parameters": artifact["total_parameters"],
             "metrics": metrics, "measured_by": f"keras-sentemb zoo measure {name}",
             "build": {"command": f"keras-sentemb zoo build {name}",
-                      "runs": (f"python examples/{recipe.command[0]} " + " ".join(arguments)).replace(repo + os.sep, "")
+                      "runs": f"python examples/{recipe.command[0]} " + " ".join(arguments)
                       if recipe.command else None,
                       "seconds": round(time.perf_counter() - start) if not (reuse_training and previous)
                       else previous["build"]["seconds"], "train_seconds": round(train_seconds),

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from keras_sentemb.evaluation.pair_similarity import pair_similarity
+
 
 class EmbeddingMemo:
     """Unit embeddings (and, for a `HashedEncoder`, packed codes) of texts, computed once
@@ -44,3 +46,9 @@ class EmbeddingMemo:
         if not self.hashed:
             raise TypeError(f"{type(self.encoder).__name__} has no binary codes (not a HashedEncoder)")
         return self.encoder.hash_embeddings(self.embed(texts), packed=True)
+
+    def pair_similarity(self, name, first, second):
+        """The registered similarity `name` of each aligned text pair: over the unit
+        embeddings, or over the codes for "hamming"."""
+        represent = self.codes if name == "hamming" else self.embed
+        return pair_similarity(name, represent(first), represent(second))

@@ -21,7 +21,6 @@ import warnings
 import numpy as np
 
 from keras_sentemb.evaluation.pair_classification import threshold_accuracy_and_f1
-from keras_sentemb.evaluation.pair_similarity import pair_similarity
 from keras_sentemb.evaluation.probes import cross_validated_probe, train_test_probe
 from keras_sentemb.evaluation.sts import correlations
 
@@ -93,13 +92,13 @@ class STSTask(EvaluationTask):
 
     def measure(self, memo):
         pairs = self.pairs
-        cosine = pair_similarity("cosine", memo.embed(pairs.sentences1), memo.embed(pairs.sentences2))
+        cosine = memo.pair_similarity("cosine", pairs.sentences1, pairs.sentences2)
         spearman, pearson = correlations(cosine, pairs.scores)
         metrics = {"spearman": spearman, "pearson": pearson}
         plot = {"predicted": cosine, "gold": np.asarray(pairs.scores, np.float64),
                 "similarity": "cosine"}
         if memo.hashed:
-            hamming = pair_similarity("hamming", memo.codes(pairs.sentences1), memo.codes(pairs.sentences2))
+            hamming = memo.pair_similarity("hamming", pairs.sentences1, pairs.sentences2)
             metrics["hamming_spearman"], metrics["hamming_pearson"] = correlations(hamming, pairs.scores)
         details = {"source": self.source} if self.source else {}
         return TaskResult(self.name, self.kind, metrics, "spearman", len(pairs.scores),
@@ -151,12 +150,10 @@ class PairClassificationTask(EvaluationTask):
         super().__init__(name)
         self.dev, self.test, self.source = dev, test, source
 
-    def _cosine(self, memo, pairs):
-        return pair_similarity("cosine", memo.embed(pairs.sentences1), memo.embed(pairs.sentences2))
-
     def measure(self, memo):
         accuracy, f1, threshold = threshold_accuracy_and_f1(
-            self._cosine(memo, self.dev), self.dev.labels, self._cosine(memo, self.test), self.test.labels)
+            memo.pair_similarity("cosine", self.dev.sentences1, self.dev.sentences2), self.dev.labels,
+            memo.pair_similarity("cosine", self.test.sentences1, self.test.sentences2), self.test.labels)
         details = {"threshold": threshold, "dev_size": len(self.dev)}
         if self.source:
             details["source"] = self.source

@@ -7,10 +7,9 @@ DSE: `serving_default(texts)` → `{"embedding": float32 [N, 4d]}` (ψ, unnormal
 Both load with `tensorflow` + `import tensorflow_text`, like the encoder exports.
 """
 
-import os
-
 import tensorflow as tf
 
+from keras_sentemb.export.serving_export import version_folder
 from keras_sentemb.utils.atomic_files import atomic_directory
 
 TEXTS_SPEC = tf.TensorSpec([None], tf.string, name="texts")
@@ -61,11 +60,7 @@ class DSEModule(tf.Module):
 
 
 def _save(module, signatures, path, version, overwrite):
-    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
-        raise ValueError(f"version must be a non-negative int, got {version!r}")
-    target = os.path.join(os.fspath(path), str(version))
-    if os.path.exists(target) and not overwrite:
-        raise FileExistsError(f"{target} exists; pass overwrite=True to replace it.")
+    target = version_folder(path, version, overwrite)
     with atomic_directory(target) as staging:
         tf.saved_model.save(module, staging, signatures=signatures)
     return target

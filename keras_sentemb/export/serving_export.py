@@ -97,6 +97,17 @@ class SentenceEmbeddingModule(tf.Module):
         return signatures
 
 
+def version_folder(path, version, overwrite):
+    """`path/<version>`, TF Serving's layout, after checking `version` (a non-negative
+    int) and that the folder does not exist yet unless `overwrite`."""
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise ValueError(f"version must be a non-negative int, got {version!r}")
+    target = os.path.join(os.fspath(path), str(version))
+    if os.path.exists(target) and not overwrite:
+        raise FileExistsError(f"{target} exists; pass overwrite=True to replace it.")
+    return target
+
+
 def export_for_serving(encoder, path, version=1, overwrite=False, normalize=True, hashing=None,
                        code_table=None, code_ids=None):
     """Writes `encoder` as a SavedModel at `path/<version>/` (TF Serving's layout).
@@ -117,13 +128,7 @@ def export_for_serving(encoder, path, version=1, overwrite=False, normalize=True
     """
     if encoder.tokenizer is None:
         raise ValueError(f"{encoder.name} has no tokenizer, so it cannot take raw strings.")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
-        raise ValueError(f"version must be a non-negative int, got {version!r}")
-    path = os.fspath(path)
-    target = os.path.join(path, str(version))
-    if os.path.exists(target) and not overwrite:
-        raise FileExistsError(f"{target} exists; pass overwrite=True to replace it.")
-    os.makedirs(path, exist_ok=True)
+    target = version_folder(path, version, overwrite)
     module = SentenceEmbeddingModule(encoder, normalize, hashing, code_table, code_ids)
     with atomic_directory(target) as staging:
         tf.saved_model.save(

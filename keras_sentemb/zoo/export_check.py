@@ -19,6 +19,8 @@ import time
 
 import numpy as np
 
+from keras_sentemb.utils.unit_vectors import unit_rows
+
 SERVE = textwrap.dedent("""
     import json, sys
     import tensorflow as tf
@@ -35,11 +37,6 @@ SERVE = textwrap.dedent("""
         result["codes"] = model.signatures["hash"](texts=tf.constant(texts))["codes"].numpy().tolist()
     print(json.dumps(result))
 """)
-
-
-def _unit(x):
-    x = np.asarray(x, np.float64)
-    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
 
 
 def check_model(name, folder):
@@ -62,7 +59,7 @@ def check_model(name, folder):
     served = json.loads(run.stdout.strip().splitlines()[-1])
     outputs = np.asarray(served["outputs"], np.float64)
     if hasattr(model, "encode"):  # embeddings: DSE serves ψ unnormalised, encode() unit vectors
-        outputs, expected = _unit(outputs), _unit(expected)
+        outputs, expected = unit_rows(outputs), unit_rows(expected)
     difference = float(np.abs(outputs.reshape(expected.shape) - expected).max())
     if hasattr(model, "hash"):  # the codes must agree bit for bit
         codes = np.asarray(served["codes"], np.uint8)

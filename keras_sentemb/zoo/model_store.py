@@ -59,17 +59,20 @@ def _join(store, *parts):
     return "/".join([os.fspath(store).rstrip("/"), *parts])
 
 
-def _read_bytes(location):
-    scheme = _scheme(location)
-    if scheme in ("http", "https"):
-        with urllib.request.urlopen(location, timeout=60) as response:
-            return response.read()
+def _open_binary(location):
+    """A readable binary stream of `location`: urllib for http(s), open() for a local
+    path or file:// URL, tf.io.gfile for every other scheme."""
+    if _scheme(location) in ("http", "https"):
+        return urllib.request.urlopen(location, timeout=60)
     if _is_local(location):
-        with open(_local_path(location), "rb") as f:
-            return f.read()
+        return open(_local_path(location), "rb")
     import tensorflow as tf
 
-    with tf.io.gfile.GFile(location, "rb") as f:
+    return tf.io.gfile.GFile(location, "rb")
+
+
+def _read_bytes(location):
+    with _open_binary(location) as f:
         return f.read()
 
 
@@ -144,16 +147,7 @@ def _download(location, destination, expected_bytes, progress):
     from tqdm.auto import tqdm
 
     digest = hashlib.sha256()
-    scheme = _scheme(location)
-    if scheme in ("http", "https"):
-        opened = urllib.request.urlopen(location, timeout=60)
-    elif _is_local(location):
-        opened = open(_local_path(location), "rb")
-    else:
-        import tensorflow as tf
-
-        opened = tf.io.gfile.GFile(location, "rb")
-    with opened as source, tqdm(total=expected_bytes, unit="B", unit_scale=True,
+    with _open_binary(location) as source, tqdm(total=expected_bytes, unit="B", unit_scale=True,
                                 desc=f"fetch {location.rsplit('/', 1)[-1]}",
                                 disable=not progress) as bar:
         received = 0

@@ -197,15 +197,20 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
             raise ValueError(f"{name}: the artifact takes {config['size_bytes'] / 1e6:.1f} MB, over the "
                              f"{MODEL_BUDGET_BYTES / 1e6:.0f} MB budget of a zoo model")
         write_probe(staging, loaded)
-        with atomic_open(os.path.join(staging, "config.json"), "wb") as f:
-            f.write((json.dumps(config, indent=1) + "\n").encode("utf-8"))
-        with atomic_open(os.path.join(staging, "card.md"), "wb") as f:
-            f.write(render_card(config).encode("utf-8"))
+        write_config_and_card(staging, config)
         config["size_bytes"] = folder_bytes(staging)
     index = read_zoo_index(zoo_dir)
     index["models"][name] = index_entry(config)
     write_zoo_index(zoo_dir, index)
     return config
+
+
+def write_config_and_card(folder, config):
+    """config.json and the card.md rendered from it, each written atomically."""
+    with atomic_open(os.path.join(folder, "config.json"), "wb") as f:
+        f.write((json.dumps(config, indent=1) + "\n").encode("utf-8"))
+    with atomic_open(os.path.join(folder, "card.md"), "wb") as f:
+        f.write(render_card(config).encode("utf-8"))
 
 
 INDEX_METRICS = ("stsb_test_spearman", "stsb_test_hamming_spearman", "stsb_test_pair_spearman",
@@ -247,10 +252,7 @@ def remeasure_model(name, zoo_dir, data_dir, update=False, cache_dir=None):
         config["metrics"].update(speeds)
         config["speed_measured"] = {"date": datetime.date.today().isoformat(), "machine": _machine()}
         config["measured_by"] = f"keras-sentemb zoo measure {name}"
-        with atomic_open(os.path.join(folder, "config.json"), "wb") as f:
-            f.write((json.dumps(config, indent=1) + "\n").encode("utf-8"))
-        with atomic_open(os.path.join(folder, "card.md"), "wb") as f:
-            f.write(render_card(config).encode("utf-8"))
+        write_config_and_card(folder, config)
         index = read_zoo_index(zoo_dir)
         index["models"][name] = index_entry(config)
         write_zoo_index(zoo_dir, index)

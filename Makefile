@@ -52,6 +52,7 @@ bench: $(STAMP) anchor-venv
 	$(VPY) benchmarks/dse_speed.py
 	$(VPY) benchmarks/word_encoder_quality.py
 	$(VPY) benchmarks/mteb_agreement.py --anchor-python $(ANCHOR_VENV)/bin/python
+	$(VPY) benchmarks/soak.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -7,6 +7,7 @@
     keras-sentemb index search corpus_index --query "How do I bake bread?" --rerank 10
     keras-sentemb evaluate minilm-l6 --tasks stsb,sts-dir --sts-dir my_sts -o reports/minilm
     keras-sentemb zoo list
+    keras-sentemb embed-corpus serving/minilm "corpus/*.txt" -o out/corpus   (Apache Beam)
 """
 
 import argparse
@@ -107,6 +108,29 @@ def _build_parser():
     evaluate.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     evaluate.add_argument("--dtype", default=None, help="compute dtype policy (default float32)")
 
+    embed = commands.add_parser(
+        "embed-corpus",
+        help="embed text files on Apache Beam (DirectRunner by default) into sharded Parquet/TFRecord",
+        description="Reads the files, embeds every non-blank line with RunInference and writes "
+                    "(id, embedding, code) rows. Options this command does not know are Beam "
+                    "pipeline options, e.g. --runner=DataflowRunner --project=P --region=R "
+                    "--temp_location=gs://b/tmp, --runner=FlinkRunner --flink_master=host:8081, "
+                    "--runner=SparkRunner, --direct_num_workers=4 --direct_running_mode=multi_processing.")
+    embed.add_argument("model", help="exported SavedModel (version folder or its base folder), or, "
+                                     "for local runners, a model spec exported on the fly "
+                                     "(preset, zoo:NAME, .keras)")
+    embed.add_argument("inputs", nargs="+", help="text file pattern(s), one sentence a line")
+    embed.add_argument("-o", "--output", required=True,
+                       help="output prefix: PREFIX-00000-of-0000N.parquet (or .tfrecord)")
+    embed.add_argument("--format", choices=["parquet", "tfrecord"], default="parquet")
+    embed.add_argument("--shards", type=int, default=0, help="output shards (0: the runner decides)")
+    embed.add_argument("--batch-size", type=int, default=256, help="most texts a model call")
+    embed.add_argument("--ids-in-first-column", action="store_true",
+                       help="lines are id<TAB>text (default id: <file path>:<line number>)")
+    embed.add_argument("--no-codes", action="store_true", help="skip codes of a hashed model")
+    embed.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                       help="progress bar (default: on for local runners in a terminal)")
+
     zoo = commands.add_parser("zoo", help="the model zoo: list, card, build, export, publish, fetch")
     zoo_commands = zoo.add_subparsers(dest="zoo_command", required=True)
     zoo_commands.add_parser("list", help="models available offline, with metrics")
@@ -178,6 +202,32 @@ def _zoo(args):
         print(f"published {args.name} to {args.store}/{entry['archive']} (sha256 {entry['sha256']})")
     else:
         print(f"fetched {args.name} into {zoo.fetch(args.name, args.store, version=args.version)}")
+
+
+def _embed_corpus(args, beam_args):
+    import logging
+
+    from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
+
+    from keras_sentemb.beam import run_embed_corpus
+    from keras_sentemb.export.saved_model_folder import LOCAL_RUNNERS, serving_folder
+
+    logging.getLogger().setLevel(logging.ERROR)  # Beam's optional-dependency warnings
+    runner = PipelineOptions(beam_args).view_as(StandardOptions).runner
+    model_dir = serving_folder(args.model, runner)
+    print(f"embedding {' '.join(args.inputs)} with {model_dir} on {runner or 'DirectRunner'}", flush=True)
+    start = time.perf_counter()
+    summary = run_embed_corpus(model_dir, args.inputs, args.output, output_format=args.format,
+                               num_shards=args.shards, batch_size=args.batch_size,
+                               ids_in_first_column=args.ids_in_first_column,
+                               with_codes=False if args.no_codes else None, pipeline_args=beam_args,
+                               progress=(runner in LOCAL_RUNNERS and sys.stderr.isatty()
+                                         if args.progress is None else args.progress))
+    seconds = time.perf_counter() - start
+    print(f"wrote {summary['sentences']} rows ({summary['blank_lines']} blank lines skipped) to "
+          f"{len(summary['files'])} file(s) in {seconds:.1f} s:")
+    for path in summary["files"]:
+        print(f"  {path}")
 
 
 def _evaluate(args):
@@ -304,7 +354,7 @@ def _export(args):
             table, ids = index.codes(), index.ids()
         folder = hashed.export(args.path, version=args.version, overwrite=args.overwrite,
                                code_table=table, code_ids=ids)
-        signatures = "serving_default, hash" + (", search" if table is not None else "")
+        signatures = "serving_default, hash, embed_and_hash" + (", search" if table is not None else "")
         print(f"exported {hashed.name} to {folder} (signatures: {signatures})")
         return
     encoder = load_sentence_encoder(args.model, dtype=args.dtype)
@@ -338,10 +388,14 @@ def _index(args):
 
 def main(argv=None):
     """Runs the command line; returns the exit status (0 ok, 2 bad input)."""
-    args = _build_parser().parse_args(argv)
+    parser = _build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and args.command != "embed-corpus":
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     handlers = {"encode": _encode, "search": _search, "export": _export, "index": _index,
-                "evaluate": _evaluate, "zoo": _zoo}
+                "evaluate": _evaluate, "zoo": _zoo,
+                "embed-corpus": lambda parsed: _embed_corpus(parsed, unknown)}
     try:
         handlers[args.command](args)
     except (ValueError, TypeError, FileNotFoundError, FileExistsError) as error:

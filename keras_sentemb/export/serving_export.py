@@ -22,6 +22,8 @@ class SentenceEmbeddingModule(tf.Module):
     With a `SemanticHashing` layer (a hashed encoder) two more signatures:
 
     - `signatures["hash"](texts)` → `{"codes": uint8 [N, bits/8]}` (packed, MSB first).
+    - `signatures["embed_and_hash"](texts)` → `{"embedding", "codes"}` from one encoder
+      pass (bulk jobs that store both: `keras_sentemb.beam`).
     - `signatures["search"](texts, k)` → `{"ids": int64 [N, k'], "distances": int32
       [N, k']}`, the k' = min(k, table size) nearest codes of an embedded code table
       (only when `code_table` is given), nearest first, ties by lower table row.
@@ -77,6 +79,12 @@ class SentenceEmbeddingModule(tf.Module):
     def _hash_signature(self, texts):
         return {"codes": self._hash(texts)}
 
+    def _embed_and_hash_signature(self, texts):
+        embedding = self._embed(texts)
+        unit = tf.math.l2_normalize(embedding, axis=-1, epsilon=1e-12)
+        return {"embedding": embedding,
+                "codes": tf.convert_to_tensor(self._hashing.binarize(unit, packed=True))}
+
     def _search_signature(self, texts, k):
         tf.debugging.assert_positive(k, message="k must be a positive number of neighbours")
         k = tf.minimum(k, tf.shape(self.table_words)[0])
@@ -90,6 +98,9 @@ class SentenceEmbeddingModule(tf.Module):
         if self._hashing is not None:
             self.hash = tf.function(self._hash_signature, input_signature=[TEXTS_SPEC])
             signatures["hash"] = self.hash
+            self.embed_and_hash = tf.function(self._embed_and_hash_signature,
+                                              input_signature=[TEXTS_SPEC])
+            signatures["embed_and_hash"] = self.embed_and_hash
             if hasattr(self, "table_words"):
                 self.search = tf.function(self._search_signature,
                                           input_signature=[TEXTS_SPEC, K_SPEC])

@@ -3,6 +3,7 @@
 import keras
 from keras import ops
 
+from keras_sentemb.losses.cross_replica import gather_across_replicas
 from keras_sentemb.losses.pair_geometry import pairwise_cosine, unstack_embeddings
 
 
@@ -10,10 +11,13 @@ def cosent_loss(scores, embeddings, scale=20.0):
     """log(1 + Σ_{(i,j): s_i > s_j} exp(scale·(cos_j − cos_i))) over the batch (a scalar).
 
     `embeddings` [batch, 2, d] holds (u, v) per pair; `scores` [batch] the gold scores.
+    Under tf.distribute the cosines and scores of every replica are gathered first, so
+    each replica computes the loss of the global batch.
     """
     u, v = unstack_embeddings(embeddings, 2, "cosent_loss")[:2]
     cos = pairwise_cosine(u, v) * scale
     scores = ops.cast(ops.reshape(scores, (-1,)), cos.dtype)
+    (cos, scores), _ = gather_across_replicas(cos, scores)
     differences = cos[None, :] - cos[:, None]  # [i, j] = cos_j − cos_i
     ordered = ops.cast(scores[:, None] > scores[None, :], cos.dtype)  # s_i > s_j
     # Pairs that do not count get −1e12, so exp(·) = 0; the 0 stands for the "1 +".
@@ -33,7 +37,8 @@ class CoSENTLoss(keras.losses.Loss):
     | y_true   | [batch]          | gold similarity scores       |
     | y_pred   | [batch, 2, dim]  | u and v stacked              |
 
-    The value is one number for the whole batch. Relatives: `CosineSimilarityLoss` (fits
+    The value is one number for the whole batch (under `tf.distribute`, the global
+    batch of all replicas). Relatives: `CosineSimilarityLoss` (fits
     the cosine to the score itself). Reference: Su Jianlin 2022, "CoSENT";
     sentence-transformers' `CoSENTLoss`.
 
@@ -49,7 +54,11 @@ class CoSENTLoss(keras.losses.Loss):
         self.scale = float(scale)
 
     def call(self, y_true, y_pred):
-        return cosent_loss(y_true, y_pred, self.scale)
+        # The batch's L repeated once per row: Keras averages rows (back to L) and, under
+        # tf.distribute, scales each replica's share by 1/R, which it does not do for a
+        # loss that returns a scalar.
+        loss = cosent_loss(y_true, y_pred, self.scale)
+        return ops.ones_like(ops.reshape(ops.cast(y_true, loss.dtype), (-1,))) * loss
 
     def get_config(self):
         return {**super().get_config(), "scale": self.scale}

@@ -3,6 +3,7 @@
 import keras
 from keras import ops
 
+from keras_sentemb.losses.cross_replica import gather_across_replicas
 from keras_sentemb.losses.pair_geometry import l2_normalize, unstack_embeddings
 
 
@@ -11,14 +12,17 @@ def multiple_negatives_ranking_loss(embeddings, scale=20.0):
 
     `embeddings` [batch, k, d]: column 0 anchors a, column 1 positives p, further columns
     hard negatives; the candidates c are all positives and hard negatives of the batch.
+    Under tf.distribute the candidates are gathered from every replica (the global
+    batch), so R replicas of batch B/R train as one device with batch B.
 
-    Returns: [batch] cross-entropies.
+    Returns: [batch] cross-entropies (of this replica's anchors).
     """
     columns = unstack_embeddings(embeddings, 2, "multiple_negatives_ranking_loss")
     anchors = l2_normalize(columns[0])
-    candidates = l2_normalize(ops.concatenate(columns[1:], axis=0))
+    gathered, offset = gather_across_replicas(*columns[1:])
+    candidates = l2_normalize(ops.concatenate(list(gathered), axis=0))
     logits = scale * ops.matmul(anchors, ops.transpose(candidates))
-    targets = ops.arange(ops.shape(anchors)[0])
+    targets = offset + ops.arange(ops.shape(anchors)[0])
     return keras.losses.sparse_categorical_crossentropy(targets, logits, from_logits=True)
 
 
@@ -33,7 +37,8 @@ class MultipleNegativesRankingLoss(keras.losses.Loss):
     | y_true   | [batch] (unused)   | anything; pipelines pass zeros or scores       |
     | y_pred   | [batch, k≥2, dim]  | anchor, positive, optional hard negatives      |
 
-    Larger batches give more negatives. Relatives: `TripletLoss` (one negative, hinge),
+    Larger batches give more negatives; under `tf.distribute` the candidates come from
+    the global batch (all replicas), not one replica's slice. Relatives: `TripletLoss` (one negative, hinge),
     `CoSENTLoss` (graded scores). Reference: Henderson et al. 2017, "Efficient Natural
     Language Response Suggestion for Smart Reply"; sentence-transformers' MNRL.
 

@@ -7,11 +7,17 @@ import tensorflow as tf
 from keras_sentemb.layers.semantic_hashing import SemanticHashing
 from keras_sentemb.losses.code_similarity_loss import CodeSimilarityLoss
 from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
+from keras_sentemb.models.pipeline_training import PipelineTraining
 from keras_sentemb.training.temperature_schedule import TemperatureSchedule
 from keras_sentemb.utils.unit_vectors import unit_rows
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
+class CodeDistillationHead(PipelineTraining, keras.Sequential):
+    """The `SemanticHashing` head as `HashedEncoder.distill` trains it: unit embeddings
+    in, relaxed codes out (with this package's `fit`: NaN guard, tf.distribute)."""
+
+
 class HashedEncoder(keras.Model):
     """`SentenceEncoder` → unit vector u → `SemanticHashing` → binary code of `bits` bits.
 
@@ -115,7 +121,8 @@ class HashedEncoder(keras.Model):
     @classmethod
     def distill(cls, encoder, embeddings, bits, epochs=5, batch_size=2048, learning_rate=1e-4,
                 initial_temperature=1.0, final_temperature=0.3, rank_weight=1.0,
-                rank_temperature=0.02, init="itq", straight_through=True, seed=0, verbose="auto"):
+                rank_temperature=0.02, init="itq", straight_through=True, seed=0, verbose="auto",
+                shuffle=True):
         """Trains a `SemanticHashing(bits)` head on a frozen encoder's embeddings [N, d].
 
         1. `init="itq"`: the projection starts from iterative quantization
@@ -134,6 +141,10 @@ class HashedEncoder(keras.Model):
         78.4; + relaxed fine-tuning 0.950 / 79.0; + straight-through fine-tuning
         0.952 / 79.5; Glorot start + relaxed fine-tuning 0.937. The encoder is not
         changed. Returns a `HashedEncoder` whose training history is in `.history`.
+
+        Batches are reshuffled each epoch from `seed` unless `shuffle=False`. Under
+        `tf.distribute` (call it inside `strategy.scope()`) the loss compares each
+        replica's rows with the global batch, so it trains as on one device.
         """
         from keras_sentemb.training.itq_initialisation import itq_projection
 
@@ -155,13 +166,14 @@ class HashedEncoder(keras.Model):
             hashing.projection.bias.assign(bias)
         history = None
         if epochs:
-            head = keras.Sequential([keras.Input((unit.shape[1],)), hashing])
+            head = CodeDistillationHead([keras.Input((unit.shape[1],)), hashing])
             head.compile(optimizer=keras.optimizers.Adam(learning_rate),
                          loss=CodeSimilarityLoss(rank_weight, rank_temperature))
             batch = min(batch_size, len(unit))
-            data = (tf.data.Dataset.from_tensor_slices(unit)
-                    .shuffle(len(unit), seed=seed, reshuffle_each_iteration=True)
-                    .batch(batch, drop_remainder=True)
+            data = tf.data.Dataset.from_tensor_slices(unit)
+            if shuffle:
+                data = data.shuffle(len(unit), seed=seed, reshuffle_each_iteration=True)
+            data = (data.batch(batch, drop_remainder=True)
                     .map(lambda x: (x, x)).prefetch(tf.data.AUTOTUNE))
             history = head.fit(data, epochs=epochs, verbose=verbose, shuffle=False, callbacks=[
                 TemperatureSchedule(initial_temperature, final_temperature)])

@@ -3,11 +3,42 @@
 from keras_sentemb.training.nan_guard import with_nan_guard
 
 
+def first_replica_batch(batch):
+    """One replica's part of a distributed batch (each `DistributedValues` replaced by its
+    first local value); other values unchanged."""
+    import tensorflow as tf
+
+    def local(value):
+        if isinstance(value, tf.distribute.DistributedValues):
+            return tf.distribute.get_strategy().experimental_local_results(value)[0]
+        return value
+
+    return tf.nest.map_structure(local, batch)
+
+
+def multi_worker_logs(logs):
+    """Under MultiWorkerMirroredStrategy with several workers, each scalar log becomes a
+    [1] tensor: Keras 3 (3.15) reduces the step's logs with `strategy.reduce("MEAN", v,
+    axis=0)` there, which fails on scalars (tensorflow/tensorflow#72388); the reduced
+    value is the same scalar mean over replicas. Elsewhere `logs` is returned as is."""
+    import tensorflow as tf
+
+    strategy = tf.distribute.get_strategy()
+    if not (isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy)
+            and strategy.extended._in_multi_worker_mode()):
+        return logs
+    return {key: tf.reshape(value, [1]) if getattr(value, "shape", None) == () else value
+            for key, value in logs.items()}
+
+
 class PipelineTraining:
     """Mixin (before `keras.Model`) for models trained on this package's tf.data pipelines.
 
     - `fit` adds a `NaNGuard` unless the callbacks hold one, and does not ask Keras to
       shuffle: the pipelines shuffle themselves (Keras would only warn that it cannot).
+    - `fit` works under MultiWorkerMirroredStrategy, which Keras 3.15 alone does not
+      manage: the model is built from one replica's batch (Keras would all-reduce the
+      nested feature dicts) and the step's scalar logs are reduced as [1] tensors.
     - The model is saved uncompiled (`get_compile_config` → None): its `compile` picks
       the defaults again, and loading never half-restores a training setup (Keras cannot
       restore the compile arguments of a model with its own `compile` anyway).
@@ -17,6 +48,23 @@ class PipelineTraining:
         """`keras.Model.fit`, with a `NaNGuard` added unless `callbacks` hold one."""
         kwargs.setdefault("shuffle", False)
         return super().fit(*args, callbacks=with_nan_guard(callbacks), **kwargs)
+
+    def train_step(self, data):
+        return multi_worker_logs(super().train_step(data))
+
+    def test_step(self, data):
+        return multi_worker_logs(super().test_step(data))
+
+    def _maybe_symbolic_build(self, iterator=None, data_batch=None):
+        # Overrides keras' TF trainer (private API, keras >= 3.x < 4): take the first
+        # batch's local values instead of `strategy.reduce("MEAN", batch)`.
+        if iterator is not None and getattr(self, "_distribute_strategy", None) is not None:
+            for _, _, batches in iterator:
+                with self.distribute_strategy.scope():
+                    data_batch = first_replica_batch(next(batches))
+                break
+            iterator = None
+        return super()._maybe_symbolic_build(iterator=iterator, data_batch=data_batch)
 
     def get_compile_config(self):
         return None

@@ -120,3 +120,96 @@ def test_rejects_bad_versions(exported, version, tmp_path):
     encoder, _, _ = exported
     with pytest.raises(ValueError, match="version"):
         encoder.export(tmp_path / "m", version=version)
+
+
+def test_eight_threads_on_one_loaded_model_get_the_serial_vectors(exported):
+    from concurrent.futures import ThreadPoolExecutor
+
+    import tensorflow_text  # noqa: F401
+
+    _, _, folder = exported
+    serve = tf.saved_model.load(folder).signatures["serving_default"]
+    batches = [[f"{w} {i}" for w in ("the cat sat", "a dog ran fast", "hello world", "rain")[: 1 + i % 4]]
+               + TEXTS[: i % 3] for i in range(32)]
+    serial = [serve(texts=tf.constant(batch))["embedding"].numpy() for batch in batches]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        threaded = list(pool.map(lambda batch: serve(texts=tf.constant(batch))["embedding"].numpy(), batches))
+    for want, got in zip(serial, threaded):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def _utf8_or_none(text):
+    """The UTF-8 bytes `encode` accepts for `text`, or None when it must refuse it."""
+    if isinstance(text, bytes):
+        try:
+            text.decode("utf-8")
+            return text
+        except UnicodeDecodeError:
+            return None
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return None
+
+
+def test_arbitrary_strings_never_crash_encode_or_the_signature(exported):
+    """Property: for any texts — unicode of every category (lone surrogates included), NUL
+    bytes, invalid UTF-8, texts of thousands of characters — `encode` returns finite unit
+    vectors or refuses with the documented ValueError naming `texts[i]`, and the exported
+    signature (which replaces invalid UTF-8) returns finite vectors equal to `encode`'s."""
+    from hypothesis import HealthCheck, given, settings, strategies as st
+
+    encoder, _, folder = exported
+    serve = tf.saved_model.load(folder).signatures["serving_default"]
+    any_text = st.one_of(
+        st.text(st.characters(codec=None, exclude_categories=())),  # surrogates too
+        st.binary(max_size=48),
+        st.text(max_size=8).map(lambda t: "\x00" + t + "\x00"),
+        st.text(st.sampled_from("ab é猫😀\x00\t\n"), min_size=3000, max_size=6000),
+    )
+
+    @settings(max_examples=40, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(st.lists(any_text, min_size=1, max_size=4))
+    def check(texts):
+        utf8 = [_utf8_or_none(t) for t in texts]
+        raw = [t if isinstance(t, bytes) else t.encode("utf-8", "surrogatepass") for t in texts]
+        served = serve(texts=tf.constant(raw))["embedding"].numpy()
+        assert served.shape == (len(texts), 16) and np.isfinite(served).all()
+        if any(u is None for u in utf8):
+            with pytest.raises(ValueError, match=r"texts\[\d+\]"):
+                encoder.encode(texts)
+            return
+        vectors = encoder.encode(texts)
+        assert np.isfinite(vectors).all()
+        np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-4)
+        np.testing.assert_allclose(served, vectors, atol=1e-5)
+
+    check()
+    with pytest.raises(TypeError, match=r"texts\[1\] must be str or bytes, got int"):
+        encoder.encode(["fine", 3])
+
+
+def test_an_export_that_crashes_mid_write_keeps_the_previous_version(exported, monkeypatch):
+    from tests.export.test_atomic_writes import Crash, tree_digest
+
+    encoder, base, folder = exported
+    before = tree_digest(folder)
+    real_save = tf.saved_model.save
+
+    def save_then_crash(obj, export_dir, *args, **kwargs):
+        real_save(obj, export_dir, *args, **kwargs)  # the new model is fully written...
+        with open(os.path.join(export_dir, "saved_model.pb"), "wb") as f:
+            f.write(b"half")  # ...then damaged, and the process fails
+        raise Crash("disk full")
+
+    monkeypatch.setattr(tf.saved_model, "save", save_then_crash)
+    with pytest.raises(Crash):
+        make_tiny_encoder(seed=6).export(base, version=7, overwrite=True)
+    assert tree_digest(folder) == before
+    assert os.listdir(base) == ["7"]  # no staging folder left
+    monkeypatch.undo()
+    import tensorflow_text  # noqa: F401
+
+    served = tf.saved_model.load(folder)(tf.constant(["the cat sat"])).numpy()
+    np.testing.assert_allclose(served, encoder.encode(["the cat sat"]), atol=1e-5)

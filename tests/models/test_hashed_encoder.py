@@ -81,6 +81,9 @@ def test_export_serves_hash_and_search_in_a_fresh_process(hashed, tmp_path):
         model = tf.saved_model.load(sys.argv[1])
         texts = tf.constant(json.loads(sys.argv[2]))
         codes = model.signatures["hash"](texts=texts)["codes"].numpy()
+        both = model.signatures["embed_and_hash"](texts=texts)
+        same = bool((both["codes"].numpy() == codes).all())
+        embedding = both["embedding"].numpy().tolist()
         found = model.signatures["search"](texts=texts, k=tf.constant(3))
         many = model.signatures["search"](texts=texts, k=tf.constant(99))
         try:
@@ -89,6 +92,7 @@ def test_export_serves_hash_and_search_in_a_fresh_process(hashed, tmp_path):
         except tf.errors.InvalidArgumentError as error:
             zero = "k must be" if "k must be" in str(error) else str(error)
         print(json.dumps({"sigs": sorted(model.signatures), "codes": codes.tolist(),
+                          "same": same, "embedding": embedding,
                           "ids": found["ids"].numpy().tolist(),
                           "distances": found["distances"].numpy().tolist(),
                           "many": list(many["ids"].shape), "zero": zero}))
@@ -99,8 +103,10 @@ def test_export_serves_hash_and_search_in_a_fresh_process(hashed, tmp_path):
                          capture_output=True, text=True, check=True,
                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
     served = json.loads(out.stdout.strip().splitlines()[-1])
-    assert served["sigs"] == ["hash", "search", "serving_default"]
+    assert served["sigs"] == ["embed_and_hash", "hash", "search", "serving_default"]
     np.testing.assert_array_equal(np.array(served["codes"], np.uint8), hashed.hash(texts))
+    assert served["same"]  # embed_and_hash gives the codes of `hash` and the vectors of `encode`
+    np.testing.assert_allclose(served["embedding"], hashed.encode(texts), atol=1e-5)
     index = BinaryIndex(64, backend="numpy")
     index.add(table, ids=ids)
     distances, want_ids = index.search(hashed.hash(texts), 3)

@@ -1,0 +1,84 @@
+"""The rows `embed-corpus` writes (id, embedding, packed code) as Parquet or TFRecord, and
+reading them back."""
+
+import numpy as np
+
+FORMATS = ("parquet", "tfrecord")
+SUFFIXES = {"parquet": ".parquet", "tfrecord": ".tfrecord"}
+
+
+def parquet_schema(with_codes):
+    """id: string, embedding: list<float32>, code: binary (packed bits, MSB first)."""
+    import pyarrow as pa
+
+    fields = [("id", pa.string()), ("embedding", pa.list_(pa.float32()))]
+    if with_codes:
+        fields.append(("code", pa.binary()))
+    return pa.schema(fields)
+
+
+def to_parquet_row(keyed_result):
+    """(id, PredictionResult) → a dict row of `parquet_schema`."""
+    key, result = keyed_result
+    row = {"id": key, "embedding": result.inference["embedding"].tolist()}
+    if "code" in result.inference:
+        row["code"] = result.inference["code"].tobytes()
+    return row
+
+
+def to_tf_example(keyed_result):
+    """(id, PredictionResult) → a serialized `tf.train.Example` with features `id`
+    (bytes), `embedding` (float list) and, for hashed models, `code` (bytes)."""
+    import tensorflow as tf
+
+    key, result = keyed_result
+    feature = {
+        "id": tf.train.Feature(bytes_list=tf.train.BytesList(value=[key.encode("utf-8")])),
+        "embedding": tf.train.Feature(float_list=tf.train.FloatList(value=result.inference["embedding"])),
+    }
+    if "code" in result.inference:
+        feature["code"] = tf.train.Feature(bytes_list=tf.train.BytesList(
+            value=[result.inference["code"].tobytes()]))
+    return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+
+
+def read_embedding_records(pattern):
+    """Reads the shards matching `pattern` (Parquet or TFRecord, told by the suffix).
+
+    Returns `(ids, embeddings, codes)`: a list of str, float32 [N, d], and uint8
+    [N, bits/8] or None, in shard order then row order.
+
+    >>> ids, vectors, codes = read_embedding_records("out/corpus-*.parquet")  # doctest: +SKIP
+    """
+    import tensorflow as tf
+
+    paths = sorted(tf.io.gfile.glob(pattern))
+    if not paths:
+        raise FileNotFoundError(f"no files match {pattern}")
+    ids, vectors, codes = [], [], []
+    for path in paths:
+        if path.endswith(SUFFIXES["parquet"]):
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            with tf.io.gfile.GFile(path, "rb") as f:  # any filesystem TF knows (gs://, ...)
+                table = pq.read_table(pa.BufferReader(f.read()))
+            ids += table.column("id").to_pylist()
+            vectors += table.column("embedding").to_pylist()
+            if "code" in table.column_names:
+                codes += table.column("code").to_pylist()
+        elif path.endswith(SUFFIXES["tfrecord"]):
+            for record in tf.data.TFRecordDataset(path).as_numpy_iterator():
+                example = tf.train.Example.FromString(record)
+                feature = example.features.feature
+                ids.append(feature["id"].bytes_list.value[0].decode("utf-8"))
+                vectors.append(list(feature["embedding"].float_list.value))
+                if "code" in feature:
+                    codes.append(feature["code"].bytes_list.value[0])
+        else:
+            raise ValueError(f"{path}: not a .parquet or .tfrecord shard")
+    embeddings = np.asarray(vectors, np.float32)
+    if codes and len(codes) != len(ids):
+        raise ValueError(f"{pattern}: {len(codes)} codes for {len(ids)} rows (mixed shards?)")
+    packed = np.frombuffer(b"".join(codes), np.uint8).reshape(len(codes), -1) if codes else None
+    return ids, embeddings, packed

@@ -1,0 +1,42 @@
+"""Which SavedModel a bulk job (`embed-corpus`, the soak benchmark) serves: an exported
+folder, or a model exported on the fly for local runs."""
+
+import os
+import re
+import tempfile
+
+LOCAL_RUNNERS = (None, "DirectRunner", "direct", "SwitchingDirectRunner", "BundleBasedDirectRunner",
+                 "FnApiRunner", "PrismRunner", "prism")
+
+
+def exported_version(path):
+    """The SavedModel folder `path` names: `path` itself when it holds `saved_model.pb`,
+    else its highest numbered version folder (TF Serving's layout); None when neither."""
+    import tensorflow as tf
+
+    if tf.io.gfile.exists(tf.io.gfile.join(path, "saved_model.pb")):
+        return path
+    if not tf.io.gfile.isdir(path):
+        return None
+    versions = [int(name.rstrip("/")) for name in tf.io.gfile.listdir(path)
+                if re.fullmatch(r"\d+/?", name)
+                and tf.io.gfile.exists(tf.io.gfile.join(path, name.rstrip("/"), "saved_model.pb"))]
+    return tf.io.gfile.join(path, str(max(versions))) if versions else None
+
+
+def serving_folder(spec, runner=None):
+    """A SavedModel folder for `spec`: an export (version folder or its base folder), or —
+    for local runners only — a model spec (preset, `zoo:NAME`, `.keras`, HF folder) exported
+    into a temporary folder. A remote runner needs an export on a path its workers read."""
+    found = exported_version(os.fspath(spec))
+    if found is not None:
+        return found
+    if runner not in LOCAL_RUNNERS:
+        raise ValueError(
+            f"{spec} is not an exported SavedModel; with --runner={runner} export it first to a "
+            "path the workers can read (`keras-sentemb export gs://bucket/model --model ...`)")
+    from keras_sentemb.models.loading import load_any_encoder
+
+    encoder = load_any_encoder(spec)
+    return encoder.export(os.path.join(tempfile.mkdtemp(prefix="keras_sentemb_export_"), "model"),
+                          version=1)

@@ -65,7 +65,7 @@ def test_export_with_the_hashed_model_and_code_table(built, capsys):
     base = root / "serving"
     assert main(["export", str(base), "--hashed", str(folder / "hashed_encoder.keras"),
                  "--code-table", str(folder)]) == 0
-    assert "signatures: serving_default, hash, search" in capsys.readouterr().out
+    assert "signatures: serving_default, hash, embed_and_hash, search" in capsys.readouterr().out
 
 
 def test_errors_exit_with_status_2(built, tmp_path, capsys):

@@ -12,12 +12,12 @@ from keras_sentemb.training.temperature_schedule import TemperatureSchedule
 from keras_sentemb.utils.unit_vectors import unit_rows
 
 
-@keras.saving.register_keras_serializable(package="keras_sentemb")
 class CodeDistillationHead(PipelineTraining, keras.Sequential):
     """The `SemanticHashing` head as `HashedEncoder.distill` trains it: unit embeddings
     in, relaxed codes out (with this package's `fit`: NaN guard, tf.distribute)."""
 
 
+@keras.saving.register_keras_serializable(package="keras_sentemb")
 class HashedEncoder(keras.Model):
     """`SentenceEncoder` → unit vector u → `SemanticHashing` → binary code of `bits` bits.
 

@@ -128,6 +128,8 @@ def _build_parser():
     embed.add_argument("--ids-in-first-column", action="store_true",
                        help="lines are id<TAB>text (default id: <file path>:<line number>)")
     embed.add_argument("--no-codes", action="store_true", help="skip codes of a hashed model")
+    embed.add_argument("--overwrite", action="store_true",
+                       help="replace the shards of an earlier run under the same prefix")
     embed.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                        help="progress bar (default: on for local runners in a terminal)")
 
@@ -221,6 +223,7 @@ def _embed_corpus(args, beam_args):
                                num_shards=args.shards, batch_size=args.batch_size,
                                ids_in_first_column=args.ids_in_first_column,
                                with_codes=False if args.no_codes else None, pipeline_args=beam_args,
+                               overwrite=args.overwrite,
                                progress=(runner in LOCAL_RUNNERS and sys.stderr.isatty()
                                          if args.progress is None else args.progress))
     seconds = time.perf_counter() - start

@@ -1,5 +1,7 @@
 """Bulk embedding on Apache Beam: text files → RunInference(SavedModel) → sharded records."""
 
+import time
+
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
@@ -107,18 +109,29 @@ class EmbedCorpus(beam.PTransform):
 
 def run_embed_corpus(model_dir, inputs, output_prefix, output_format="parquet", num_shards=0,
                      batch_size=256, ids_in_first_column=False, with_codes=None, pipeline_args=(),
-                     progress=False):
+                     progress=False, overwrite=False):
     """Builds and runs the `EmbedCorpus` pipeline and waits for it.
 
     `pipeline_args` are Beam pipeline options as on a command line, e.g.
     `["--runner=DataflowRunner", "--project=P", "--region=R", "--temp_location=gs://B/tmp"]`
     (the DirectRunner when no runner is named).
 
+    Shards of an earlier run under the same prefix are a FileExistsError unless
+    `overwrite`; then they are replaced, and those the new run did not rewrite are deleted
+    once it has succeeded (a failed run leaves them as they were).
+
     Returns `{"files": [...], "sentences": n, "blank_lines": m}` (the counts from the
     pipeline's metrics).
     """
     import tensorflow as tf
     from apache_beam.metrics import MetricsFilter
+
+    pattern = f"{output_prefix}-*-of-*{SUFFIXES.get(output_format, '')}"
+    earlier = tf.io.gfile.glob(pattern)
+    if earlier and not overwrite:
+        raise FileExistsError(f"{len(earlier)} shard(s) of an earlier run match {pattern} (e.g. {earlier[0]}); "
+                              "pass overwrite=True (--overwrite) to replace them")
+    started_ns = time.time_ns()
 
     pipeline = beam.Pipeline(options=PipelineOptions(list(pipeline_args)))
     _ = pipeline | EmbedCorpus(model_dir, inputs, output_prefix, output_format, num_shards,
@@ -129,4 +142,7 @@ def run_embed_corpus(model_dir, inputs, output_prefix, output_format="parquet", 
     for name in ("sentences", "blank_lines"):
         found = result.metrics().query(MetricsFilter().with_namespace("keras_sentemb").with_name(name))
         counts[name] = sum(c.committed or 0 for c in found["counters"])
-    return {"files": sorted(tf.io.gfile.glob(f"{output_prefix}-*{SUFFIXES[output_format]}")), **counts}
+    for path in earlier:  # shards of the earlier run that this run did not rewrite
+        if tf.io.gfile.exists(path) and tf.io.gfile.stat(path).mtime_nsec < started_ns:
+            tf.io.gfile.remove(path)
+    return {"files": sorted(tf.io.gfile.glob(pattern)), **counts}

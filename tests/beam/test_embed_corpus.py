@@ -55,6 +55,13 @@ def test_parquet_rows_hold_the_encode_vectors_and_hash_codes_of_every_line(hashe
     texts = [want[i] for i in ids]
     np.testing.assert_allclose(embeddings, hashed.encode(texts), atol=1e-5)
     np.testing.assert_array_equal(codes, hashed.hash(texts))
+    # a second run under the same prefix: refused, or with overwrite the old shards are replaced
+    with pytest.raises(FileExistsError, match="earlier run"):
+        run_embed_corpus(model_dir, [str(corpus / "a.txt")], str(tmp_path / "out" / "corpus"))
+    again = run_embed_corpus(model_dir, [str(corpus / "a.txt")], str(tmp_path / "out" / "corpus"),
+                             num_shards=1, overwrite=True)
+    assert [os.path.basename(f) for f in again["files"]] == ["corpus-00000-of-00001.parquet"]
+    assert len(read_embedding_records(str(tmp_path / "out" / "corpus-*.parquet"))[0]) == 3
 
 
 def test_cli_writes_tfrecord_shards_from_the_export_base_folder(hashed_export, corpus, tmp_path, capsys):

@@ -61,11 +61,17 @@ def text_pipeline(raw, tokenizer, batch_size=16, shuffle=True, seed=0, bucketing
     if shuffle:
         raw = raw.shuffle(shuffle_buffer, seed=seed, reshuffle_each_iteration=True)
 
+    # One tokenizer call for all columns (its graph is the costly part of building the
+    # pipeline), then the rows are split back per column. Plain Python: no autograph.
+    @tf.autograph.experimental.do_not_convert
     def tokenize(features, labels):
+        block = tf.shape(features[keys[0]])[0]
+        ids = tokenizer.add_special_tokens(tokenizer.content_ids(
+            tf.concat([features[key] for key in keys], axis=0)))
         packed = {}
-        for key in keys:
-            ids = tokenizer.add_special_tokens(tokenizer.content_ids(features[key]))
-            packed[key] = (ids.to_tensor(), tf.cast(ids.row_lengths(), tf.int32))
+        for index, key in enumerate(keys):
+            column = ids[index * block:(index + 1) * block]
+            packed[key] = (column.to_tensor(), tf.cast(column.row_lengths(), tf.int32))
         return packed, labels
 
     def trim(features, labels):

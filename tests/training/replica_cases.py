@@ -60,6 +60,28 @@ def sbert_cosent():
     return model, examples_dataset(ScoredPairs(FIRST, SECOND, SCORES), model.encoder.tokenizer, **BATCH)
 
 
+def _word_sbert(objective):
+    """SBERT with a tiny BiLSTM-SRA: the batch-level losses at a fraction of a transformer's
+    build and trace time (the suite's distributed tests use these). (Not the tiny InferLite:
+    sentences of only out-of-vocabulary words embed near zero there, so their direction —
+    and CoSENT — jumps with the smallest weight change.)"""
+    from keras_sentemb.models import SBERT, BiLSTMSRA
+
+    keras.utils.set_random_seed(8)
+    encoder = BiLSTMSRA.from_word_vectors(make_tiny_word_vectors(), units=4, teacher_dim=5)
+    model = SBERT(encoder, objective)
+    model.compile(optimizer=keras.optimizers.Adam(3e-3))
+    return model, examples_dataset(ScoredPairs(FIRST, SECOND, SCORES), encoder.tokenizer, **BATCH)
+
+
+def word_mnrl():
+    return _word_sbert("mnrl")
+
+
+def word_cosent():
+    return _word_sbert("cosent")
+
+
 def sbert_classification():
     model = _sbert("classification")
     return model, examples_dataset(LabeledPairs(FIRST, SECOND, LABELS), model.encoder.tokenizer, **BATCH)
@@ -118,7 +140,7 @@ def sentence_classifier():
 
 CASES = {case.__name__: case for case in (
     sbert_mnrl, sbert_cosent, sbert_classification, cross_encoder, dse, inferlite_nli,
-    bilstm_sra_distillation, sentence_classifier,
+    bilstm_sra_distillation, sentence_classifier, word_mnrl, word_cosent,
 )}
 
 

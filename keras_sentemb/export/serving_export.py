@@ -72,18 +72,20 @@ class SentenceEmbeddingModule(tf.Module):
     def serve(self, texts):
         return {"embedding": self._embed(texts)}
 
-    def _hash(self, texts):
-        unit = tf.math.l2_normalize(self._embed(texts), axis=-1, epsilon=1e-12)
+    def _codes(self, embedding):
+        """Packed codes of the unit vectors of `embedding` (normalised or not)."""
+        unit = tf.math.l2_normalize(embedding, axis=-1, epsilon=1e-12)
         return tf.convert_to_tensor(self._hashing.binarize(unit, packed=True))
+
+    def _hash(self, texts):
+        return self._codes(self._embed(texts))
 
     def _hash_signature(self, texts):
         return {"codes": self._hash(texts)}
 
     def _embed_and_hash_signature(self, texts):
         embedding = self._embed(texts)
-        unit = tf.math.l2_normalize(embedding, axis=-1, epsilon=1e-12)
-        return {"embedding": embedding,
-                "codes": tf.convert_to_tensor(self._hashing.binarize(unit, packed=True))}
+        return {"embedding": embedding, "codes": self._codes(embedding)}
 
     def _search_signature(self, texts, k):
         tf.debugging.assert_positive(k, message="k must be a positive number of neighbours")

@@ -2,6 +2,7 @@
 
 import apache_beam as beam
 from apache_beam.io import fileio
+from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
 
@@ -39,7 +40,8 @@ class ReadCorpusLines(beam.PTransform):
     a PCollection of (id, text bytes), one per non-blank line (see `numbered_lines`).
 
     Each file is read by one worker from start to end (so line numbers are exact); shard
-    large corpora into many files for parallelism.
+    large corpora into many files for parallelism. A pattern that matches no file is a
+    FileNotFoundError here, when the pipeline is built, before a runner starts.
     """
 
     def __init__(self, patterns, ids_in_first_column=False):
@@ -47,6 +49,9 @@ class ReadCorpusLines(beam.PTransform):
         self.patterns = [patterns] if isinstance(patterns, str) else list(patterns)
         if not self.patterns:
             raise ValueError("give at least one input file pattern")
+        for pattern in self.patterns:
+            if not FileSystems.match([pattern])[0].metadata_list:
+                raise FileNotFoundError(f"no files match {pattern}")
         self.ids_in_first_column = ids_in_first_column
 
     def expand(self, pbegin):

@@ -3,7 +3,6 @@
 import time
 
 import apache_beam as beam
-from apache_beam.io.filesystems import FileSystems
 from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 from apache_beam.options.pipeline_options import PipelineOptions
 
@@ -73,23 +72,18 @@ class EmbedCorpus(beam.PTransform):
             raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
         if not isinstance(num_shards, int) or num_shards < 0:
             raise ValueError(f"num_shards must be an int ≥ 0, got {num_shards!r}")
-        patterns = [inputs] if isinstance(inputs, str) else list(inputs)
-        for pattern in patterns:  # fail here, before a runner starts, on a pattern with no files
-            if not FileSystems.match([pattern])[0].metadata_list:
-                raise FileNotFoundError(f"no files match {pattern}")
+        self.read = ReadCorpusLines(inputs, ids_in_first_column)
         self.handler = SavedModelEmbeddingHandler(model_dir, with_codes=with_codes,
                                                   max_batch_size=batch_size)
-        self.inputs = patterns
         self.output_prefix = output_prefix
         self.output_format = output_format
         self.num_shards = num_shards
-        self.ids_in_first_column = ids_in_first_column
         self.progress = progress
 
     def expand(self, pbegin):
         results = (
             pbegin
-            | "Read" >> ReadCorpusLines(self.inputs, self.ids_in_first_column)
+            | "Read" >> self.read
             | "Embed" >> RunInference(KeyedModelHandler(self.handler))
         )
         if self.progress:

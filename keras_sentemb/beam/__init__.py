@@ -1,7 +1,7 @@
 """Bulk embedding on Apache Beam (needs `pip install keras-sentemb[beam]`).
 
-    keras-sentemb embed-corpus serving/minilm/1 "corpus/*.txt" out/corpus            # DirectRunner
-    keras-sentemb embed-corpus gs://b/minilm/1 "gs://b/corpus/*.txt" gs://b/out/corpus \\
+    keras-sentemb embed-corpus serving/minilm/1 "corpus/*.txt" -o out/corpus         # DirectRunner
+    keras-sentemb embed-corpus gs://b/minilm/1 "gs://b/corpus/*.txt" -o gs://b/out/corpus \\
         --runner=DataflowRunner --project=P --region=R --temp_location=gs://b/tmp
 
 `EmbedCorpus` is the PTransform, `run_embed_corpus` runs it, `read_embedding_records`

@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -68,15 +67,11 @@ def main():
     import tensorflow as tf
     import tensorflow_text  # noqa: F401
 
-    from keras_sentemb.export.saved_model_folder import exported_version
+    from keras_sentemb.export.saved_model_folder import serving_folder
     from keras_sentemb.data.sentence_corpus import collect_sentences
-    from keras_sentemb.models.loading import load_any_encoder
 
     base = collect_sentences(args.data)
-    folder = exported_version(args.model)
-    if folder is None:
-        folder = load_any_encoder(args.model).export(
-            os.path.join(tempfile.mkdtemp(prefix="soak_"), "model"), version=1)
+    folder = serving_folder(args.model)  # an export, or the model exported to a temporary folder
     serve = tf.saved_model.load(folder).signatures["serving_default"]
     process = psutil.Process()
     print(f"soak: {args.sentences:,} sentences generated from {len(base):,} distinct ones, "

@@ -41,50 +41,49 @@ def fixed_length(dataset, length=LENGTH):
     return dataset.map(pad_features)
 
 
-def _sbert(objective, **kwargs):
+def _sbert(objective, encoder, learning_rate=1e-2, **kwargs):
+    """A compiled SBERT over `encoder` (the objective's default loss)."""
     from keras_sentemb.models import SBERT
 
-    encoder = make_tiny_encoder(seed=1)
     model = SBERT(encoder, objective, **kwargs)
-    model.compile(optimizer=keras.optimizers.Adam(1e-2))
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate))
     return model
 
 
+def _with_pairs(model, examples):
+    """(model, its pipeline over `examples`): the case's fit arguments."""
+    return model, examples_dataset(examples, model.encoder.tokenizer, **BATCH)
+
+
+def _tiny_bilstm_sra(seed):
+    from keras_sentemb.models import BiLSTMSRA
+
+    keras.utils.set_random_seed(seed)
+    return BiLSTMSRA.from_word_vectors(make_tiny_word_vectors(), teacher_dim=5, units=4)
+
+
 def sbert_mnrl():
-    model = _sbert("mnrl")
-    return model, examples_dataset(ScoredPairs(FIRST, SECOND, SCORES), model.encoder.tokenizer, **BATCH)
+    return _with_pairs(_sbert("mnrl", make_tiny_encoder(seed=1)), ScoredPairs(FIRST, SECOND, SCORES))
 
 
 def sbert_cosent():
-    model = _sbert("cosent")
-    return model, examples_dataset(ScoredPairs(FIRST, SECOND, SCORES), model.encoder.tokenizer, **BATCH)
+    return _with_pairs(_sbert("cosent", make_tiny_encoder(seed=1)), ScoredPairs(FIRST, SECOND, SCORES))
 
 
-def _word_sbert(objective):
-    """SBERT with a tiny BiLSTM-SRA: the batch-level losses at a fraction of a transformer's
-    build and trace time (the suite's distributed tests use these). (Not the tiny InferLite:
-    sentences of only out-of-vocabulary words embed near zero there, so their direction —
-    and CoSENT — jumps with the smallest weight change.)"""
-    from keras_sentemb.models import SBERT, BiLSTMSRA
-
-    keras.utils.set_random_seed(8)
-    encoder = BiLSTMSRA.from_word_vectors(make_tiny_word_vectors(), units=4, teacher_dim=5)
-    model = SBERT(encoder, objective)
-    model.compile(optimizer=keras.optimizers.Adam(3e-3))
-    return model, examples_dataset(ScoredPairs(FIRST, SECOND, SCORES), encoder.tokenizer, **BATCH)
-
-
+# SBERT over a tiny BiLSTM-SRA: the batch-level losses at a fraction of a transformer's build
+# and trace time (the suite's distributed tests use these). Not the tiny InferLite: sentences
+# of only out-of-vocabulary words embed near zero there, so their direction — and CoSENT —
+# jumps with the smallest weight change.
 def word_mnrl():
-    return _word_sbert("mnrl")
+    return _with_pairs(_sbert("mnrl", _tiny_bilstm_sra(8), 3e-3), ScoredPairs(FIRST, SECOND, SCORES))
 
 
 def word_cosent():
-    return _word_sbert("cosent")
+    return _with_pairs(_sbert("cosent", _tiny_bilstm_sra(8), 3e-3), ScoredPairs(FIRST, SECOND, SCORES))
 
 
 def sbert_classification():
-    model = _sbert("classification")
-    return model, examples_dataset(LabeledPairs(FIRST, SECOND, LABELS), model.encoder.tokenizer, **BATCH)
+    return _with_pairs(_sbert("classification", make_tiny_encoder(seed=1)), LabeledPairs(FIRST, SECOND, LABELS))
 
 
 def cross_encoder():
@@ -108,31 +107,27 @@ def dse():
 
 
 def inferlite_nli():
-    from keras_sentemb.models import SBERT, InferLite
+    from keras_sentemb.models import InferLite
 
     keras.utils.set_random_seed(4)
     encoder = InferLite.from_word_vectors(make_tiny_word_vectors(), units=8)
-    model = SBERT(encoder, "classification", head=InferLite.nli_head(hidden_units=(4,)))
-    model.compile(optimizer=keras.optimizers.Adam(1e-2))
-    return model, examples_dataset(LabeledPairs(FIRST, SECOND, LABELS), encoder.tokenizer, **BATCH)
+    model = _sbert("classification", encoder, head=InferLite.nli_head(hidden_units=(4,)))
+    return _with_pairs(model, LabeledPairs(FIRST, SECOND, LABELS))
 
 
 def bilstm_sra_distillation():
     from keras_sentemb.losses import SRALoss
-    from keras_sentemb.models import BiLSTMSRA
 
-    keras.utils.set_random_seed(5)
-    model = BiLSTMSRA.from_word_vectors(make_tiny_word_vectors(), teacher_dim=5, units=4)
+    model = _tiny_bilstm_sra(5)
     model.compile(optimizer=keras.optimizers.Adam(1e-2), loss=SRALoss())
     teacher = np.random.default_rng(5).normal(size=(len(FIRST), 5)).astype("float32")
     return model, sentence_targets_dataset(FIRST, teacher, model.tokenizer, **BATCH)
 
 
 def sentence_classifier():
-    from keras_sentemb.models import BiLSTMSRA, SentenceClassifier
+    from keras_sentemb.models import SentenceClassifier
 
-    keras.utils.set_random_seed(6)
-    encoder = BiLSTMSRA.from_word_vectors(make_tiny_word_vectors(), teacher_dim=5, units=4)
+    encoder = _tiny_bilstm_sra(6)
     model = SentenceClassifier(encoder, num_classes=3, hidden_units=(6,), dropout=0.0)
     model.compile(optimizer=keras.optimizers.Adam(1e-2))
     return model, examples_dataset(LabeledSentences(FIRST, LABELS), encoder.tokenizer, **BATCH)

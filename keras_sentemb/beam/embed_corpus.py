@@ -120,16 +120,15 @@ def run_embed_corpus(model_dir, inputs, output_prefix, output_format="parquet", 
     import tensorflow as tf
     from apache_beam.metrics import MetricsFilter
 
-    pattern = f"{output_prefix}-*-of-*{SUFFIXES.get(output_format, '')}"
+    pipeline = beam.Pipeline(options=PipelineOptions(list(pipeline_args)))
+    _ = pipeline | EmbedCorpus(model_dir, inputs, output_prefix, output_format, num_shards,
+                               batch_size, ids_in_first_column, with_codes, progress)  # checks the arguments
+    pattern = f"{output_prefix}-*-of-*{SUFFIXES[output_format]}"
     earlier = tf.io.gfile.glob(pattern)
     if earlier and not overwrite:
         raise FileExistsError(f"{len(earlier)} shard(s) of an earlier run match {pattern} (e.g. {earlier[0]}); "
                               "pass overwrite=True (--overwrite) to replace them")
     started_ns = time.time_ns()
-
-    pipeline = beam.Pipeline(options=PipelineOptions(list(pipeline_args)))
-    _ = pipeline | EmbedCorpus(model_dir, inputs, output_prefix, output_format, num_shards,
-                               batch_size, ids_in_first_column, with_codes, progress)
     result = pipeline.run()
     result.wait_until_finish()
     counts = {}

@@ -2,9 +2,11 @@
 
     python examples/binary_search.py                 # the bundled 300-sentence corpus
     python examples/binary_search.py --corpus my_sentences.txt --bits 128
+    python examples/binary_search.py --pairs ../shared/data/stsb/train.tsv   # + a pair task on the codes
 
 1. encode the corpus with the default encoder (all-MiniLM-L6-v2);
-2. train a SemanticHashing head on the frozen encoder (HashedEncoder.distill);
+2. train a SemanticHashing head on the frozen encoder (HashedEncoder.distill), with
+   `--pairs` (score, sentence1, sentence2 rows) jointly with CoSENT on the pairs' codes;
 3. index the packed codes (BinaryIndex: FAISS when installed, NumPy otherwise);
 4. answer the queries from Hamming search alone and after float re-ranking, next to the
    exact float top-k, and print how many of the float top-k each one finds;
@@ -19,6 +21,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_sentemb import SentenceEncoder
+from keras_sentemb.data.examples import read_scored_pairs
 from keras_sentemb.data.text_file import read_lines
 from keras_sentemb.evaluation import neighbour_recall
 from keras_sentemb.models import HashedEncoder
@@ -34,13 +37,18 @@ def main():
     parser.add_argument("--bits", type=int, default=256)
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--top-k", type=int, default=5)
+    parser.add_argument("--pairs", help="scored pairs (STS-B format) for joint training of the code")
     args = parser.parse_args()
     corpus, queries = read_lines(args.corpus), read_lines(args.queries)
 
     encoder = SentenceEncoder.from_pretrained("minilm-l6")
     corpus_vectors, query_vectors = encoder.encode(corpus), encoder.encode(queries)
+    pairs = None
+    if args.pairs:
+        scored = read_scored_pairs(args.pairs)
+        pairs = (encoder.encode(scored.sentences1), encoder.encode(scored.sentences2), scored.scores)
     hashed = HashedEncoder.distill(encoder, corpus_vectors, bits=args.bits, epochs=args.epochs,
-                                   batch_size=256, verbose=0)
+                                   batch_size=256, pairs=pairs, verbose=0)
     print(f"{args.bits}-bit head trained on {len(corpus)} sentences; final loss "
           f"{hashed.history.history['loss'][-1]:.4f}")
 

@@ -163,13 +163,16 @@ def loss_trajectory(name):
 
 
 def hashed_encoder_trajectory():
-    """`HashedEncoder.distill` (CodeSimilarityLoss over all pairs of a batch): per-epoch losses."""
+    """`HashedEncoder.distill` jointly with a pair task (CodeSimilarityLoss over all pairs of a
+    neighbour batch + CoSENT over the scored pairs of the step): per-epoch losses."""
     from keras_sentemb.models import HashedEncoder
 
     encoder = make_tiny_encoder(seed=7)
-    embeddings = np.random.default_rng(7).normal(size=(16, encoder.embedding_dim)).astype("float32")
+    rng = np.random.default_rng(7)
+    embeddings, first, second = rng.normal(size=(3, 16, encoder.embedding_dim)).astype("float32")
     hashed = HashedEncoder.distill(encoder, embeddings, bits=64, epochs=EPOCHS * 2, batch_size=8,
-                                   learning_rate=1e-2, verbose=0, shuffle=False)
+                                   learning_rate=1e-2, pairs=(first, second, rng.random(16)),
+                                   pair_weight=0.5, pair_batch_size=4, verbose=0)
     return [float(x) for x in hashed.history.history["loss"]]
 
 

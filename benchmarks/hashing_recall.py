@@ -1,6 +1,7 @@
 """Learned 64…1024-bit codes vs sign-threshold codes: neighbour recall and STS-B.
 
-    python benchmarks/hashing_recall.py   # 2 CPU cores: ~9 min, plus ~6 min of encoding on the first run
+    python benchmarks/hashing_recall.py            # 2 CPU cores: ~12 min, plus ~6 min of encoding on the first run
+    python benchmarks/hashing_recall.py --select --bits 256 --distill '{"pair_weight": 0.2}'
 
 Corpus: every distinct sentence of ../shared/data except the STS-B test set (so the STS-B
 figures use sentences no code ever saw), shuffled with a fixed seed; the first 1,000 are
@@ -8,12 +9,17 @@ held apart as queries, the rest (≈162k) is the corpus. Embeddings of the defau
 (all-MiniLM-L6-v2) are cached in benchmarks/.cache, verified by content hash.
 
 For each code length the learned codes (`HashedEncoder.distill` on the corpus
-embeddings) and the training-free sign-threshold codes (`sign_threshold_codes`: random
-hyperplanes, i.e. sentence-transformers' `quantize_embeddings` after a random projection;
-at 384 bits also the plain sign of the embedding) are scored by
+embeddings; at 256 bits also jointly with a pair task: the STS-B train pairs that share no
+sentence with STS-B test or the queries) and the training-free sign-threshold
+codes (`sign_threshold_codes`: random hyperplanes, i.e. sentence-transformers'
+`quantize_embeddings` after a random projection; at 384 bits also the plain sign of the
+embedding) are scored by
   (a) recall@10 of the true float-cosine top-10 in the Hamming top-10;
   (b) recall@10 after re-ranking the Hamming top-100 with the float vectors;
   STS-B test Spearman × 100 of Hamming similarity, next to the float cosine's.
+`distill`'s defaults were chosen with `--select`: the same measures on 1,000 validation
+queries (the next 1,000 sentences, taken out of the corpus) and on STS-B dev, so the
+figures above are measured on queries and pairs no choice looked at.
 Writes a JSON report and a PNG of the recall curves.
 """
 
@@ -36,6 +42,7 @@ from keras_sentemb.data.sentence_corpus import collect_sentences  # noqa: E402
 from keras_sentemb.evaluation import neighbour_recall  # noqa: E402
 from keras_sentemb.models import HashedEncoder  # noqa: E402
 from keras_sentemb.retrieval import BinaryIndex, semantic_search, sign_threshold_codes  # noqa: E402
+from keras_sentemb.training.code_distillation import corpus_pairs  # noqa: E402
 from keras_sentemb.utils.array_cache import (  # noqa: E402
     cached_array, fingerprint, fingerprint_texts, fingerprint_weights)
 from keras_sentemb.utils.atomic_files import atomic_open  # noqa: E402
@@ -63,8 +70,12 @@ def main():
     parser.add_argument("--data", default=SHARED_DATA)
     parser.add_argument("--bits", default="64,128,256,512,1024")
     parser.add_argument("--queries", type=int, default=1000)
-    parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--distill", type=json.loads, default={},
+                        help='HashedEncoder.distill keyword arguments as JSON, e.g. \'{"pair_weight": 0.2}\'')
+    parser.add_argument("--select", action="store_true",
+                        help="model-selection protocol: the next --queries sentences as validation "
+                             "queries (out of the corpus) and STS-B dev instead of test; no plot")
     parser.add_argument("--cache", default=os.path.join(REPO, "benchmarks", ".cache"))
     parser.add_argument("--plot", default=os.path.join(REPO, "docs", "hashing_recall.png"))
     parser.add_argument("--report", default=os.path.join("out", "hashing_recall.json"))
@@ -75,10 +86,11 @@ def main():
     sentences = collect_sentences(args.data, exclude_files=["stsb/test.tsv"])
     order = np.random.default_rng(args.seed).permutation(len(sentences))
     sentences = [sentences[i] for i in order]
-    queries, corpus = sentences[: args.queries], sentences[args.queries:]
-    test = read_scored_pairs(os.path.join(args.data, "stsb", "test.tsv"))
-    print(f"corpus {len(corpus):,} sentences, {len(queries):,} held-apart queries, "
-          f"STS-B test {len(test)} pairs")
+    held_out = 2 * args.queries if args.select else args.queries
+    queries, corpus = sentences[held_out - args.queries: held_out], sentences[held_out:]
+    sts_split = "dev" if args.select else "test"
+    sts = read_scored_pairs(os.path.join(args.data, "stsb", f"{sts_split}.tsv"))
+    train_pairs = read_scored_pairs(os.path.join(args.data, "stsb", "train.tsv"))
 
     encoder = SentenceEncoder.from_pretrained("minilm-l6")
     weights = fingerprint_weights(encoder)
@@ -89,57 +101,68 @@ def main():
 
     start = time.perf_counter()
     all_emb = embed("minilm-l6-shared-sentences", sentences)
-    query_emb, corpus_emb = all_emb[: args.queries], all_emb[args.queries:]
-    sts1 = embed("minilm-l6-stsb-test-1", test.sentences1)
-    sts2 = embed("minilm-l6-stsb-test-2", test.sentences2)
+    query_emb, corpus_emb = all_emb[held_out - args.queries: held_out], all_emb[held_out:]
+    sts1 = embed(f"minilm-l6-stsb-{sts_split}-1", sts.sentences1)
+    sts2 = embed(f"minilm-l6-stsb-{sts_split}-2", sts.sentences2)
+    pairs = corpus_pairs(train_pairs, corpus, corpus_emb)
     print(f"embeddings ready in {time.perf_counter() - start:.0f} s")
+    print(f"corpus {len(corpus):,} sentences, {len(queries):,} held-apart "
+          f"{'validation ' if args.select else ''}queries, STS-B {sts_split} {len(sts)} pairs; "
+          f"pair task: {len(pairs[2]):,} of {len(train_pairs):,} STS-B train pairs (the others share "
+          "a sentence with STS-B test or the queries)")
     true_top10, _ = semantic_search(query_emb, corpus_emb, top_k=10)
-    float_spearman = float(spearmanr(np.sum(sts1 * sts2, axis=1), test.scores).statistic * 100)
+    float_spearman = float(spearmanr(np.sum(sts1 * sts2, axis=1), sts.scores).statistic * 100)
 
-    results = {"float": {"stsb_spearman": float_spearman}, "learned": {}, "sign": {}}
+    def learned(bits, **options):
+        start = time.perf_counter()
+        hashed = HashedEncoder.distill(encoder, corpus_emb, bits,
+                                       **{"seed": args.seed, "verbose": 0, **args.distill, **options})
+        seconds = time.perf_counter() - start
+        learn = hashed.hash_embeddings
+        return {**score_codes(bits, learn(corpus_emb), learn(query_emb), corpus_emb, query_emb,
+                              true_top10, (learn(sts1), learn(sts2)), sts.scores),
+                "train_seconds": seconds}
+
+    results = {"float": {"stsb_spearman": float_spearman}, "learned": {}, "sign": {},
+               "learned + pair task": {}}
     for bits in bit_counts + [384]:
         sign = lambda x, bits=bits: sign_threshold_codes(x, None if bits == 384 else bits,  # noqa: E731
                                                           seed=args.seed)
         results["sign"][bits] = score_codes(bits, sign(corpus_emb), sign(query_emb), corpus_emb,
                                             query_emb, true_top10, (sign(sts1), sign(sts2)),
-                                            test.scores)
+                                            sts.scores)
         if bits == 384:
             continue
-        start = time.perf_counter()
-        hashed = HashedEncoder.distill(encoder, corpus_emb, bits, epochs=args.epochs,
-                                       seed=args.seed, verbose=0)
-        seconds = time.perf_counter() - start
-        learn = hashed.hash_embeddings
-        results["learned"][bits] = {
-            **score_codes(bits, learn(corpus_emb), learn(query_emb), corpus_emb, query_emb,
-                          true_top10, (learn(sts1), learn(sts2)), test.scores),
-            "train_seconds": seconds,
-        }
+        results["learned"][bits] = learned(bits)
+        if bits == 256:
+            results["learned + pair task"][bits] = learned(bits, pairs=pairs)
         print(f"{bits:5d} bits: learned {results['learned'][bits]}, sign {results['sign'][bits]}",
               flush=True)
 
-    print(f"\nSTS-B test Spearman×100, float cosine: {float_spearman:.2f}")
-    print(f"{'bits':>5} {'codes':<8} {'R@10 Hamming':>13} {'R@10 rerank100':>15} "
+    print(f"\nSTS-B {sts_split} Spearman×100, float cosine: {float_spearman:.2f}")
+    print(f"{'bits':>5} {'codes':<20} {'R@10 Hamming':>13} {'R@10 rerank100':>15} "
           f"{'STS-B ρ':>8} {'% of float':>10}")
     for bits in bit_counts + [384]:
-        for method in ("learned", "sign"):
+        for method in ("learned", "learned + pair task", "sign"):
             row = results[method].get(bits)
             if row is None:
                 continue
-            print(f"{bits:5d} {method:<8} {row['recall_hamming']:13.3f} {row['recall_rerank100']:15.3f} "
+            print(f"{bits:5d} {method:<20} {row['recall_hamming']:13.3f} {row['recall_rerank100']:15.3f} "
                   f"{row['stsb_spearman']:8.2f} {100 * row['stsb_spearman'] / float_spearman:9.1f}%")
     ratio_bits = 256 if 256 in bit_counts else bit_counts[0]
-    learned, sign = results["learned"][ratio_bits], results["sign"][ratio_bits]
+    learned_row, sign_row = results["learned"][ratio_bits], results["sign"][ratio_bits]
     print(f"\n{ratio_bits} bits, learned / sign-threshold: R@10 Hamming "
-          f"{learned['recall_hamming'] / sign['recall_hamming']:.2f}×, rerank "
-          f"{learned['recall_rerank100'] / sign['recall_rerank100']:.2f}×, STS-B "
-          f"{learned['stsb_spearman'] / sign['stsb_spearman']:.3f}×")
+          f"{learned_row['recall_hamming'] / sign_row['recall_hamming']:.2f}×, rerank "
+          f"{learned_row['recall_rerank100'] / sign_row['recall_rerank100']:.2f}×, STS-B "
+          f"{learned_row['stsb_spearman'] / sign_row['stsb_spearman']:.3f}×")
 
     with atomic_open(args.report, "w") as f:
-        json.dump({"machine": machine_description(), "corpus": len(corpus), "queries": len(queries),
-                   **results}, f, indent=1)
-    plot(results, bit_counts, args.plot)
-    print(f"wrote {args.report} and {args.plot}")
+        json.dump({"machine": machine_description(), "protocol": "select" if args.select else "test",
+                   "distill": args.distill, "corpus": len(corpus), "queries": len(queries),
+                   "pair_task_pairs": len(pairs[2]), **results}, f, indent=1)
+    if not args.select:
+        plot(results, bit_counts, args.plot)
+    print(f"wrote {args.report}" + ("" if args.select else f" and {args.plot}"))
 
 
 def plot(results, bit_counts, path):

@@ -53,7 +53,7 @@ def render_card(config):
         build["command"],
         "```",
         "",
-        (f"runs `{build['runs']}`" if build.get("runs") else "trains nothing (conversion only)") +
+        _how_trained(config) +
         f"; the build took {build['seconds']:.0f} s on {build['machine']} ({build['date']}), seed {build['seed']}.",
         "",
         "## Metrics",
@@ -85,3 +85,13 @@ def render_card(config):
         "",
     ]
     return "\n".join(lines)
+
+
+def _how_trained(config):
+    build = config["build"]
+    if build.get("runs"):
+        return f"runs `{build['runs']}`"
+    if config["training_data"].startswith("none"):
+        return "trains nothing (conversion only)"
+    return (f"trains in the build process (the `{config['name']}` recipe in `keras_sentemb/zoo/recipes.py`, "
+            f"{build.get('train_seconds', 0)} s of training)")

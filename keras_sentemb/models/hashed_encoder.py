@@ -129,8 +129,8 @@ class HashedEncoder(keras.Model):
         3. Batches are neighbour batches (`training.neighbour_batches`): batch_size /
            (1 + n) anchors, each with n = `neighbours_per_anchor` of its
            `neighbour_pool` nearest neighbours by cosine, so the rank term learns the
-           top-10 / top-100 boundary a search must get right; n = 0 gives plain batches,
-           reshuffled each epoch unless `shuffle=False`.
+           top-10 / top-100 boundary a search must get right; n = 0 (or a batch smaller
+           than 1 + n) gives plain batches, reshuffled each epoch unless `shuffle=False`.
         4. Joint training with a pair task: `pairs=(embeddings1, embeddings2, scores)`
            (e.g. STS-B train through the same encoder) adds `pair_weight` × CoSENT of the
            pairs' ±1 code similarities against their scores, `pair_batch_size` pairs a

@@ -1,6 +1,6 @@
 """Learned 64…1024-bit codes vs sign-threshold codes: neighbour recall and STS-B.
 
-    python benchmarks/hashing_recall.py            # 2 CPU cores: ~12 min, plus ~6 min of encoding on the first run
+    python benchmarks/hashing_recall.py            # 2 CPU cores: ~13 min, plus ~6 min of encoding on the first run
     python benchmarks/hashing_recall.py --select --bits 256 --distill '{"pair_weight": 0.2}'
 
 Corpus: every distinct sentence of ../shared/data except the STS-B test set (so the STS-B

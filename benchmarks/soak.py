@@ -51,14 +51,18 @@ def batches(stream, size):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--model", default="zoo:inferlite-glove",
-                        help="model spec (zoo:NAME, preset, .keras) or an exported SavedModel folder")
+    parser.add_argument(
+        "--model",
+        default="zoo:inferlite-glove",
+        help="model spec (zoo:NAME, preset, .keras) or an exported SavedModel folder",
+    )
     parser.add_argument("--sentences", type=int, default=1_000_000)
     parser.add_argument("--batch-size", type=int, default=512)
     parser.add_argument("--every", type=int, default=50_000, help="report interval (sentences)")
     parser.add_argument("--data", default=os.environ.get("KERAS_SENTEMB_DATA", "../shared/data"))
-    parser.add_argument("--output", default="docs",
-                        help="folder for soak.json and soak.png (default docs/, shown in the README)")
+    parser.add_argument(
+        "--output", default="docs", help="folder for soak.json and soak.png (default docs/, shown in the README)"
+    )
     args = parser.parse_args()
     if args.sentences < 2 * WARM_UP:
         parser.error(f"--sentences must be at least {2 * WARM_UP} (the anchor is taken at {WARM_UP})")
@@ -67,15 +71,17 @@ def main():
     import tensorflow as tf
     import tensorflow_text  # noqa: F401
 
-    from keras_sentemb.export.saved_model_folder import serving_folder
+    from keras_sentemb.apps.saved_model_folder import serving_folder
     from keras_sentemb.data.sentence_corpus import collect_sentences
 
     base = collect_sentences(args.data)
     folder = serving_folder(args.model)  # an export, or the model exported to a temporary folder
     serve = tf.saved_model.load(folder).signatures["serving_default"]
     process = psutil.Process()
-    print(f"soak: {args.sentences:,} sentences generated from {len(base):,} distinct ones, "
-          f"{args.model} via {folder}, batch {args.batch_size}")
+    print(
+        f"soak: {args.sentences:,} sentences generated from {len(base):,} distinct ones, "
+        f"{args.model} via {folder}, batch {args.batch_size}"
+    )
     print(machine_description())
     print(f"{'sentences':>10} {'sent/s':>8} {'RSS MB':>8}")
 
@@ -98,16 +104,28 @@ def main():
     anchor = next(rss for n, _, rss in samples if n >= WARM_UP)
     peak_after = max(rss for n, _, rss in samples if n >= WARM_UP)
     ratio = peak_after / anchor
-    print(f"\nthroughput {done / seconds:,.0f} sentences/s over {seconds:.0f} s ({done:,} sentences, "
-          f"checksum {checksum:.4f})")
-    print(f"RSS at {WARM_UP:,} sentences (anchor) {anchor:.1f} MB, peak after it {peak_after:.1f} MB, "
-          f"ratio {ratio:.3f} (target <= 1.10: {'met' if ratio <= 1.10 else 'NOT met'})")
+    print(
+        f"\nthroughput {done / seconds:,.0f} sentences/s over {seconds:.0f} s ({done:,} sentences, "
+        f"checksum {checksum:.4f})"
+    )
+    print(
+        f"RSS at {WARM_UP:,} sentences (anchor) {anchor:.1f} MB, peak after it {peak_after:.1f} MB, "
+        f"ratio {ratio:.3f} (target <= 1.10: {'met' if ratio <= 1.10 else 'NOT met'})"
+    )
 
     os.makedirs(args.output, exist_ok=True)
-    result = {"model": args.model, "sentences": done, "batch_size": args.batch_size,
-              "seconds": round(seconds, 1), "sentences_per_second": round(done / seconds),
-              "rss_anchor_mb": round(anchor, 1), "rss_peak_after_anchor_mb": round(peak_after, 1),
-              "ratio": round(ratio, 4), "samples": samples, "machine": machine_description()}
+    result = {
+        "model": args.model,
+        "sentences": done,
+        "batch_size": args.batch_size,
+        "seconds": round(seconds, 1),
+        "sentences_per_second": round(done / seconds),
+        "rss_anchor_mb": round(anchor, 1),
+        "rss_peak_after_anchor_mb": round(peak_after, 1),
+        "ratio": round(ratio, 4),
+        "samples": samples,
+        "machine": machine_description(),
+    }
     with open(os.path.join(args.output, "soak.json"), "w") as f:
         json.dump(result, f, indent=1)
     import matplotlib

@@ -42,8 +42,10 @@ def main():
         delta = f"{value - anchor['spearman_x100']:+10.3f}" if anchor else f"{'n/a':>10}"
         print(f"{name:<34}{value:13.3f}{delta}{value - PUBLISHED:+13.3f}   ({seconds:.1f} s)")
     if anchor:
-        print(f"{'sentence-transformers (anchor)':<34}{anchor['spearman_x100']:13.3f}"
-              f"{0.0:+10.3f}{anchor['spearman_x100'] - PUBLISHED:+13.3f}")
+        print(
+            f"{'sentence-transformers (anchor)':<34}{anchor['spearman_x100']:13.3f}"
+            f"{0.0:+10.3f}{anchor['spearman_x100'] - PUBLISHED:+13.3f}"
+        )
     else:
         print("anchor: not measured (give --anchor-python; see `make anchor-venv`)")
 

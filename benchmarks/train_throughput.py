@@ -34,8 +34,9 @@ def pairs_per_second(pairs, batch_size, bucketing, seed=0):
     encoder = SentenceEncoder.from_pretrained("minilm-l6")
     data = examples_dataset(pairs, encoder.tokenizer, batch_size=batch_size, bucketing=bucketing, seed=seed)
     sbert = SBERT(encoder, "regression")
-    sbert.compile(optimizer=keras.optimizers.AdamW(
-        LinearWarmupLinearDecay(2e-5, 2 * len(data), 0.1), weight_decay=0.01))
+    sbert.compile(
+        optimizer=keras.optimizers.AdamW(LinearWarmupLinearDecay(2e-5, 2 * len(data), 0.1), weight_decay=0.01)
+    )
     sbert.fit(data, epochs=1, verbose=0)  # warm-up: traces the train step for the shapes seen
     start = time.perf_counter()
     sbert.fit(data, epochs=1, verbose=0)
@@ -52,8 +53,9 @@ def main():
     args = parser.parse_args()
     full = read_scored_pairs(args.data)
     chosen = sorted(np.random.default_rng(args.seed).choice(len(full), size=args.pairs, replace=False))
-    pairs = ScoredPairs([full.sentences1[i] for i in chosen], [full.sentences2[i] for i in chosen],
-                        [full.scores[i] for i in chosen])
+    pairs = ScoredPairs(
+        [full.sentences1[i] for i in chosen], [full.sentences2[i] for i in chosen], [full.scores[i] for i in chosen]
+    )
     sample_path = os.path.join(REPO, "out", "benchmarks", "train_throughput_sample.tsv")
     os.makedirs(os.path.dirname(sample_path), exist_ok=True)
     with open(sample_path, "w", encoding="utf-8") as f:  # the anchor reads the same pairs
@@ -61,18 +63,23 @@ def main():
         f.writelines(f"{s}\t{a}\t{b}\n" for a, b, s in zip(pairs.sentences1, pairs.sentences2, pairs.scores))
     print(f"machine: {machine_description()}")
     lengths = [len(a.split()) + len(b.split()) for a, b in zip(pairs.sentences1, pairs.sentences2)]
-    print(f"data: {len(pairs)} random pairs (seed {args.seed}) of {args.data}, words per pair "
-          f"median {np.median(lengths):.0f}, p90 {np.percentile(lengths, 90):.0f}, max {max(lengths)}; "
-          f"batch {args.batch_size}, 1 timed epoch")
+    print(
+        f"data: {len(pairs)} random pairs (seed {args.seed}) of {args.data}, words per pair "
+        f"median {np.median(lengths):.0f}, p90 {np.percentile(lengths, 90):.0f}, max {max(lengths)}; "
+        f"batch {args.batch_size}, 1 timed epoch"
+    )
 
-    anchor = run_anchor(args.anchor_python, "train", sample_path,
-                        ["--batch-size", str(args.batch_size), "--max-pairs", str(args.pairs)])
+    anchor = run_anchor(
+        args.anchor_python, "train", sample_path, ["--batch-size", str(args.batch_size), "--max-pairs", str(args.pairs)]
+    )
     bucketed = pairs_per_second(pairs, args.batch_size, bucketing=True)
     random_batches = pairs_per_second(pairs, args.batch_size, bucketing=False)
 
     print(f"\n{'path':<46}{'pairs/s':>9}{'× random':>10}{'× anchor':>10}")
-    rows = [("keras-sentemb SBERT.fit, length-bucketed", bucketed),
-            ("keras-sentemb SBERT.fit, random batches", random_batches)]
+    rows = [
+        ("keras-sentemb SBERT.fit, length-bucketed", bucketed),
+        ("keras-sentemb SBERT.fit, random batches", random_batches),
+    ]
     if anchor:
         rows.append((f"sentence-transformers fit (anchor, torch {anchor['torch']})", anchor["pairs_per_s"]))
     for name, rate in rows:

@@ -23,10 +23,10 @@ import numpy as np  # noqa: E402
 from common import REPO, default_stsb_test, machine_description  # noqa: E402
 
 from keras_sentemb.data.examples import read_scored_pairs  # noqa: E402
-from keras_sentemb.encoders.word_tokenizer import WordTokenizer  # noqa: E402
-from keras_sentemb.encoders.word_vectors import build_word_vectors  # noqa: E402
 from keras_sentemb.evaluation.sts import correlations, cosine_scores  # noqa: E402
 from keras_sentemb.models import SentenceEncoder  # noqa: E402
+from keras_sentemb.pretrained.word_vectors import build_word_vectors  # noqa: E402
+from keras_sentemb.tokenizers.word_tokenizer import WordTokenizer  # noqa: E402
 
 TARGETS = {"InferLite": 70.0, "BiLSTM-SRA": 75.0}
 
@@ -50,16 +50,14 @@ class AveragedWordVectors:
 
 
 def spearman(model, pairs):
-    return correlations(cosine_scores(model, pairs.sentences1, pairs.sentences2, progress=False),
-                        pairs.scores)[0]
+    return correlations(cosine_scores(model, pairs.sentences1, pairs.sentences2, progress=False), pairs.scores)[0]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=default_stsb_test())
     parser.add_argument("--inferlite", default=os.path.join(REPO, "out", "inferlite", "inferlite.keras"))
-    parser.add_argument("--bilstm-sra",
-                        default=os.path.join(REPO, "out", "bilstm_sra", "bilstm_sra.keras"))
+    parser.add_argument("--bilstm-sra", default=os.path.join(REPO, "out", "bilstm_sra", "bilstm_sra.keras"))
     parser.add_argument("--cache", default=os.path.join(REPO, "out", "cache"))
     args = parser.parse_args()
     pairs = read_scored_pairs(args.data)
@@ -76,8 +74,9 @@ def main():
     vectors = build_word_vectors(cache_dir=args.cache, progress=False)
     tokenizer = WordTokenizer(vectors.vocabulary)
     for table in ("glove", "minilm"):
-        rows.append((f"average {table} word vectors",
-                     spearman(AveragedWordVectors(tokenizer, vectors.tables[table]), pairs)))
+        rows.append(
+            (f"average {table} word vectors", spearman(AveragedWordVectors(tokenizer, vectors.tables[table]), pairs))
+        )
 
     print(f"\n{'model':<36}{'Spearman×100':>13}{'× teacher':>11}{'target':>8}")
     for name, value in rows:

@@ -24,8 +24,9 @@ from keras_sentemb import SentenceEncoder
 from keras_sentemb.data.examples import read_scored_pairs
 from keras_sentemb.data.text_file import read_lines
 from keras_sentemb.evaluation import neighbour_recall
-from keras_sentemb.models import HashedEncoder
+from keras_sentemb.export import export_saved_model
 from keras_sentemb.retrieval import BinaryIndex, semantic_search
+from keras_sentemb.training import distill_hashed_encoder
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -47,36 +48,41 @@ def main():
     if args.pairs:
         scored = read_scored_pairs(args.pairs)
         pairs = (encoder.encode(scored.sentences1), encoder.encode(scored.sentences2), scored.scores)
-    hashed = HashedEncoder.distill(encoder, corpus_vectors, bits=args.bits, epochs=args.epochs,
-                                   batch_size=256, pairs=pairs, verbose=0)
-    print(f"{args.bits}-bit head trained on {len(corpus)} sentences; final loss "
-          f"{hashed.history.history['loss'][-1]:.4f}")
+    hashed = distill_hashed_encoder(
+        encoder, corpus_vectors, bits=args.bits, epochs=args.epochs, batch_size=256, pairs=pairs, verbose=0
+    )
+    print(
+        f"{args.bits}-bit head trained on {len(corpus)} sentences; final loss {hashed.history.history['loss'][-1]:.4f}"
+    )
 
     index = BinaryIndex(args.bits)
     index.add(hashed.hash_embeddings(corpus_vectors))
     query_codes = hashed.hash_embeddings(query_vectors)
     _, hamming_ids = index.search(query_codes, args.top_k)
-    _, reranked_ids = index.search_and_rerank(query_codes, query_vectors, corpus_vectors,
-                                              args.top_k, factor=10)
+    _, reranked_ids = index.search_and_rerank(query_codes, query_vectors, corpus_vectors, args.top_k, factor=10)
     float_ids, _ = semantic_search(query_vectors, corpus_vectors, top_k=args.top_k)
     print(f"index: {len(index)} codes, {index.memory_bytes} bytes, backend {index.backend}")
     for query, hamming, reranked in zip(queries[:3], hamming_ids, reranked_ids):
         print(f"\nquery: {query}")
         print(f"  Hamming top-1:  {corpus[hamming[0]]}")
         print(f"  re-ranked top-1: {corpus[reranked[0]]}")
-    print(f"\nrecall@{args.top_k} of the float top-{args.top_k} over {len(queries)} queries: "
-          f"Hamming {neighbour_recall(hamming_ids, float_ids):.2f}, "
-          f"re-ranked {neighbour_recall(reranked_ids, float_ids):.2f}")
+    print(
+        f"\nrecall@{args.top_k} of the float top-{args.top_k} over {len(queries)} queries: "
+        f"Hamming {neighbour_recall(hamming_ids, float_ids):.2f}, "
+        f"re-ranked {neighbour_recall(reranked_ids, float_ids):.2f}"
+    )
 
     with tempfile.TemporaryDirectory() as folder:
-        path = hashed.export(os.path.join(folder, "hashed"), code_table=index.codes())
+        path = export_saved_model(hashed, os.path.join(folder, "hashed"), code_table=index.codes())
         served = tf.saved_model.load(path)
         found = served.signatures["search"](texts=tf.constant(queries[:1]), k=tf.constant(3))
         codes = served.signatures["hash"](texts=tf.constant(queries[:1]))["codes"].numpy()
         same = np.array_equal(codes, query_codes[:1])
-        print(f"\nSavedModel search for {queries[0]!r}: ids {found['ids'].numpy()[0].tolist()}, "
-              f"distances {found['distances'].numpy()[0].tolist()}; hash signature matches "
-              f"Python codes: {same}")
+        print(
+            f"\nSavedModel search for {queries[0]!r}: ids {found['ids'].numpy()[0].tolist()}, "
+            f"distances {found['distances'].numpy()[0].tolist()}; hash signature matches "
+            f"Python codes: {same}"
+        )
 
 
 if __name__ == "__main__":

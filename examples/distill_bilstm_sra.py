@@ -23,10 +23,10 @@ import keras
 from keras_sentemb.data.examples import read_scored_pairs
 from keras_sentemb.data.pipelines import sentence_targets_dataset
 from keras_sentemb.data.sentence_corpus import collect_sentences
-from keras_sentemb.encoders.word_vectors import build_word_vectors
 from keras_sentemb.evaluation.sts import correlations, cosine_scores
 from keras_sentemb.losses import SRALoss
 from keras_sentemb.models import BiLSTMSRA, SentenceEncoder
+from keras_sentemb.pretrained.word_vectors import build_word_vectors
 from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator, cached_teacher_vectors
 from keras_sentemb.utils.atomic_files import atomic_open
 
@@ -38,13 +38,15 @@ def teacher_encoder(pooling):
     encoder = SentenceEncoder.from_pretrained("minilm-l6")
     if pooling == "mean":
         return encoder
-    return SentenceEncoder(encoder.backbone, encoder.tokenizer, pooling="cls", normalize=True,
-                           name="sentence_encoder_minilm_l6_cls")
+    return SentenceEncoder(
+        encoder.backbone, encoder.tokenizer, pooling="cls", normalize=True, name="sentence_encoder_minilm_l6_cls"
+    )
 
 
 def sts_test(encode_model, test):
     spearman, pearson = correlations(
-        cosine_scores(encode_model, test.sentences1, test.sentences2, progress=False), test.scores)
+        cosine_scores(encode_model, test.sentences1, test.sentences2, progress=False), test.scores
+    )
     return {"spearman": round(spearman, 2), "pearson": round(pearson, 2)}
 
 
@@ -78,30 +80,37 @@ def main():
 
     vectors = build_word_vectors(top_n=args.vocabulary, cache_dir=args.cache)
     model = BiLSTMSRA.from_word_vectors(vectors, teacher_dim=targets.shape[1], units=args.units)
-    train = sentence_targets_dataset(sentences, targets, model.tokenizer,
-                                     batch_size=args.batch_size, seed=args.seed)
+    train = sentence_targets_dataset(sentences, targets, model.tokenizer, batch_size=args.batch_size, seed=args.seed)
     schedule = LinearWarmupLinearDecay(args.learning_rate, len(train) * args.epochs, 0.02)
     model.compile(optimizer=keras.optimizers.Adam(schedule), loss=SRALoss())
-    print(f"BiLSTM-SRA: {len(sentences):,} sentences, {len(train)} batches/epoch, "
-          f"teacher MiniLM ({args.teacher_pooling}), tables {model.table_shapes}")
+    print(
+        f"BiLSTM-SRA: {len(sentences):,} sentences, {len(train)} batches/epoch, "
+        f"teacher MiniLM ({args.teacher_pooling}), tables {model.table_shapes}"
+    )
     evaluator = STSEvaluator(model, dev, name="stsb_dev", restore_best_weights=True)
     history = model.fit(train, epochs=args.epochs, callbacks=[evaluator], verbose=2)
 
     os.makedirs(args.output, exist_ok=True)
     model.save(os.path.join(args.output, "bilstm_sra.keras"))
     metrics = {
-        "model": "bilstm_sra", "teacher": f"all-MiniLM-L6-v2 ({args.teacher_pooling})",
-        "stsb_test": sts_test(model, test), "teacher_stsb_test": teacher_test,
-        "best_epoch": evaluator.best_epoch + 1, "stsb_dev_best": round(evaluator.best_spearman, 2),
+        "model": "bilstm_sra",
+        "teacher": f"all-MiniLM-L6-v2 ({args.teacher_pooling})",
+        "stsb_test": sts_test(model, test),
+        "teacher_stsb_test": teacher_test,
+        "best_epoch": evaluator.best_epoch + 1,
+        "stsb_dev_best": round(evaluator.best_spearman, 2),
         "history": {k: [round(float(x), 4) for x in v] for k, v in history.history.items()},
-        "trained_on": {"files": "every known file under --data except " + ", ".join(excluded),
-                       "sentences": len(sentences), "labels": "none (teacher vectors only)"},
-        "args": vars(args), "wall_time_s": round(time.perf_counter() - start),
+        "trained_on": {
+            "files": "every known file under --data except " + ", ".join(excluded),
+            "sentences": len(sentences),
+            "labels": "none (teacher vectors only)",
+        },
+        "args": vars(args),
+        "wall_time_s": round(time.perf_counter() - start),
     }
     with atomic_open(os.path.join(args.output, "metrics.json"), "w") as f:
         json.dump(metrics, f, indent=1)
-    print(json.dumps({k: metrics[k] for k in ("stsb_test", "teacher_stsb_test", "best_epoch",
-                                              "wall_time_s")}))
+    print(json.dumps({k: metrics[k] for k in ("stsb_test", "teacher_stsb_test", "best_epoch", "wall_time_s")}))
 
 
 if __name__ == "__main__":

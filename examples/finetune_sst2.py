@@ -56,15 +56,15 @@ def teacher_logits(train, evaluate, cache, seed):
     """A linear softmax teacher over frozen MiniLM vectors: its logits on `train` and its
     accuracy on each set of `evaluate`."""
     minilm = SentenceEncoder.from_pretrained("minilm-l6")
-    vectors = {name: cached_teacher_vectors(minilm, data.sentences, cache, progress=True)
-               for name, data in [("train", train)] + list(evaluate.items())}
+    vectors = {
+        name: cached_teacher_vectors(minilm, data.sentences, cache, progress=True)
+        for name, data in [("train", train)] + list(evaluate.items())
+    }
     keras.utils.set_random_seed(seed)
     teacher = keras.Sequential([keras.Input((vectors["train"].shape[1],)), keras.layers.Dense(2)])
-    teacher.compile(keras.optimizers.Adam(1e-2),
-                    keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    teacher.compile(keras.optimizers.Adam(1e-2), keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     teacher.fit(vectors["train"], np.asarray(train.labels), batch_size=256, epochs=10, verbose=0)
-    scores = {name: accuracy(teacher.predict(vectors[name], verbose=0), data.labels)
-              for name, data in evaluate.items()}
+    scores = {name: accuracy(teacher.predict(vectors[name], verbose=0), data.labels) for name, data in evaluate.items()}
     return teacher.predict(vectors["train"], verbose=0), scores
 
 
@@ -85,41 +85,46 @@ def main():
     start = time.perf_counter()
 
     folder = os.path.join(args.data, "sst2")
-    train, dev, test = (read_labeled_sentences(os.path.join(folder, f"{split}.tsv"))
-                        for split in ("train", "dev", "test"))
+    train, dev, test = (
+        read_labeled_sentences(os.path.join(folder, f"{split}.tsv")) for split in ("train", "dev", "test")
+    )
     labels, teacher_scores = None, None
     if args.kd_alpha > 0:
-        logits, teacher_scores = teacher_logits(train, {"dev": dev, "test": test}, args.cache,
-                                                args.seed)
+        logits, teacher_scores = teacher_logits(train, {"dev": dev, "test": test}, args.cache, args.seed)
         labels = np.column_stack([np.asarray(train.labels, np.float32), logits])
-        print(f"teacher (linear on frozen MiniLM): dev {teacher_scores['dev']}, "
-              f"test {teacher_scores['test']}")
+        print(f"teacher (linear on frozen MiniLM): dev {teacher_scores['dev']}, test {teacher_scores['test']}")
 
     encoder = keras.saving.load_model(args.encoder)
     classifier = SentenceClassifier(encoder, num_classes=2, hidden_units=(256,), dropout=0.1)
-    classifier.compile(optimizer=keras.optimizers.Adam(args.learning_rate),
-                       distillation_alpha=args.kd_alpha if args.kd_alpha > 0 else None)
-    data = examples_dataset(train, encoder.tokenizer, labels=labels, batch_size=args.batch_size,
-                            seed=args.seed)
-    print(f"SST-2: {len(train):,} training sentences, {len(data)} batches/epoch, "
-          f"KD α = {args.kd_alpha}")
+    classifier.compile(
+        optimizer=keras.optimizers.Adam(args.learning_rate),
+        distillation_alpha=args.kd_alpha if args.kd_alpha > 0 else None,
+    )
+    data = examples_dataset(train, encoder.tokenizer, labels=labels, batch_size=args.batch_size, seed=args.seed)
+    print(f"SST-2: {len(train):,} training sentences, {len(data)} batches/epoch, KD α = {args.kd_alpha}")
     best = BestDevAccuracy(dev)
     classifier.fit(data, epochs=args.epochs, callbacks=[best], verbose=2)
 
     os.makedirs(output, exist_ok=True)
     classifier.save(os.path.join(output, "sst2_classifier.keras"))
     metrics = {
-        "model": "bilstm_sra + SentenceClassifier", "encoder": args.encoder,
-        "kd_alpha": args.kd_alpha, "best_epoch": best.best_epoch,
+        "model": "bilstm_sra + SentenceClassifier",
+        "encoder": args.encoder,
+        "kd_alpha": args.kd_alpha,
+        "best_epoch": best.best_epoch,
         "sst2_dev_accuracy": accuracy(classifier.predict_texts(dev.sentences), dev.labels),
         "sst2_test_accuracy": accuracy(classifier.predict_texts(test.sentences), test.labels),
-        "teacher": teacher_scores, "args": vars(args),
+        "teacher": teacher_scores,
+        "args": vars(args),
         "wall_time_s": round(time.perf_counter() - start),
     }
     with atomic_open(os.path.join(output, "metrics.json"), "w") as f:
         json.dump(metrics, f, indent=1)
-    print(json.dumps({k: metrics[k] for k in ("sst2_dev_accuracy", "sst2_test_accuracy", "best_epoch",
-                                              "teacher", "wall_time_s")}))
+    print(
+        json.dumps(
+            {k: metrics[k] for k in ("sst2_dev_accuracy", "sst2_test_accuracy", "best_epoch", "teacher", "wall_time_s")}
+        )
+    )
 
 
 if __name__ == "__main__":

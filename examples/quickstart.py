@@ -20,6 +20,7 @@ import numpy as np
 
 import keras_sentemb
 from keras_sentemb.data.text_file import read_lines
+from keras_sentemb.export import export_saved_model
 from keras_sentemb.retrieval import semantic_search
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -56,7 +57,7 @@ def main():
             print(f"  {rank}. {score:.3f}  {corpus[i]}")
 
     start = time.perf_counter()
-    folder = encoder.export(args.export_dir, version=1, overwrite=True)
+    folder = export_saved_model(encoder, args.export_dir, version=1, overwrite=True)
     timings["export SavedModel"] = time.perf_counter() - start
     print(f"\nexported SavedModel: {folder}")
 

@@ -34,10 +34,13 @@ def main():
     parser.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data"))
     parser.add_argument("--epochs", type=int, default=None)
     parser.add_argument("--batch-size", type=int, default=16)
-    parser.add_argument("--learning-rate", type=float, default=None,
-                        help="default 2e-5 (5e-4 with --lora-rank)")
-    parser.add_argument("--lora-rank", type=int, default=0,
-                        help="train LoRA adapters of this rank and the head only (0 = full fine-tuning)")
+    parser.add_argument("--learning-rate", type=float, default=None, help="default 2e-5 (5e-4 with --lora-rank)")
+    parser.add_argument(
+        "--lora-rank",
+        type=int,
+        default=0,
+        help="train LoRA adapters of this rank and the head only (0 = full fine-tuning)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default=None)
     args = parser.parse_args()
@@ -56,8 +59,9 @@ def main():
         if args.lora_rank:
             model.enable_lora(args.lora_rank)
         labels = np.asarray(train.scores, np.float32) / 5.0
-        callbacks.append(STSEvaluator(None, dev, name="stsb_dev", score_fn=model.predict_pairs,
-                                      restore_best_weights=True))
+        callbacks.append(
+            STSEvaluator(None, dev, name="stsb_dev", score_fn=model.predict_pairs, restore_best_weights=True)
+        )
     else:
         train = read_labeled_pairs(os.path.join(folder, "train.tsv"))
         test = read_labeled_pairs(os.path.join(folder, "test.tsv"))
@@ -65,17 +69,19 @@ def main():
         if args.lora_rank:
             model.enable_lora(args.lora_rank)
         labels = None
-    data = cross_pairs_dataset(train, model.tokenizer, labels=labels, batch_size=args.batch_size,
-                               seed=args.seed)
+    data = cross_pairs_dataset(train, model.tokenizer, labels=labels, batch_size=args.batch_size, seed=args.seed)
     steps = len(data) * epochs
-    model.compile(optimizer=keras.optimizers.AdamW(
-        LinearWarmupLinearDecay(args.learning_rate or (5e-4 if args.lora_rank else 2e-5), steps, 0.1), weight_decay=0.01,
-        global_clipnorm=1.0))
+    model.compile(
+        optimizer=keras.optimizers.AdamW(
+            LinearWarmupLinearDecay(args.learning_rate or (5e-4 if args.lora_rank else 2e-5), steps, 0.1),
+            weight_decay=0.01,
+            global_clipnorm=1.0,
+        )
+    )
     print(f"{args.task}: {len(train)} training pairs, {steps} steps")
     model.fit(data, epochs=epochs, callbacks=callbacks, verbose=2)
 
-    metrics = {f"{args.task}_test_{name}": round(value, 2)
-               for name, value in pair_scorer_metrics(model, test).items()}
+    metrics = {f"{args.task}_test_{name}": round(value, 2) for name, value in pair_scorer_metrics(model, test).items()}
     os.makedirs(output, exist_ok=True)
     saved = os.path.join(output, "cross_encoder.keras")
     model.save(saved)

@@ -39,8 +39,9 @@ def make_strategy(cpu_replicas):
 def is_chief():
     config = json.loads(os.environ.get("TF_CONFIG", "{}"))
     task = config.get("task", {})
-    return task.get("type", "chief") == "chief" or (task.get("type") == "worker" and task.get("index", 0) == 0
-                                                    and "chief" not in config.get("cluster", {}))
+    return task.get("type", "chief") == "chief" or (
+        task.get("type") == "worker" and task.get("index", 0) == 0 and "chief" not in config.get("cluster", {})
+    )
 
 
 def main():
@@ -64,12 +65,14 @@ def main():
     from keras_sentemb.models import SBERT
 
     keras.utils.set_random_seed(0)
-    snli = read_labeled_pairs(os.path.join(args.data, "nli", "snli_train_subset.tsv.gz"), "premise",
-                              "hypothesis", label_names=NLI_LABELS)
+    snli = read_labeled_pairs(
+        os.path.join(args.data, "nli", "snli_train_subset.tsv.gz"), "premise", "hypothesis", label_names=NLI_LABELS
+    )
     entailment = [i for i, label in enumerate(snli.labels) if label == NLI_LABELS.index("entailment")]
     entailment = entailment[: args.max_pairs] if args.max_pairs else entailment
-    pairs = LabeledPairs([snli.sentences1[i] for i in entailment], [snli.sentences2[i] for i in entailment],
-                         [0] * len(entailment))
+    pairs = LabeledPairs(
+        [snli.sentences1[i] for i in entailment], [snli.sentences2[i] for i in entailment], [0] * len(entailment)
+    )
     sts_test = read_scored_pairs(os.path.join(args.data, "stsb", "test.tsv"))
 
     with strategy.scope():
@@ -78,15 +81,19 @@ def main():
         sbert.compile(optimizer=keras.optimizers.AdamW(args.learning_rate))
     before = sts_spearman(encoder, sts_test, progress=False)
     data = examples_dataset(pairs, encoder.tokenizer, batch_size=args.batch_size)
-    print(f"{type(strategy).__name__}: {strategy.num_replicas_in_sync} replicas, global batch "
-          f"{args.batch_size} ({args.batch_size // strategy.num_replicas_in_sync} a replica), "
-          f"{len(pairs)} entailment pairs, {len(data)} steps an epoch")
+    print(
+        f"{type(strategy).__name__}: {strategy.num_replicas_in_sync} replicas, global batch "
+        f"{args.batch_size} ({args.batch_size // strategy.num_replicas_in_sync} a replica), "
+        f"{len(pairs)} entailment pairs, {len(data)} steps an epoch"
+    )
     start = time.perf_counter()
     history = sbert.fit(data, epochs=args.epochs, verbose=2)
     seconds = time.perf_counter() - start
     after = sts_spearman(encoder, sts_test, progress=False)
-    print(f"MNRL loss {history.history['loss'][0]:.4f} → {history.history['loss'][-1]:.4f} "
-          f"in {seconds:.0f} s; STS-B test Spearman {before:.2f} → {after:.2f}")
+    print(
+        f"MNRL loss {history.history['loss'][0]:.4f} → {history.history['loss'][-1]:.4f} "
+        f"in {seconds:.0f} s; STS-B test Spearman {before:.2f} → {after:.2f}"
+    )
     if is_chief():
         os.makedirs(args.output, exist_ok=True)
         encoder.save(os.path.join(args.output, "encoder.keras"))

@@ -41,12 +41,19 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--task", choices=["stsb", "mrpc"], default="stsb")
     parser.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data"))
-    parser.add_argument("--teacher", default=None,
-                        help="the CrossEncoder .keras file (default out/cross_encoder_<task>/cross_encoder.keras)")
+    parser.add_argument(
+        "--teacher",
+        default=None,
+        help="the CrossEncoder .keras file (default out/cross_encoder_<task>/cross_encoder.keras)",
+    )
     parser.add_argument("--alpha", type=float, default=0.5)
     parser.add_argument("--freeze-encoder", action="store_true", help="train the head only (frozen ψ)")
-    parser.add_argument("--lora-rank", type=int, default=0,
-                        help="train LoRA adapters of ψ of this rank and the head (0 = full fine-tuning)")
+    parser.add_argument(
+        "--lora-rank",
+        type=int,
+        default=0,
+        help="train LoRA adapters of ψ of this rank and the head (0 = full fine-tuning)",
+    )
     parser.add_argument("--epochs", type=int, default=None)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--learning-rate", type=float, default=None)
@@ -74,48 +81,77 @@ def main():
         test = read_labeled_pairs(os.path.join(folder, "test.tsv"))
         labels = np.asarray(train.labels, np.float32)
     if args.limit:
-        train = type(train)(train.sentences1[: args.limit], train.sentences2[: args.limit],
-                            (train.scores if args.task == "stsb" else train.labels)[: args.limit])
+        train = type(train)(
+            train.sentences1[: args.limit],
+            train.sentences2[: args.limit],
+            (train.scores if args.task == "stsb" else train.labels)[: args.limit],
+        )
         labels = labels[: args.limit]
 
     if teacher_path.startswith("zoo:"):  # a zoo model, e.g. zoo:cross-encoder-minilm-l6-stsb
         from keras_sentemb import zoo
 
-        teacher = zoo.load(teacher_path[len("zoo:"):])
+        teacher = zoo.load(teacher_path[len("zoo:") :])
     else:
         teacher = keras.models.load_model(teacher_path)
     teacher_logits = cached_teacher_logits(teacher, train.sentences1, train.sentences2, args.cache)
     teacher_test = test_metrics(teacher, test)
     del teacher
 
-    dse = DSE.from_pretrained("minilm-l6", num_labels=teacher_logits.shape[1], alpha=args.alpha,
-                              freeze_encoder=args.freeze_encoder)
+    dse = DSE.from_pretrained(
+        "minilm-l6", num_labels=teacher_logits.shape[1], alpha=args.alpha, freeze_encoder=args.freeze_encoder
+    )
     if args.lora_rank:
         dse.enable_lora(args.lora_rank)
-    data = examples_dataset(train, dse.tokenizer, labels=np.column_stack([labels, teacher_logits]),
-                            batch_size=args.batch_size, seed=args.seed)
+    data = examples_dataset(
+        train,
+        dse.tokenizer,
+        labels=np.column_stack([labels, teacher_logits]),
+        batch_size=args.batch_size,
+        seed=args.seed,
+    )
     steps = len(data) * epochs
-    dse.compile(optimizer=keras.optimizers.AdamW(
-        LinearWarmupLinearDecay(learning_rate, steps, 0.1), weight_decay=0.01, global_clipnorm=1.0))
-    print(f"DSE {args.task} α={args.alpha} frozen ψ={args.freeze_encoder}: {len(train)} pairs, "
-          f"{steps} steps, learning rate {learning_rate}")
+    dse.compile(
+        optimizer=keras.optimizers.AdamW(
+            LinearWarmupLinearDecay(learning_rate, steps, 0.1), weight_decay=0.01, global_clipnorm=1.0
+        )
+    )
+    print(
+        f"DSE {args.task} α={args.alpha} frozen ψ={args.freeze_encoder}: {len(train)} pairs, "
+        f"{steps} steps, learning rate {learning_rate}"
+    )
     callbacks = []
     if args.task == "stsb":
-        callbacks.append(STSEvaluator(
-            None, dev, name="stsb_dev", restore_best_weights=True,
-            score_fn=lambda first, second: dse.predict_pairs(first, second, progress=False)))
+        callbacks.append(
+            STSEvaluator(
+                None,
+                dev,
+                name="stsb_dev",
+                restore_best_weights=True,
+                score_fn=lambda first, second: dse.predict_pairs(first, second, progress=False),
+            )
+        )
     dse.fit(data, epochs=epochs, callbacks=callbacks, verbose=2)
 
     student_test = test_metrics(dse, test)
     os.makedirs(output, exist_ok=True)
     dse.save(os.path.join(output, "dse.keras"))
     headline = "spearman" if args.task == "stsb" else "accuracy"
-    print(json.dumps({
-        "model": "dse", "task": args.task, "alpha": args.alpha, "frozen": args.freeze_encoder,
-        "epochs": epochs, "student": student_test, "teacher": teacher_test,
-        "relative_to_teacher": round(student_test[headline] / teacher_test[headline], 4),
-        "wall_time_s": round(time.perf_counter() - start),
-    }))
+    print(
+        json.dumps(
+            {
+                "model": "dse",
+                "task": args.task,
+                "alpha": args.alpha,
+                "frozen": args.freeze_encoder,
+                "epochs": epochs,
+                "student": student_test,
+                "teacher": teacher_test,
+                "relative_to_teacher": round(student_test[headline] / teacher_test[headline], 4),
+                "wall_time_s": round(time.perf_counter() - start),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -27,10 +27,10 @@ import numpy as np
 from keras_sentemb.data.examples import NLI_LABELS, read_labeled_pairs, read_scored_pairs
 from keras_sentemb.data.pipelines import examples_dataset, sentence_targets_dataset
 from keras_sentemb.data.sentence_corpus import collect_sentences
-from keras_sentemb.encoders.word_vectors import build_word_vectors
 from keras_sentemb.evaluation.sts import correlations, cosine_scores
 from keras_sentemb.losses import SRALoss
 from keras_sentemb.models import SBERT, InferLite, SentenceEncoder
+from keras_sentemb.pretrained.word_vectors import build_word_vectors
 from keras_sentemb.training import STSEvaluator, cached_teacher_vectors
 from keras_sentemb.utils.atomic_files import atomic_open
 
@@ -39,7 +39,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def sts(model, pairs):
     spearman, pearson = correlations(
-        cosine_scores(model, pairs.sentences1, pairs.sentences2, progress=False), pairs.scores)
+        cosine_scores(model, pairs.sentences1, pairs.sentences2, progress=False), pairs.scores
+    )
     return {"spearman": round(spearman, 2), "pearson": round(pearson, 2)}
 
 
@@ -73,49 +74,76 @@ def main():
     dev = read_scored_pairs(os.path.join(args.data, "stsb", "dev.tsv"))
     test = read_scored_pairs(os.path.join(args.data, "stsb", "test.tsv"))
     nli = os.path.join(args.data, "nli")
-    nli_sets = {name: read_labeled_pairs(os.path.join(nli, f"snli_{name}.tsv.gz"), "premise",
-                                         "hypothesis", label_names=NLI_LABELS)
-                for name in ("train_subset", "dev", "test")}
+    nli_sets = {
+        name: read_labeled_pairs(
+            os.path.join(nli, f"snli_{name}.tsv.gz"), "premise", "hypothesis", label_names=NLI_LABELS
+        )
+        for name in ("train_subset", "dev", "test")
+    }
     vectors = build_word_vectors(top_n=args.vocabulary, cache_dir=args.cache)
-    model = InferLite.from_word_vectors(vectors, units=args.units, num_layers=args.num_layers,
-                                        filter_length=args.filter_length, projection_dim=384)
-    metrics = {"model": "inferlite", "tables": {k: list(v) for k, v in model.table_shapes.items()},
-               "stages": [], "args": vars(args)}
+    model = InferLite.from_word_vectors(
+        vectors, units=args.units, num_layers=args.num_layers, filter_length=args.filter_length, projection_dim=384
+    )
+    metrics = {
+        "model": "inferlite",
+        "tables": {k: list(v) for k, v in model.table_shapes.items()},
+        "stages": [],
+        "args": vars(args),
+    }
 
     if args.distill_epochs:
         excluded = ["stsb/test.tsv"]
         sentences = collect_sentences(args.data, exclude_files=excluded)
-        targets = cached_teacher_vectors(SentenceEncoder.from_pretrained("minilm-l6"), sentences,
-                                         args.cache, progress=True)
-        train = sentence_targets_dataset(sentences, targets, model.tokenizer,
-                                         batch_size=args.batch_size, seed=args.seed)
+        targets = cached_teacher_vectors(
+            SentenceEncoder.from_pretrained("minilm-l6"), sentences, args.cache, progress=True
+        )
+        train = sentence_targets_dataset(
+            sentences, targets, model.tokenizer, batch_size=args.batch_size, seed=args.seed
+        )
         model.compile(optimizer=keras.optimizers.Adam(args.learning_rate), loss=SRALoss())
         print(f"stage 1, distillation: {len(sentences):,} sentences, {len(train)} batches/epoch")
         evaluator = STSEvaluator(model, dev, name="stsb_dev", restore_best_weights=True)
         model.fit(train, epochs=args.distill_epochs, callbacks=[evaluator], verbose=2)
-        metrics["stages"].append({
-            "stage": "distillation", "teacher": "all-MiniLM-L6-v2 (mean, unit)",
-            "saw": {"sentences": len(sentences), "files": "every known file under --data except "
-                    + ", ".join(excluded), "labels": "none"},
-            "epochs": args.distill_epochs, "best_epoch": evaluator.best_epoch + 1,
-            "stsb_dev": round(evaluator.best_spearman, 2), "stsb_test": sts(model, test)})
+        metrics["stages"].append(
+            {
+                "stage": "distillation",
+                "teacher": "all-MiniLM-L6-v2 (mean, unit)",
+                "saw": {
+                    "sentences": len(sentences),
+                    "files": "every known file under --data except " + ", ".join(excluded),
+                    "labels": "none",
+                },
+                "epochs": args.distill_epochs,
+                "best_epoch": evaluator.best_epoch + 1,
+                "stsb_dev": round(evaluator.best_spearman, 2),
+                "stsb_test": sts(model, test),
+            }
+        )
         print(json.dumps(metrics["stages"][-1]))
 
     if args.nli_epochs:
         sbert = SBERT(model, objective="classification", head=InferLite.nli_head())
-        train = examples_dataset(nli_sets["train_subset"], model.tokenizer,
-                                 batch_size=args.batch_size, seed=args.seed)
+        train = examples_dataset(nli_sets["train_subset"], model.tokenizer, batch_size=args.batch_size, seed=args.seed)
         sbert.compile(optimizer=keras.optimizers.Adam(args.nli_learning_rate))
         print(f"stage 2, SNLI: {len(nli_sets['train_subset'])} pairs, {len(train)} batches/epoch")
         evaluator = STSEvaluator(model, dev, name="stsb_dev", restore_best_weights=True)
         sbert.fit(train, epochs=args.nli_epochs, callbacks=[evaluator], verbose=2)
-        metrics["stages"].append({
-            "stage": "nli", "saw": {"pairs": len(nli_sets["train_subset"]),
-                                    "files": "nli/snli_train_subset.tsv.gz", "labels": "yes"},
-            "epochs": args.nli_epochs, "best_epoch": evaluator.best_epoch + 1,
-            "stsb_dev": round(evaluator.best_spearman, 2), "stsb_test": sts(model, test),
-            "snli_dev_accuracy": nli_accuracy(sbert, nli_sets["dev"], model.tokenizer),
-            "snli_test_accuracy": nli_accuracy(sbert, nli_sets["test"], model.tokenizer)})
+        metrics["stages"].append(
+            {
+                "stage": "nli",
+                "saw": {
+                    "pairs": len(nli_sets["train_subset"]),
+                    "files": "nli/snli_train_subset.tsv.gz",
+                    "labels": "yes",
+                },
+                "epochs": args.nli_epochs,
+                "best_epoch": evaluator.best_epoch + 1,
+                "stsb_dev": round(evaluator.best_spearman, 2),
+                "stsb_test": sts(model, test),
+                "snli_dev_accuracy": nli_accuracy(sbert, nli_sets["dev"], model.tokenizer),
+                "snli_test_accuracy": nli_accuracy(sbert, nli_sets["test"], model.tokenizer),
+            }
+        )
         print(json.dumps(metrics["stages"][-1]))
 
     model.save(os.path.join(args.output, "inferlite.keras"))

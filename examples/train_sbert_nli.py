@@ -38,13 +38,14 @@ def main():
     start = time.perf_counter()
 
     nli = os.path.join(args.data, "nli")
-    train = read_labeled_pairs(os.path.join(nli, "snli_train_subset.tsv.gz"), "premise",
-                               "hypothesis", label_names=NLI_LABELS)
+    train = read_labeled_pairs(
+        os.path.join(nli, "snli_train_subset.tsv.gz"), "premise", "hypothesis", label_names=NLI_LABELS
+    )
     if args.max_examples:
         train.sentences1, train.sentences2, train.labels = (
-            column[: args.max_examples] for column in (train.sentences1, train.sentences2, train.labels))
-    dev = read_labeled_pairs(os.path.join(nli, "snli_dev.tsv.gz"), "premise", "hypothesis",
-                             label_names=NLI_LABELS)
+            column[: args.max_examples] for column in (train.sentences1, train.sentences2, train.labels)
+        )
+    dev = read_labeled_pairs(os.path.join(nli, "snli_dev.tsv.gz"), "premise", "hypothesis", label_names=NLI_LABELS)
     sts_test = read_scored_pairs(os.path.join(args.data, "stsb", "test.tsv"))
 
     encoder = SentenceEncoder.from_pretrained("minilm-l6")
@@ -55,18 +56,28 @@ def main():
     dev_data = examples_dataset(dev, encoder.tokenizer, batch_size=64, shuffle=False)
     sbert = SBERT(encoder, objective="classification", num_classes=len(NLI_LABELS))
     schedule = LinearWarmupLinearDecay(args.learning_rate, len(train_data) * args.epochs, 0.1)
-    sbert.compile(optimizer=keras.optimizers.AdamW(schedule, weight_decay=0.01),
-                  metrics=[keras.metrics.SparseCategoricalAccuracy(name="accuracy")])
+    sbert.compile(
+        optimizer=keras.optimizers.AdamW(schedule, weight_decay=0.01),
+        metrics=[keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
+    )
     print(f"{len(train)} training pairs, {len(train_data)} batches per epoch")
-    sbert.fit(train_data, epochs=args.epochs, verbose=2,
-              callbacks=[NaNGuard(os.path.join(args.output, "last_good.weights.h5")),
-                         keras.callbacks.BackupAndRestore(os.path.join(args.output, "backup"))])
+    sbert.fit(
+        train_data,
+        epochs=args.epochs,
+        verbose=2,
+        callbacks=[
+            NaNGuard(os.path.join(args.output, "last_good.weights.h5")),
+            keras.callbacks.BackupAndRestore(os.path.join(args.output, "backup")),
+        ],
+    )
 
     dev_loss, dev_accuracy = sbert.evaluate(dev_data, verbose=0)
     after = sts_spearman(encoder, sts_test, progress=False)
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
-    print(f"SNLI dev accuracy: {100 * dev_accuracy:.2f} (loss {dev_loss:.4f}, chance "
-          f"{100 * np.bincount(dev.labels).max() / len(dev):.1f})")
+    print(
+        f"SNLI dev accuracy: {100 * dev_accuracy:.2f} (loss {dev_loss:.4f}, chance "
+        f"{100 * np.bincount(dev.labels).max() / len(dev):.1f})"
+    )
     print(f"STS-B test Spearman after: {after:.2f} (before {before:.2f})")
     print(f"wall time {time.perf_counter() - start:.0f} s; peak memory {peak_gb:.2f} GB")
 

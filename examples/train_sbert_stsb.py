@@ -34,14 +34,26 @@ def main():
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--learning-rate", type=float, default=None)
     parser.add_argument("--warmup", type=float, default=0.1, help="warm-up fraction of steps")
-    parser.add_argument("--clip-norm", type=float, default=1.0,
-                        help="global gradient-norm clipping (sentence-transformers' default 1.0); 0 = off")
-    parser.add_argument("--ema", type=float, default=0.0,
-                        help="keep an exponential moving average of the weights with this momentum "
-                             "(e.g. 0.99) and end with it; 0 = off")
+    parser.add_argument(
+        "--clip-norm",
+        type=float,
+        default=1.0,
+        help="global gradient-norm clipping (sentence-transformers' default 1.0); 0 = off",
+    )
+    parser.add_argument(
+        "--ema",
+        type=float,
+        default=0.0,
+        help="keep an exponential moving average of the weights with this momentum "
+        "(e.g. 0.99) and end with it; 0 = off",
+    )
     parser.add_argument("--lora-rank", type=int, default=0, help="0 = full fine-tuning")
-    parser.add_argument("--objective", default="regression", choices=["regression", "cosent"],
-                        help="regression: cosine MSE (SBERT); cosent: CoSENT ranking loss")
+    parser.add_argument(
+        "--objective",
+        default="regression",
+        choices=["regression", "cosent"],
+        help="regression: cosine MSE (SBERT); cosent: CoSENT ranking loss",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default=os.path.join("out", "train_sbert_stsb"))
     args = parser.parse_args()
@@ -62,13 +74,19 @@ def main():
     train_data = examples_dataset(train, encoder.tokenizer, batch_size=args.batch_size, seed=args.seed)
     steps = len(train_data) * args.epochs
     sbert = SBERT(encoder, objective=args.objective)
-    sbert.compile(optimizer=keras.optimizers.AdamW(
-        LinearWarmupLinearDecay(learning_rate, steps, args.warmup), weight_decay=0.01,
-        global_clipnorm=args.clip_norm or None, use_ema=args.ema > 0,
-        ema_momentum=args.ema or 0.99))
+    sbert.compile(
+        optimizer=keras.optimizers.AdamW(
+            LinearWarmupLinearDecay(learning_rate, steps, args.warmup),
+            weight_decay=0.01,
+            global_clipnorm=args.clip_norm or None,
+            use_ema=args.ema > 0,
+            ema_momentum=args.ema or 0.99,
+        )
+    )
     trainable = sum(int(keras.ops.size(w)) for w in encoder.trainable_weights)
-    print(f"{len(train)} training pairs, {steps} steps, learning rate {learning_rate}, "
-          f"{trainable:,} trainable parameters")
+    print(
+        f"{len(train)} training pairs, {steps} steps, learning rate {learning_rate}, {trainable:,} trainable parameters"
+    )
 
     sbert.fit(
         train_data,
@@ -89,8 +107,10 @@ def main():
         encoder.save(saved)
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
     print(f"STS-B test Spearman after fine-tuning: {after:.2f} (before {before:.2f})")
-    print(f"saved {saved} ({os.path.getsize(saved) / 1e6:.1f} MB); wall time "
-          f"{time.perf_counter() - start:.0f} s; peak memory {peak_gb:.2f} GB")
+    print(
+        f"saved {saved} ({os.path.getsize(saved) / 1e6:.1f} MB); wall time "
+        f"{time.perf_counter() - start:.0f} s; peak memory {peak_gb:.2f} GB"
+    )
 
 
 if __name__ == "__main__":

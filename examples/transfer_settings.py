@@ -31,10 +31,10 @@ import keras
 from keras_sentemb.data.examples import read_scored_pairs
 from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.evaluation.sts import correlations
-from keras_sentemb.models.loading import load_sentence_encoder
+from keras_sentemb.models.transfer_model import TransferModel
 from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator
-from keras_sentemb.training.transfer import TransferModel
 from keras_sentemb.utils.atomic_files import atomic_open
+from keras_sentemb.zoo.loading import load_sentence_encoder
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # (row label, setting, freeze_word_embeddings, objective)
@@ -58,8 +58,7 @@ def learning_rate(setting, encoder):
 def run_row(args, setting, frozen, objective, train, dev, test):
     keras.utils.set_random_seed(args.seed)
     encoder = load_sentence_encoder(args.model)
-    model = TransferModel(encoder, setting, freeze_word_embeddings=frozen,
-                          objective=objective or "kl")
+    model = TransferModel(encoder, setting, freeze_word_embeddings=frozen, objective=objective or "kl")
     best_dev = None
     if setting != "ue":
         data = examples_dataset(train, encoder.tokenizer, batch_size=args.batch_size, seed=args.seed)
@@ -70,15 +69,19 @@ def run_row(args, setting, frozen, objective, train, dev, test):
             model.compile(optimizer=keras.optimizers.AdamW(learning_rate("ft", encoder)))
             model.fit(data, epochs=1, verbose=0)
             model.set_encoder_trainable(True)
-        model.compile(optimizer=keras.optimizers.AdamW(
-            LinearWarmupLinearDecay(learning_rate(setting, encoder), steps, 0.1),
-            weight_decay=0.01, global_clipnorm=1.0))
-        evaluator = STSEvaluator(None, dev, name="stsb_dev", restore_best_weights=True, verbose=0,
-                                 score_fn=model.predict_scores)
+        model.compile(
+            optimizer=keras.optimizers.AdamW(
+                LinearWarmupLinearDecay(learning_rate(setting, encoder), steps, 0.1),
+                weight_decay=0.01,
+                global_clipnorm=1.0,
+            )
+        )
+        evaluator = STSEvaluator(
+            None, dev, name="stsb_dev", restore_best_weights=True, verbose=0, score_fn=model.predict_scores
+        )
         model.fit(data, epochs=args.epochs, callbacks=[evaluator], verbose=0)
         best_dev = round(evaluator.best_spearman, 2)
-    spearman, pearson = correlations(model.predict_scores(test.sentences1, test.sentences2),
-                                     test.scores)
+    spearman, pearson = correlations(model.predict_scores(test.sentences1, test.sentences2), test.scores)
     return {"pearson": round(pearson, 2), "spearman": round(spearman, 2), "dev_spearman": best_dev}
 
 
@@ -93,8 +96,7 @@ def main():
     parser.add_argument("--output", default=os.path.join("out", "transfer"))
     args = parser.parse_args()
     folder = os.path.join(args.data, "stsb")
-    train, dev, test = (read_scored_pairs(os.path.join(folder, f"{split}.tsv"))
-                        for split in ("train", "dev", "test"))
+    train, dev, test = (read_scored_pairs(os.path.join(folder, f"{split}.tsv")) for split in ("train", "dev", "test"))
     chosen = range(len(ROWS)) if args.rows is None else [int(i) for i in args.rows.split(",")]
     results = []
     for index in chosen:
@@ -113,8 +115,7 @@ def main():
     print("|---|---|---|---|---|")
     for row in results:
         dev_score = "—" if row["dev_spearman"] is None else f"{row['dev_spearman']:.2f}"
-        print(f"| {row['row']} | {row['pearson']:.2f} | {row['spearman']:.2f} | {dev_score} | "
-              f"{row['seconds']} s |")
+        print(f"| {row['row']} | {row['pearson']:.2f} | {row['spearman']:.2f} | {dev_score} | {row['seconds']} s |")
 
 
 if __name__ == "__main__":

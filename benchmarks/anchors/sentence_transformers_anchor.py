@@ -81,14 +81,24 @@ def train(args):
         loader = DataLoader(subset, shuffle=True, batch_size=args.batch_size)
         steps = len(loader)
         start = time.perf_counter()
-        model.fit(train_objectives=[(loader, loss)], epochs=1, warmup_steps=int(0.1 * steps),
-                  optimizer_params={"lr": 2e-5}, weight_decay=0.01, show_progress_bar=False)
+        model.fit(
+            train_objectives=[(loader, loss)],
+            epochs=1,
+            warmup_steps=int(0.1 * steps),
+            optimizer_params={"lr": 2e-5},
+            weight_decay=0.01,
+            show_progress_bar=False,
+        )
         return time.perf_counter() - start
 
     fit(examples[: args.batch_size * 4])  # warm-up
     seconds = fit(examples)
-    return {"pairs": len(examples), "pairs_per_s": len(examples) / seconds,
-            "torch_threads": torch.get_num_threads(), "torch": torch.__version__}
+    return {
+        "pairs": len(examples),
+        "pairs_per_s": len(examples) / seconds,
+        "torch_threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+    }
 
 
 def finetune(args):
@@ -118,21 +128,33 @@ def finetune(args):
     before = spearman(model, test)
     examples = [InputExample(texts=[a, b], label=score / 5.0) for a, b, score in train]
     loader = DataLoader(examples, shuffle=True, batch_size=16)
-    evaluator = EmbeddingSimilarityEvaluator([a for a, _, _ in dev], [b for _, b, _ in dev],
-                                             [s / 5.0 for _, _, s in dev], name="stsb-dev")
+    evaluator = EmbeddingSimilarityEvaluator(
+        [a for a, _, _ in dev], [b for _, b, _ in dev], [s / 5.0 for _, _, s in dev], name="stsb-dev"
+    )
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as output:
-        model.fit(train_objectives=[(loader, losses.CosineSimilarityLoss(model))],
-                  evaluator=evaluator, epochs=args.epochs,
-                  warmup_steps=int(0.1 * len(loader) * args.epochs), optimizer_params={"lr": 2e-5},
-                  weight_decay=0.01, output_path=output, save_best_model=True,
-                  show_progress_bar=False)
+        model.fit(
+            train_objectives=[(loader, losses.CosineSimilarityLoss(model))],
+            evaluator=evaluator,
+            epochs=args.epochs,
+            warmup_steps=int(0.1 * len(loader) * args.epochs),
+            optimizer_params={"lr": 2e-5},
+            weight_decay=0.01,
+            output_path=output,
+            save_best_model=True,
+            show_progress_bar=False,
+        )
         seconds = time.perf_counter() - start
         last = spearman(model, test)
         best = SentenceTransformer(output, device="cpu")
-        return {"epochs": args.epochs, "sts_test_before": before, "sts_test_last": last,
-                "sts_dev_best": spearman(best, dev), "sts_test_best_dev": spearman(best, test),
-                "seconds": seconds}
+        return {
+            "epochs": args.epochs,
+            "sts_test_before": before,
+            "sts_test_last": last,
+            "sts_dev_best": spearman(best, dev),
+            "sts_test_best_dev": spearman(best, test),
+            "seconds": seconds,
+        }
 
 
 def nli(args):
@@ -159,8 +181,14 @@ def nli(args):
     before = spearman()
     loader = DataLoader(examples, shuffle=True, batch_size=args.batch_size)
     loss = losses.SoftmaxLoss(model, model.get_sentence_embedding_dimension(), num_labels=3)
-    model.fit(train_objectives=[(loader, loss)], epochs=1, warmup_steps=int(0.1 * len(loader)),
-              optimizer_params={"lr": 2e-5}, weight_decay=0.01, show_progress_bar=False)
+    model.fit(
+        train_objectives=[(loader, loss)],
+        epochs=1,
+        warmup_steps=int(0.1 * len(loader)),
+        optimizer_params={"lr": 2e-5},
+        weight_decay=0.01,
+        show_progress_bar=False,
+    )
     return {"pairs": len(examples), "sts_before": before, "sts_after": spearman()}
 
 

@@ -14,6 +14,11 @@ from keras_sentemb.beam.embedding_records import read_embedding_records
 from keras_sentemb.beam.saved_model_handler import SavedModelEmbeddingHandler, embed_texts
 
 __all__ = [
-    "EmbedCorpus", "ReadCorpusLines", "SavedModelEmbeddingHandler", "embed_texts", "numbered_lines",
-    "read_embedding_records", "run_embed_corpus",
+    "EmbedCorpus",
+    "ReadCorpusLines",
+    "SavedModelEmbeddingHandler",
+    "embed_texts",
+    "numbered_lines",
+    "read_embedding_records",
+    "run_embed_corpus",
 ]

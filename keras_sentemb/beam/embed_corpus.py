@@ -3,8 +3,10 @@
 import time
 
 import apache_beam as beam
+import tensorflow as tf
 from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 from apache_beam.options.pipeline_options import PipelineOptions
+from tqdm.auto import tqdm
 
 from keras_sentemb.beam.corpus_lines import ReadCorpusLines
 from keras_sentemb.beam.embedding_records import (
@@ -27,7 +29,6 @@ class ProgressBar(beam.DoFn):
         self._bar = None
 
     def setup(self):
-        from tqdm.auto import tqdm
 
         self._bar = tqdm(desc=self.description, unit=" sentences", unit_scale=True, mininterval=1.0)
 
@@ -63,8 +64,18 @@ class EmbedCorpus(beam.PTransform):
     ...     p | EmbedCorpus("serving/minilm/1", "corpus/*.txt", "out/corpus")
     """
 
-    def __init__(self, model_dir, inputs, output_prefix, output_format="parquet", num_shards=0,
-                 batch_size=256, ids_in_first_column=False, with_codes=None, progress=False):
+    def __init__(
+        self,
+        model_dir,
+        inputs,
+        output_prefix,
+        output_format="parquet",
+        num_shards=0,
+        batch_size=256,
+        ids_in_first_column=False,
+        with_codes=None,
+        progress=False,
+    ):
         super().__init__()
         if output_format not in FORMATS:
             raise ValueError(f"output_format must be one of {FORMATS}, got {output_format!r}")
@@ -73,37 +84,50 @@ class EmbedCorpus(beam.PTransform):
         if not isinstance(num_shards, int) or num_shards < 0:
             raise ValueError(f"num_shards must be an int ≥ 0, got {num_shards!r}")
         self.read = ReadCorpusLines(inputs, ids_in_first_column)
-        self.handler = SavedModelEmbeddingHandler(model_dir, with_codes=with_codes,
-                                                  max_batch_size=batch_size)
+        self.handler = SavedModelEmbeddingHandler(model_dir, with_codes=with_codes, max_batch_size=batch_size)
         self.output_prefix = output_prefix
         self.output_format = output_format
         self.num_shards = num_shards
         self.progress = progress
 
     def expand(self, pbegin):
-        results = (
-            pbegin
-            | "Read" >> self.read
-            | "Embed" >> RunInference(KeyedModelHandler(self.handler))
-        )
+        results = pbegin | "Read" >> self.read | "Embed" >> RunInference(KeyedModelHandler(self.handler))
         if self.progress:
             results = results | "Progress" >> beam.ParDo(ProgressBar())
         suffix = SUFFIXES[self.output_format]
         if self.output_format == "parquet":
-            return (results
-                    | "Rows" >> beam.Map(to_parquet_row)
-                    | "Write" >> beam.io.WriteToParquet(
-                        self.output_prefix, parquet_schema(self.handler.with_codes),
-                        file_name_suffix=suffix, num_shards=self.num_shards))
-        return (results
-                | "Examples" >> beam.Map(to_tf_example)
-                | "Write" >> beam.io.WriteToTFRecord(self.output_prefix, file_name_suffix=suffix,
-                                                     num_shards=self.num_shards))
+            return (
+                results
+                | "Rows" >> beam.Map(to_parquet_row)
+                | "Write"
+                >> beam.io.WriteToParquet(
+                    self.output_prefix,
+                    parquet_schema(self.handler.with_codes),
+                    file_name_suffix=suffix,
+                    num_shards=self.num_shards,
+                )
+            )
+        return (
+            results
+            | "Examples" >> beam.Map(to_tf_example)
+            | "Write"
+            >> beam.io.WriteToTFRecord(self.output_prefix, file_name_suffix=suffix, num_shards=self.num_shards)
+        )
 
 
-def run_embed_corpus(model_dir, inputs, output_prefix, output_format="parquet", num_shards=0,
-                     batch_size=256, ids_in_first_column=False, with_codes=None, pipeline_args=(),
-                     progress=False, overwrite=False):
+def run_embed_corpus(
+    model_dir,
+    inputs,
+    output_prefix,
+    output_format="parquet",
+    num_shards=0,
+    batch_size=256,
+    ids_in_first_column=False,
+    with_codes=None,
+    pipeline_args=(),
+    progress=False,
+    overwrite=False,
+):
     """Builds and runs the `EmbedCorpus` pipeline and waits for it.
 
     `pipeline_args` are Beam pipeline options as on a command line, e.g.
@@ -117,17 +141,27 @@ def run_embed_corpus(model_dir, inputs, output_prefix, output_format="parquet", 
     Returns `{"files": [...], "sentences": n, "blank_lines": m}` (the counts from the
     pipeline's metrics).
     """
-    import tensorflow as tf
     from apache_beam.metrics import MetricsFilter
 
     pipeline = beam.Pipeline(options=PipelineOptions(list(pipeline_args)))
-    _ = pipeline | EmbedCorpus(model_dir, inputs, output_prefix, output_format, num_shards,
-                               batch_size, ids_in_first_column, with_codes, progress)  # checks the arguments
+    _ = pipeline | EmbedCorpus(
+        model_dir,
+        inputs,
+        output_prefix,
+        output_format,
+        num_shards,
+        batch_size,
+        ids_in_first_column,
+        with_codes,
+        progress,
+    )  # checks the arguments
     pattern = f"{output_prefix}-*-of-*{SUFFIXES[output_format]}"
     earlier = tf.io.gfile.glob(pattern)
     if earlier and not overwrite:
-        raise FileExistsError(f"{len(earlier)} shard(s) of an earlier run match {pattern} (e.g. {earlier[0]}); "
-                              "pass overwrite=True (--overwrite) to replace them")
+        raise FileExistsError(
+            f"{len(earlier)} shard(s) of an earlier run match {pattern} (e.g. {earlier[0]}); "
+            "pass overwrite=True (--overwrite) to replace them"
+        )
     started_ns = time.time_ns()
     result = pipeline.run()
     result.wait_until_finish()

@@ -2,6 +2,9 @@
 reading them back."""
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import tensorflow as tf
 
 FORMATS = ("parquet", "tfrecord")
 SUFFIXES = {"parquet": ".parquet", "tfrecord": ".tfrecord"}
@@ -9,7 +12,6 @@ SUFFIXES = {"parquet": ".parquet", "tfrecord": ".tfrecord"}
 
 def parquet_schema(with_codes):
     """id: string, embedding: list<float32>, code: binary (packed bits, MSB first)."""
-    import pyarrow as pa
 
     fields = [("id", pa.string()), ("embedding", pa.list_(pa.float32()))]
     if with_codes:
@@ -29,7 +31,6 @@ def to_parquet_row(keyed_result):
 def to_tf_example(keyed_result):
     """(id, PredictionResult) → a serialized `tf.train.Example` with features `id`
     (bytes), `embedding` (float list) and, for hashed models, `code` (bytes)."""
-    import tensorflow as tf
 
     key, result = keyed_result
     feature = {
@@ -37,8 +38,7 @@ def to_tf_example(keyed_result):
         "embedding": tf.train.Feature(float_list=tf.train.FloatList(value=result.inference["embedding"])),
     }
     if "code" in result.inference:
-        feature["code"] = tf.train.Feature(bytes_list=tf.train.BytesList(
-            value=[result.inference["code"].tobytes()]))
+        feature["code"] = tf.train.Feature(bytes_list=tf.train.BytesList(value=[result.inference["code"].tobytes()]))
     return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
 
 
@@ -50,7 +50,6 @@ def read_embedding_records(pattern):
 
     >>> ids, vectors, codes = read_embedding_records("out/corpus-*.parquet")  # doctest: +SKIP
     """
-    import tensorflow as tf
 
     paths = sorted(tf.io.gfile.glob(pattern))
     if not paths:
@@ -58,9 +57,6 @@ def read_embedding_records(pattern):
     ids, vectors, codes = [], [], []
     for path in paths:
         if path.endswith(SUFFIXES["parquet"]):
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-
             with tf.io.gfile.GFile(path, "rb") as f:  # any filesystem TF knows (gs://, ...)
                 table = pq.read_table(pa.BufferReader(f.read()))
             ids += table.column("id").to_pylist()

@@ -1,21 +1,22 @@
 """A RunInference model handler for this package's SavedModels: strings in, vectors out."""
 
 import numpy as np
+import tensorflow as tf
 from apache_beam.ml.inference.base import PredictionResult
 from apache_beam.ml.inference.tensorflow_inference import TFModelHandlerTensor
+from tensorflow.core.protobuf import saved_model_pb2
 
 
 def saved_model_signatures(model_dir):
     """The signature names of the SavedModel in `model_dir` (any `tf.io.gfile` path),
     read from `saved_model.pb` without loading the model."""
-    import tensorflow as tf
-    from tensorflow.core.protobuf import saved_model_pb2
 
     path = tf.io.gfile.join(model_dir, "saved_model.pb")
     if not tf.io.gfile.exists(path):
         raise FileNotFoundError(
             f"{model_dir} is not a SavedModel folder (no saved_model.pb); write one with "
-            "`keras-sentemb export PATH` and pass PATH/<version>")
+            "`keras-sentemb export PATH` and pass PATH/<version>"
+        )
     saved = saved_model_pb2.SavedModel()
     with tf.io.gfile.GFile(path, "rb") as f:
         saved.ParseFromString(f.read())
@@ -30,10 +31,8 @@ def embed_texts(model, batch, inference_args=None, model_id=None, with_codes=Fal
     `embed_and_hash` signature (one encoder pass), or from `hash` for exports that
     predate it.
     """
-    import tensorflow as tf
 
-    texts = tf.constant([t.encode("utf-8") if isinstance(t, str) else bytes(t) for t in batch],
-                        dtype=tf.string)
+    texts = tf.constant([t.encode("utf-8") if isinstance(t, str) else bytes(t) for t in batch], dtype=tf.string)
     signatures = model.signatures
     if with_codes and "embed_and_hash" in signatures:
         outputs = signatures["embed_and_hash"](texts=texts)
@@ -79,8 +78,6 @@ class SavedModelEmbeddingHandler(TFModelHandlerTensor):
         super().__init__(model_dir, inference_fn=inference_fn, max_batch_size=max_batch_size, **kwargs)
 
     def load_model(self):
-        import tensorflow as tf
-        import tensorflow_text  # noqa: F401  (registers the tokenizer's ops)
 
         return tf.saved_model.load(self._model_uri)
 

@@ -105,11 +105,18 @@ def label_parser(label_names):
     return parse
 
 
-def read_scored_pairs(path, sentence1="sentence1", sentence2="sentence2", score="score",
-                      score_range=(0.0, 5.0), format=None, on_bad_lines="error"):
+def read_scored_pairs(
+    path,
+    sentence1="sentence1",
+    sentence2="sentence2",
+    score="score",
+    score_range=(0.0, 5.0),
+    format=None,
+    on_bad_lines="error",
+):
     """Reads STS-style pairs: two sentence columns and a numeric score in `score_range`.
 
-    >>> pairs = read_scored_pairs("../shared/data/stsb/train.tsv")   # doctest: +SKIP
+    >>> pairs = read_scored_pairs("data/stsb/train.tsv")   # doctest: +SKIP
     """
     columns, report = read_table(
         path,
@@ -124,11 +131,18 @@ def read_scored_pairs(path, sentence1="sentence1", sentence2="sentence2", score=
     return ScoredPairs(**columns, skipped=report.skipped)
 
 
-def read_labeled_pairs(path, sentence1="sentence1", sentence2="sentence2", label="label",
-                       label_names=None, format=None, on_bad_lines="error"):
+def read_labeled_pairs(
+    path,
+    sentence1="sentence1",
+    sentence2="sentence2",
+    label="label",
+    label_names=None,
+    format=None,
+    on_bad_lines="error",
+):
     """Reads pairs with a class label; `label_names` maps label strings to indices.
 
-    >>> nli = read_labeled_pairs("../shared/data/nli/snli_dev.tsv.gz", "premise",
+    >>> nli = read_labeled_pairs("data/nli/snli_dev.tsv.gz", "premise",
     ...                          "hypothesis", label_names=NLI_LABELS)   # doctest: +SKIP
     """
     columns, report = read_table(
@@ -144,8 +158,7 @@ def read_labeled_pairs(path, sentence1="sentence1", sentence2="sentence2", label
     return LabeledPairs(**columns, label_names=tuple(label_names or ()), skipped=report.skipped)
 
 
-def read_triplets(path, anchor="anchor", positive="positive", negative="negative",
-                  format=None, on_bad_lines="error"):
+def read_triplets(path, anchor="anchor", positive="positive", negative="negative", format=None, on_bad_lines="error"):
     """Reads (anchor, positive, negative) sentence triplets."""
     columns, report = read_table(
         path,
@@ -160,8 +173,9 @@ def read_triplets(path, anchor="anchor", positive="positive", negative="negative
     return Triplets(**columns, skipped=report.skipped)
 
 
-def read_labeled_sentences(path, sentence="sentence", label="label", label_names=None,
-                           format=None, on_bad_lines="error"):
+def read_labeled_sentences(
+    path, sentence="sentence", label="label", label_names=None, format=None, on_bad_lines="error"
+):
     """Reads single sentences with a class label (SST-2: ints; TREC: pass label_names)."""
     columns, report = read_table(
         path,

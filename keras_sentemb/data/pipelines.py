@@ -12,19 +12,13 @@ import numpy as np
 import tensorflow as tf
 
 from keras_sentemb.data.examples import LabeledPairs, LabeledSentences, ScoredPairs, Triplets
-from keras_sentemb.encoders.ragged_rows import content_rows_in_chunks
+from keras_sentemb.data.length_buckets import bucket_boundaries
+from keras_sentemb.tokenizers.ragged_rows import content_rows_in_chunks
 
 PAIR_KEYS = ("sentence1", "sentence2")
 TRIPLET_KEYS = ("anchor", "positive", "negative")
 SENTENCE_KEYS = ("sentence",)
-# Bucket boundaries in tokens; every batch is padded to its own maximum anyway.
-_BOUNDARIES = (8, 10, 12, 14, 16, 18, 20, 24, 28, 32, 40, 48, 64, 80, 96, 128, 192, 256, 384)
 _TOKENIZE_BLOCK = 512
-
-
-def length_bucket_boundaries(max_length):
-    """The bucket boundaries used below `max_length`."""
-    return [b for b in _BOUNDARIES if b < max_length]
 
 
 def count_batches(lengths, batch_size, boundaries, bucketing=True, drop_remainder=False):
@@ -41,8 +35,17 @@ def count_batches(lengths, batch_size, boundaries, bucketing=True, drop_remainde
     return int(sum(divide(int(n)) for n in np.bincount(buckets)))
 
 
-def text_pipeline(raw, tokenizer, batch_size=16, shuffle=True, seed=0, bucketing=True,
-                  shuffle_buffer=100_000, drop_remainder=False, num_batches=None):
+def text_pipeline(
+    raw,
+    tokenizer,
+    batch_size=16,
+    shuffle=True,
+    seed=0,
+    bucketing=True,
+    shuffle_buffer=100_000,
+    drop_remainder=False,
+    num_batches=None,
+):
     """Turns a dataset of `({column: scalar tf.string}, label)` into model batches.
 
     Args:
@@ -66,11 +69,10 @@ def text_pipeline(raw, tokenizer, batch_size=16, shuffle=True, seed=0, bucketing
     @tf.autograph.experimental.do_not_convert
     def tokenize(features, labels):
         block = tf.shape(features[keys[0]])[0]
-        ids = tokenizer.add_special_tokens(tokenizer.content_ids(
-            tf.concat([features[key] for key in keys], axis=0)))
+        ids = tokenizer.add_special_tokens(tokenizer.content_ids(tf.concat([features[key] for key in keys], axis=0)))
         packed = {}
         for index, key in enumerate(keys):
-            column = ids[index * block:(index + 1) * block]
+            column = ids[index * block : (index + 1) * block]
             packed[key] = (column.to_tensor(), tf.cast(column.row_lengths(), tf.int32))
         return packed, labels
 
@@ -88,15 +90,13 @@ def text_pipeline(raw, tokenizer, batch_size=16, shuffle=True, seed=0, bucketing
     def longest(features, labels):
         return tf.reduce_max([tf.shape(features[k]["token_ids"])[0] for k in keys])
 
-    return _batch_by_length(tokens, longest, tokenizer.max_length, batch_size, bucketing,
-                            drop_remainder, num_batches)
+    return _batch_by_length(tokens, longest, tokenizer.max_length, batch_size, bucketing, drop_remainder, num_batches)
 
 
-def _batch_by_length(examples, length_fn, max_length, batch_size, bucketing, drop_remainder,
-                     num_batches):
+def _batch_by_length(examples, length_fn, max_length, batch_size, bucketing, drop_remainder, num_batches):
     """Pads tokenised examples into batches, by length buckets or at random, prefetched."""
     if bucketing:
-        boundaries = length_bucket_boundaries(max_length)
+        boundaries = bucket_boundaries(max_length)
         batches = examples.bucket_by_sequence_length(
             element_length_func=length_fn,
             bucket_boundaries=boundaries,
@@ -111,8 +111,17 @@ def _batch_by_length(examples, length_fn, max_length, batch_size, bucketing, dro
     return batches.prefetch(tf.data.AUTOTUNE)
 
 
-def cross_pairs_dataset(examples, tokenizer, labels=None, batch_size=16, shuffle=True, seed=0,
-                        bucketing=True, shuffle_buffer=100_000, drop_remainder=False):
+def cross_pairs_dataset(
+    examples,
+    tokenizer,
+    labels=None,
+    batch_size=16,
+    shuffle=True,
+    seed=0,
+    bucketing=True,
+    shuffle_buffer=100_000,
+    drop_remainder=False,
+):
     """A cross-encoder training pipeline: each pair becomes ONE sequence `[CLS] a [SEP] b [SEP]`.
 
     Elements are `({"token_ids", "segment_ids", "padding_mask"}, label)`, int32 [batch, T]
@@ -123,9 +132,7 @@ def cross_pairs_dataset(examples, tokenizer, labels=None, batch_size=16, shuffle
     >>> train = cross_pairs_dataset(read_scored_pairs(path), cross_encoder.tokenizer)  # doctest: +SKIP
     """
     if not isinstance(examples, (ScoredPairs, LabeledPairs)):
-        raise TypeError(
-            f"examples must be ScoredPairs or LabeledPairs, got {type(examples).__name__}"
-        )
+        raise TypeError(f"examples must be ScoredPairs or LabeledPairs, got {type(examples).__name__}")
     if len(examples) == 0:
         raise ValueError("cannot build a training pipeline from zero examples")
     if labels is None:
@@ -139,8 +146,9 @@ def cross_pairs_dataset(examples, tokenizer, labels=None, batch_size=16, shuffle
     first = tf.constant(examples.sentences1, dtype=tf.string)
     second = tf.constant(examples.sentences2, dtype=tf.string)
     lengths = tokenizer.pair_ids(first, second)[0].row_lengths().numpy()
-    num_batches = count_batches(lengths, batch_size, length_bucket_boundaries(tokenizer.max_length),
-                                bucketing=bucketing, drop_remainder=drop_remainder)
+    num_batches = count_batches(
+        lengths, batch_size, bucket_boundaries(tokenizer.max_length), bucketing=bucketing, drop_remainder=drop_remainder
+    )
     raw = tf.data.Dataset.from_tensor_slices(((first, second), labels))
     if shuffle:
         raw = raw.shuffle(shuffle_buffer, seed=seed, reshuffle_each_iteration=True)
@@ -155,13 +163,21 @@ def cross_pairs_dataset(examples, tokenizer, labels=None, batch_size=16, shuffle
 
     tokens = raw.batch(_TOKENIZE_BLOCK).map(tokenize, num_parallel_calls=tf.data.AUTOTUNE)
     tokens = tokens.unbatch().map(to_features, num_parallel_calls=tf.data.AUTOTUNE)
-    return _batch_by_length(tokens, lambda features, labels: tf.shape(features["token_ids"])[0],
-                            tokenizer.max_length, batch_size, bucketing, drop_remainder, num_batches)
+    return _batch_by_length(
+        tokens,
+        lambda features, labels: tf.shape(features["token_ids"])[0],
+        tokenizer.max_length,
+        batch_size,
+        bucketing,
+        drop_remainder,
+        num_batches,
+    )
 
 
 def _token_lengths(columns, tokenizer):
     """Per example, the packed length of its longest column (`add_special_tokens`: with
     [CLS] … [SEP] for word pieces, at least one id for words)."""
+
     def packed(texts):
         return tokenizer.add_special_tokens(tokenizer.content_ids(texts))
 
@@ -181,8 +197,7 @@ def _columns_and_labels(examples):
     if isinstance(examples, LabeledSentences):
         return {"sentence": examples.sentences}, examples.labels, tf.int32
     raise TypeError(
-        "examples must be ScoredPairs, LabeledPairs, Triplets or LabeledSentences, "
-        f"got {type(examples).__name__}"
+        f"examples must be ScoredPairs, LabeledPairs, Triplets or LabeledSentences, got {type(examples).__name__}"
     )
 
 
@@ -206,14 +221,16 @@ def examples_dataset(examples, tokenizer, labels=None, **kwargs):
         labels = tf.constant(own_labels, dtype=label_dtype)
     elif np.shape(labels)[0] != len(own_labels):
         raise ValueError(f"{np.shape(labels)[0]} labels for {len(own_labels)} examples")
-    raw = tf.data.Dataset.from_tensor_slices((
-        {key: tf.constant(texts, dtype=tf.string) for key, texts in columns.items()},
-        labels,
-    ))
+    raw = tf.data.Dataset.from_tensor_slices(
+        (
+            {key: tf.constant(texts, dtype=tf.string) for key, texts in columns.items()},
+            labels,
+        )
+    )
     num_batches = count_batches(
         _token_lengths(list(columns.values()), tokenizer),
         kwargs.get("batch_size", 16),
-        length_bucket_boundaries(tokenizer.max_length),
+        bucket_boundaries(tokenizer.max_length),
         bucketing=kwargs.get("bucketing", True),
         drop_remainder=kwargs.get("drop_remainder", False),
     )
@@ -232,8 +249,7 @@ def sentence_targets_dataset(sentences, targets, tokenizer, **kwargs):
     """
     targets = np.asarray(targets, dtype=np.float32)
     if targets.ndim == 0 or targets.shape[0] != len(sentences):
-        raise ValueError(f"{targets.shape[0] if targets.ndim else 0} targets for "
-                         f"{len(sentences)} sentences")
+        raise ValueError(f"{targets.shape[0] if targets.ndim else 0} targets for {len(sentences)} sentences")
     examples = LabeledSentences(sentences=list(sentences), labels=[0] * len(sentences))
     dataset = examples_dataset(examples, tokenizer, labels=targets, **kwargs)
     cardinality = dataset.cardinality()

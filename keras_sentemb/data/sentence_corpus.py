@@ -1,12 +1,12 @@
 """Unlabelled sentences gathered from the benchmark files of a data folder.
 
 Distillation (hashing heads, BiLSTM-SRA) and retrieval benchmarks need many plain
-sentences; the labelled benchmark files under `../shared/data` hold about 165k distinct
+sentences; the labelled benchmark files under the benchmark data folder (docs/data.md) hold about 165k distinct
 ones. `collect_sentences` reads the sentence columns of the files it finds, keeps the
 first occurrence of each distinct sentence, and returns them in a fixed order.
 
 Example:
->>> sentences = collect_sentences("../shared/data", exclude_files=["stsb/test.tsv"])  # doctest: +SKIP
+>>> sentences = collect_sentences("data", exclude_files=["stsb/test.tsv"])  # doctest: +SKIP
 """
 
 import os
@@ -14,7 +14,7 @@ import os
 from keras_sentemb.data.examples import sentence_value
 from keras_sentemb.data.table_reader import read_table
 
-# File (relative to the data folder) → its sentence columns, the layout of ../shared/data.
+# File (relative to the data folder) → its sentence columns, the layout of the benchmark data folder (docs/data.md).
 SENTENCE_COLUMNS = {
     "stsb/train.tsv": ("sentence1", "sentence2"),
     "stsb/dev.tsv": ("sentence1", "sentence2"),

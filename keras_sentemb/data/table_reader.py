@@ -26,7 +26,7 @@ class TableReport:
 
 
 def infer_format(path):
-    """"tsv", "csv" or "jsonl" from the file name (a trailing .gz is ignored)."""
+    """ "tsv", "csv" or "jsonl" from the file name (a trailing .gz is ignored)."""
     name = os.fspath(path).lower()
     if name.endswith(".gz"):
         name = name[:-3]
@@ -85,7 +85,7 @@ def read_table(path, fields, format=None, on_bad_lines="error"):
 
     Args:
         path: a .tsv/.csv/.jsonl file, optionally gzipped (.gz). TSV is tab-separated
-            with no quoting (as in `../shared/data`); CSV uses standard quoting; both need a
+            with no quoting (as in the benchmark data folder (docs/data.md)); CSV uses standard quoting; both need a
             header line. JSONL holds one object per line.
         fields: `{output_name: (column_name, convert)}`; `convert(value)` returns the
             parsed value or raises `ValueError` with a short reason.

@@ -23,7 +23,5 @@ def read_lines(path):
         try:
             texts.append(line.decode("utf-8"))
         except UnicodeDecodeError as error:
-            raise ValueError(
-                f"{path}:{number}: not valid UTF-8 ({error.reason} at byte {error.start})"
-            ) from error
+            raise ValueError(f"{path}:{number}: not valid UTF-8 ({error.reason} at byte {error.start})") from error
     return texts

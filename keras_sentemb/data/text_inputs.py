@@ -27,9 +27,7 @@ def validate_texts(texts):
             raise ValueError(f"texts must be 1-D, got an array of shape {texts.shape}")
         texts = texts.tolist()
     elif isinstance(texts, dict) or not hasattr(texts, "__iter__"):
-        raise TypeError(
-            f"texts must be a string or a sequence of strings, got {type(texts).__name__}"
-        )
+        raise TypeError(f"texts must be a string or a sequence of strings, got {type(texts).__name__}")
     encoded = []
     for index, text in enumerate(texts):
         if isinstance(text, str):
@@ -37,21 +35,16 @@ def validate_texts(texts):
                 encoded.append(text.encode("utf-8"))
             except UnicodeEncodeError as error:
                 raise ValueError(
-                    f"texts[{index}] cannot be encoded as UTF-8: {error.reason} at "
-                    f"character {error.start}"
+                    f"texts[{index}] cannot be encoded as UTF-8: {error.reason} at character {error.start}"
                 ) from error
         elif isinstance(text, bytes):
             try:
                 text.decode("utf-8")
             except UnicodeDecodeError as error:
                 raise ValueError(
-                    f"texts[{index}] is bytes that are not valid UTF-8: {error.reason} "
-                    f"at byte {error.start}"
+                    f"texts[{index}] is bytes that are not valid UTF-8: {error.reason} at byte {error.start}"
                 ) from error
             encoded.append(text)
         else:
-            raise TypeError(
-                f"texts[{index}] must be str or bytes, got {type(text).__name__}: "
-                f"{text!r:.60}"
-            )
+            raise TypeError(f"texts[{index}] must be str or bytes, got {type(text).__name__}: {text!r:.60}")
     return encoded, single

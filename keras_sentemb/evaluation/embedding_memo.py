@@ -31,8 +31,10 @@ class EmbeddingMemo:
         texts = list(texts)
         new = [t for t in dict.fromkeys(texts) if t not in self._rows]
         if new:
-            vectors = np.asarray(self.encoder.encode(new, batch_size=self.batch_size, normalize=True,
-                                                     progress=self.progress), dtype=np.float32)
+            vectors = np.asarray(
+                self.encoder.encode(new, batch_size=self.batch_size, normalize=True, progress=self.progress),
+                dtype=np.float32,
+            )
             start = sum(len(block) for block in self._vectors)
             self._vectors.append(vectors)
             self._rows.update({text: start + i for i, text in enumerate(new)})

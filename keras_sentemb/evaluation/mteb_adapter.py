@@ -33,8 +33,10 @@ def _texts(inputs):
         elif isinstance(batch, str):
             texts.append(batch)
         else:
-            raise TypeError(f"encode: item {number} is a {type(batch).__name__}; expected a string "
-                            "or a batch dict with a 'text' list")
+            raise TypeError(
+                f"encode: item {number} is a {type(batch).__name__}; expected a string "
+                "or a batch dict with a 'text' list"
+            )
     for number, text in enumerate(texts):
         if not isinstance(text, str):
             raise TypeError(f"encode: text {number} is a {type(text).__name__}, not a string")
@@ -62,9 +64,10 @@ class MTEBEncoder:
         texts = _texts(sentences)
         if not texts:
             return np.zeros((0, self.encoder.embedding_dim), np.float32)
-        return np.asarray(self.encoder.encode(texts, batch_size=int(batch_size),
-                                              normalize=self.normalize, progress=self.progress),
-                          dtype=np.float32)
+        return np.asarray(
+            self.encoder.encode(texts, batch_size=int(batch_size), normalize=self.normalize, progress=self.progress),
+            dtype=np.float32,
+        )
 
     @property
     def mteb_model_meta(self):
@@ -75,9 +78,14 @@ class MTEBEncoder:
         except ImportError:
             raise AttributeError("mteb_model_meta needs the mteb package") from None
         name = str(self.model_name).replace("/", "_")
-        return ModelMeta.create_empty({"name": f"keras-sentemb/{name}", "revision": "local",
-                                       "embed_dim": int(self.encoder.embedding_dim),
-                                       "similarity_fn_name": "cosine"})
+        return ModelMeta.create_empty(
+            {
+                "name": f"keras-sentemb/{name}",
+                "revision": "local",
+                "embed_dim": int(self.encoder.embedding_dim),
+                "similarity_fn_name": "cosine",
+            }
+        )
 
     def similarity(self, embeddings1, embeddings2):
         """Cosine similarity matrix [N1, N2]."""
@@ -85,5 +93,6 @@ class MTEBEncoder:
 
     def similarity_pairwise(self, embeddings1, embeddings2):
         """Cosine similarity of aligned rows [N]."""
-        return np.sum(unit_rows(np.asarray(embeddings1, np.float32))
-                      * unit_rows(np.asarray(embeddings2, np.float32)), axis=1)
+        return np.sum(
+            unit_rows(np.asarray(embeddings1, np.float32)) * unit_rows(np.asarray(embeddings2, np.float32)), axis=1
+        )

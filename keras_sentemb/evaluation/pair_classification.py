@@ -50,8 +50,7 @@ def best_threshold(scores, labels, positive=1):
     negatives_below = (~gold).sum() - np.concatenate([[0], np.cumsum(~ranked_gold)])
     correct = positives_above + negatives_below
     # only cut between distinct scores (all of a tied group goes the same way)
-    cuts = [0] + [i for i in range(1, len(scores) + 1)
-                  if i == len(scores) or ranked_scores[i] != ranked_scores[i - 1]]
+    cuts = [0] + [i for i in range(1, len(scores) + 1) if i == len(scores) or ranked_scores[i] != ranked_scores[i - 1]]
     best = max(cuts, key=lambda i: (correct[i], i))
     return float(ranked_scores[best - 1]) if best else float(np.inf)
 

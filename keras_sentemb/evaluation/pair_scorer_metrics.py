@@ -19,8 +19,7 @@ def pair_scorer_metrics(model, pairs, batch_size=64):
     """
     if not isinstance(pairs, (ScoredPairs, LabeledPairs)):
         raise TypeError(f"pairs must be ScoredPairs or LabeledPairs, got {type(pairs).__name__}")
-    predictions = model.predict_pairs(pairs.sentences1, pairs.sentences2, batch_size=batch_size,
-                                      progress=False)
+    predictions = model.predict_pairs(pairs.sentences1, pairs.sentences2, batch_size=batch_size, progress=False)
     if isinstance(pairs, ScoredPairs):
         spearman, pearson = correlations(predictions, pairs.scores)
         return {"spearman": spearman, "pearson": pearson}

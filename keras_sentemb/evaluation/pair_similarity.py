@@ -48,8 +48,7 @@ def hamming(u, v):
     return -np.bitwise_count(code_words(u) ^ code_words(v)).sum(axis=1, dtype=np.int64).astype(np.float64)
 
 
-SIMILARITIES = {"cosine": cosine, "dot": dot, "euclidean": euclidean, "manhattan": manhattan,
-                "hamming": hamming}
+SIMILARITIES = {"cosine": cosine, "dot": dot, "euclidean": euclidean, "manhattan": manhattan, "hamming": hamming}
 
 
 def pair_similarity(name, u, v):

@@ -14,8 +14,13 @@ import dataclasses
 import warnings
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
-C_VALUES = tuple(2.0 ** t for t in range(-2, 4))
+C_VALUES = tuple(2.0**t for t in range(-2, 4))
 
 
 @dataclasses.dataclass
@@ -58,7 +63,8 @@ def _check_training_labels(labels, folds, where):
     if len(rare):
         raise ValueError(
             f"{where}: class(es) {rare.tolist()} have fewer than {folds} examples; a stratified "
-            f"{folds}-fold split needs at least {folds} of each class (use fewer folds)")
+            f"{folds}-fold split needs at least {folds} of each class (use fewer folds)"
+        )
     return classes
 
 
@@ -67,19 +73,16 @@ def _check_unseen(test_labels, train_classes, where):
     if unseen:
         raise ValueError(
             f"{where}: label(s) {unseen} occur in the evaluation split but never in the training "
-            f"split {sorted(train_classes.tolist())}; a probe cannot predict a class it never saw")
+            f"split {sorted(train_classes.tolist())}; a probe cannot predict a class it never saw"
+        )
 
 
 def _classifier(c, seed):
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
 
     return make_pipeline(StandardScaler(), LogisticRegression(C=c, max_iter=2000, random_state=seed))
 
 
 def _fit(c, seed, x, y):
-    from sklearn.exceptions import ConvergenceWarning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -93,7 +96,6 @@ def _accuracy(model, x, y):
 def _select_c(x, y, c_values, seed, dev=None, inner_folds=5):
     """The C of `c_values` with the best dev accuracy (or inner k-fold mean accuracy);
     ties go to the smaller C (the stronger penalty)."""
-    from sklearn.model_selection import StratifiedKFold
 
     if len(c_values) == 1:
         return float(c_values[0])
@@ -103,15 +105,19 @@ def _select_c(x, y, c_values, seed, dev=None, inner_folds=5):
         if inner_folds < 2:
             raise ValueError(
                 "a class has a single training example, too few to choose C by inner "
-                "cross-validation; give a dev split or one C (c_values=(1.0,))")
+                "cross-validation; give a dev split or one C (c_values=(1.0,))"
+            )
     scores = []
     for c in c_values:
         if dev is not None:
             scores.append(_accuracy(_fit(c, seed, x, y), *dev))
             continue
         splitter = StratifiedKFold(n_splits=inner_folds, shuffle=True, random_state=seed)
-        scores.append(np.mean([_accuracy(_fit(c, seed, x[train], y[train]), x[test], y[test])
-                               for train, test in splitter.split(x, y)]))
+        scores.append(
+            np.mean(
+                [_accuracy(_fit(c, seed, x[train], y[train]), x[test], y[test]) for train, test in splitter.split(x, y)]
+            )
+        )
     return float(c_values[int(np.argmax(scores))])
 
 
@@ -122,8 +128,17 @@ def _check_c_values(c_values):
     return c_values
 
 
-def train_test_probe(train_features, train_labels, test_features, test_labels, dev_features=None,
-                     dev_labels=None, c_values=C_VALUES, seed=0, inner_folds=5):
+def train_test_probe(
+    train_features,
+    train_labels,
+    test_features,
+    test_labels,
+    dev_features=None,
+    dev_labels=None,
+    c_values=C_VALUES,
+    seed=0,
+    inner_folds=5,
+):
     """Accuracy of a probe trained on the train split and tested on the test split (SST-2,
     TREC in SentEval). C is chosen on the dev split when given, else by an inner
     stratified `inner_folds`-fold on train; the final probe is refit on all of train.
@@ -166,7 +181,6 @@ def cross_validated_probe(features, labels, folds=10, c_values=C_VALUES, seed=0,
     >>> result.accuracy, result.accuracy_std                        # doctest: +SKIP
     (81.3, 2.1)
     """
-    from sklearn.model_selection import StratifiedKFold
 
     x = _features(features, "features")
     y = _labels(labels, len(x), "labels")
@@ -180,5 +194,10 @@ def cross_validated_probe(features, labels, folds=10, c_values=C_VALUES, seed=0,
         c = _select_c(x[train], y[train], c_values, seed, inner_folds=inner_folds)
         chosen.append(c)
         accuracies.append(_accuracy(_fit(c, seed, x[train], y[train]), x[test], y[test]))
-    return ProbeResult(accuracy=float(np.mean(accuracies)), accuracy_std=float(np.std(accuracies)),
-                       c=chosen, test_size=len(x), folds=folds)
+    return ProbeResult(
+        accuracy=float(np.mean(accuracies)),
+        accuracy_std=float(np.std(accuracies)),
+        c=chosen,
+        test_size=len(x),
+        folds=folds,
+    )

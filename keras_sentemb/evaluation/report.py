@@ -16,9 +16,13 @@ import math
 import os
 import platform
 
+import keras
+import tensorflow as tf
+
 from keras_sentemb.evaluation.embedding_memo import EmbeddingMemo
 from keras_sentemb.evaluation.report_plots import write_plots
 from keras_sentemb.utils.atomic_files import atomic_open
+from keras_sentemb.version import __version__
 
 
 def evaluate(encoder, tasks, batch_size=64, progress=None, on_result=None):
@@ -46,13 +50,23 @@ def format_table(results):
     for result in results:
         for index, (metric, value) in enumerate(result.metrics.items()):
             first = index == 0
-            rows.append((result.name if first else "", metric, _number(value),
-                         str(result.size) if first else "", f"{result.seconds:.1f}" if first else ""))
+            rows.append(
+                (
+                    result.name if first else "",
+                    metric,
+                    _number(value),
+                    str(result.size) if first else "",
+                    f"{result.seconds:.1f}" if first else "",
+                )
+            )
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     lines = []
     for number, row in enumerate(rows):
-        lines.append("  ".join(cell.ljust(w) if i < 2 else cell.rjust(w)
-                               for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
+        lines.append(
+            "  ".join(
+                cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))
+            ).rstrip()
+        )
         if number == 0:
             lines.append("  ".join("-" * w for w in widths))
     notes = [f"  {r.name}: {w}" for r in results for w in r.warnings]
@@ -62,10 +76,6 @@ def format_table(results):
 
 
 def _versions():
-    import keras
-    import tensorflow as tf
-
-    from keras_sentemb.version import __version__
 
     return {"keras_sentemb": __version__, "keras": keras.__version__, "tensorflow": tf.__version__}
 
@@ -81,8 +91,7 @@ def write_report(results, folder, model_name="", model_info=None, plots=True):
         "model_info": model_info or {},
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "versions": _versions(),
-        "machine": {"platform": platform.platform(), "processor": platform.processor(),
-                    "cpus": os.cpu_count()},
+        "machine": {"platform": platform.platform(), "processor": platform.processor(), "cpus": os.cpu_count()},
         "tasks": [],
     }
     for result in results:

@@ -38,8 +38,9 @@ def sts_scatter(result, path, model_name=""):
     ax.set_xlabel("gold score (jittered)")
     ax.set_ylabel(f"predicted {result.plot['similarity']} similarity")
     spearman, pearson = result.metrics["spearman"], result.metrics["pearson"]
-    ax.set_title(f"{model_name} on {result.name}: Spearman {spearman:.2f}, Pearson {pearson:.2f} "
-                 f"(n={result.size})", fontsize=8)
+    ax.set_title(
+        f"{model_name} on {result.name}: Spearman {spearman:.2f}, Pearson {pearson:.2f} (n={result.size})", fontsize=8
+    )
     ax.grid(alpha=0.3)
     fig.tight_layout()
     return _save(fig, path)
@@ -57,8 +58,7 @@ def recall_vs_bits(result, path, model_name=""):
     ax.set_ylim(0, 1)
     ax.set_xlabel("code bits used (prefix of the code)")
     ax.set_ylabel(f"recall@{result.plot['k']} of the cosine top-{result.plot['k']}")
-    ax.set_title(f"{model_name}: {result.size} queries, {result.details['corpus_size']} sentences",
-                 fontsize=8)
+    ax.set_title(f"{model_name}: {result.size} queries, {result.details['corpus_size']} sentences", fontsize=8)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
@@ -75,6 +75,5 @@ def write_plots(results, folder, model_name=""):
     for result in results:
         plotter = PLOTTERS.get(result.kind)
         if plotter and result.plot:
-            paths[result.name] = plotter(result, os.path.join(folder, plot_file_name(result.name)),
-                                         model_name)
+            paths[result.name] = plotter(result, os.path.join(folder, plot_file_name(result.name)), model_name)
     return paths

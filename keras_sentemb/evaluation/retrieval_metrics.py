@@ -57,8 +57,7 @@ def ndcg_at_k(ranked_ids, relevant, k):
     values = []
     for ranking, wanted in zip(ranked_ids, relevant):
         wanted = set(wanted)
-        gains = [1.0 / np.log2(r + 1) for r, item in enumerate(list(ranking)[:k], start=1)
-                 if item in wanted]
+        gains = [1.0 / np.log2(r + 1) for r, item in enumerate(list(ranking)[:k], start=1) if item in wanted]
         ideal = sum(1.0 / np.log2(r + 1) for r in range(1, min(k, len(wanted)) + 1))
         values.append(sum(gains) / ideal if ideal else 0.0)
     return float(np.mean(values))

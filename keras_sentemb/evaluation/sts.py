@@ -12,7 +12,9 @@ def cosine_scores(encoder, sentences1, sentences2, batch_size=64, progress=None)
     """cos(u_i, v_i) for each pair, embedding every distinct sentence once."""
     u, v = embed_pairs_once(
         lambda texts: encoder.encode(texts, batch_size=batch_size, normalize=True, progress=progress),
-        sentences1, sentences2)
+        sentences1,
+        sentences2,
+    )
     return np.sum(u * v, axis=1)
 
 
@@ -24,12 +26,10 @@ def sts_spearman(encoder, pairs, batch_size=64, progress=None):
 
     Example:
     >>> from keras_sentemb.data.examples import read_scored_pairs          # doctest: +SKIP
-    >>> sts_spearman(encoder, read_scored_pairs("../shared/data/stsb/test.tsv"))  # doctest: +SKIP
+    >>> sts_spearman(encoder, read_scored_pairs("data/stsb/test.tsv"))  # doctest: +SKIP
     82.04
     """
-    scores = cosine_scores(
-        encoder, pairs.sentences1, pairs.sentences2, batch_size=batch_size, progress=progress
-    )
+    scores = cosine_scores(encoder, pairs.sentences1, pairs.sentences2, batch_size=batch_size, progress=progress)
     return correlations(scores, pairs.scores)[0]
 
 
@@ -51,9 +51,11 @@ def correlations(predicted, gold):
         raise ValueError("correlations need at least two pairs")
     for name, values in (("predicted scores", predicted), ("gold scores", gold)):
         if np.ptp(values) == 0:
-            warnings.warn(f"correlations: the {name} are constant (all {float(values[0]):.6g}); "
-                          "Spearman and Pearson are undefined, returning NaN", RuntimeWarning,
-                          stacklevel=2)
+            warnings.warn(
+                f"correlations: the {name} are constant (all {float(values[0]):.6g}); "
+                "Spearman and Pearson are undefined, returning NaN",
+                RuntimeWarning,
+                stacklevel=2,
+            )
             return float("nan"), float("nan")
-    return (float(spearmanr(predicted, gold).statistic * 100.0),
-            float(pearsonr(predicted, gold).statistic * 100.0))
+    return (float(spearmanr(predicted, gold).statistic * 100.0), float(pearsonr(predicted, gold).statistic * 100.0))

@@ -31,7 +31,7 @@ def _lines(path):
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        line = raw[:error.start].count(b"\n") + 1
+        line = raw[: error.start].count(b"\n") + 1
         raise ValueError(f"{path}:{line}: not valid UTF-8 ({error.reason})") from None
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip():
@@ -41,8 +41,7 @@ def _lines(path):
 def _fields(path, number, line, count, layout):
     fields = line.split("\t")
     if len(fields) != count:
-        raise ValueError(f"{path}:{number}: expected {count} TAB-separated fields ({layout}), "
-                         f"got {len(fields)}")
+        raise ValueError(f"{path}:{number}: expected {count} TAB-separated fields ({layout}), got {len(fields)}")
     return [field.strip() for field in fields]
 
 
@@ -66,7 +65,7 @@ def read_sts_file(path):
         try:
             value = float(score)
         except ValueError:
-            if not scores and not first:   # a header line
+            if not scores and not first:  # a header line
                 continue
             raise ValueError(f"{path}:{number}: score {score!r} is not a number") from None
         if not math.isfinite(value):
@@ -117,8 +116,7 @@ def _task_files(folder, kind):
     folder = os.fspath(folder)
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"{folder}: no such {kind} folder")
-    names = sorted(n for n in os.listdir(folder)
-                   if n.endswith(SUFFIXES) and os.path.isfile(os.path.join(folder, n)))
+    names = sorted(n for n in os.listdir(folder) if n.endswith(SUFFIXES) and os.path.isfile(os.path.join(folder, n)))
     if not names:
         raise ValueError(f"{folder}: no {'/'.join(SUFFIXES)} files in this {kind} folder")
     return folder, names
@@ -148,6 +146,7 @@ def classification_folder_tasks(folder):
             raise ValueError(f"{folder}: task {task.name!r} has both a single file and split files")
         if not task.single and not (task.train and task.test):
             missing = [s for s in ("train", "test") if not getattr(task, s)]
-            raise ValueError(f"{folder}: task {task.name!r} lacks its "
-                             f"{' and '.join(f'{task.name}.{s}.tsv' for s in missing)}")
+            raise ValueError(
+                f"{folder}: task {task.name!r} lacks its {' and '.join(f'{task.name}.{s}.tsv' for s in missing)}"
+            )
     return [tasks[name] for name in sorted(tasks)]

@@ -20,9 +20,11 @@ import warnings
 
 import numpy as np
 
+from keras_sentemb.evaluation.neighbour_recall import neighbour_recall
 from keras_sentemb.evaluation.pair_classification import threshold_accuracy_and_f1
 from keras_sentemb.evaluation.probes import cross_validated_probe, train_test_probe
 from keras_sentemb.evaluation.sts import correlations
+from keras_sentemb.retrieval.binary_codes import unpack_bits
 
 
 @dataclasses.dataclass
@@ -43,13 +45,20 @@ class TaskResult:
 
     def as_json(self):
         """A JSON-safe dict: NaN metrics become null (see `warnings` for why)."""
+
         def safe(value):
             return None if isinstance(value, float) and math.isnan(value) else value
 
-        return {"name": self.name, "kind": self.kind, "main_metric": self.main_metric,
-                "metrics": {k: safe(v) for k, v in self.metrics.items()}, "size": self.size,
-                "seconds": round(self.seconds, 3), "warnings": list(self.warnings),
-                "details": self.details}
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "main_metric": self.main_metric,
+            "metrics": {k: safe(v) for k, v in self.metrics.items()},
+            "size": self.size,
+            "seconds": round(self.seconds, 3),
+            "warnings": list(self.warnings),
+            "details": self.details,
+        }
 
 
 class EvaluationTask:
@@ -67,8 +76,7 @@ class EvaluationTask:
             warnings.simplefilter("always")
             result = self.measure(memo)
         result.seconds = time.perf_counter() - start
-        result.warnings.extend(str(w.message) for w in caught
-                               if issubclass(w.category, (RuntimeWarning, UserWarning)))
+        result.warnings.extend(str(w.message) for w in caught if issubclass(w.category, (RuntimeWarning, UserWarning)))
         return result
 
     def measure(self, memo):
@@ -95,14 +103,12 @@ class STSTask(EvaluationTask):
         cosine = memo.pair_similarity("cosine", pairs.sentences1, pairs.sentences2)
         spearman, pearson = correlations(cosine, pairs.scores)
         metrics = {"spearman": spearman, "pearson": pearson}
-        plot = {"predicted": cosine, "gold": np.asarray(pairs.scores, np.float64),
-                "similarity": "cosine"}
+        plot = {"predicted": cosine, "gold": np.asarray(pairs.scores, np.float64), "similarity": "cosine"}
         if memo.hashed:
             hamming = memo.pair_similarity("hamming", pairs.sentences1, pairs.sentences2)
             metrics["hamming_spearman"], metrics["hamming_pearson"] = correlations(hamming, pairs.scores)
         details = {"source": self.source} if self.source else {}
-        return TaskResult(self.name, self.kind, metrics, "spearman", len(pairs.scores),
-                          details=details, plot=plot)
+        return TaskResult(self.name, self.kind, metrics, "spearman", len(pairs.scores), details=details, plot=plot)
 
 
 class ProbeTask(EvaluationTask):
@@ -120,20 +126,23 @@ class ProbeTask(EvaluationTask):
     def measure(self, memo):
         x = memo.embed(self.train.sentences)
         if self.test is None:
-            result = cross_validated_probe(x, np.asarray(self.train.labels), folds=self.folds,
-                                           seed=self.seed)
+            result = cross_validated_probe(x, np.asarray(self.train.labels), folds=self.folds, seed=self.seed)
         else:
             dev = {}
             if self.dev is not None:
-                dev = {"dev_features": memo.embed(self.dev.sentences),
-                       "dev_labels": np.asarray(self.dev.labels)}
-            result = train_test_probe(x, np.asarray(self.train.labels), memo.embed(self.test.sentences),
-                                      np.asarray(self.test.labels), seed=self.seed, **dev)
+                dev = {"dev_features": memo.embed(self.dev.sentences), "dev_labels": np.asarray(self.dev.labels)}
+            result = train_test_probe(
+                x,
+                np.asarray(self.train.labels),
+                memo.embed(self.test.sentences),
+                np.asarray(self.test.labels),
+                seed=self.seed,
+                **dev,
+            )
         metrics = {"accuracy": result.accuracy}
         if result.folds > 1:
             metrics["accuracy_std"] = result.accuracy_std
-        details = {"c": result.c, "folds": result.folds, "train_size": len(self.train),
-                   "seed": self.seed}
+        details = {"c": result.c, "folds": result.folds, "train_size": len(self.train), "seed": self.seed}
         if self.source:
             details["source"] = self.source
         return TaskResult(self.name, self.kind, metrics, "accuracy", result.test_size, details=details)
@@ -152,13 +161,17 @@ class PairClassificationTask(EvaluationTask):
 
     def measure(self, memo):
         accuracy, f1, threshold = threshold_accuracy_and_f1(
-            memo.pair_similarity("cosine", self.dev.sentences1, self.dev.sentences2), self.dev.labels,
-            memo.pair_similarity("cosine", self.test.sentences1, self.test.sentences2), self.test.labels)
+            memo.pair_similarity("cosine", self.dev.sentences1, self.dev.sentences2),
+            self.dev.labels,
+            memo.pair_similarity("cosine", self.test.sentences1, self.test.sentences2),
+            self.test.labels,
+        )
         details = {"threshold": threshold, "dev_size": len(self.dev)}
         if self.source:
             details["source"] = self.source
-        return TaskResult(self.name, self.kind, {"accuracy": accuracy, "f1": f1}, "accuracy",
-                          len(self.test), details=details)
+        return TaskResult(
+            self.name, self.kind, {"accuracy": accuracy, "f1": f1}, "accuracy", len(self.test), details=details
+        )
 
 
 def nli_pair_features(u, v):
@@ -186,14 +199,20 @@ class NLIProbeTask(EvaluationTask):
         dev = {}
         if self.dev is not None:
             dev = {"dev_features": self._features(memo, self.dev), "dev_labels": np.asarray(self.dev.labels)}
-        result = train_test_probe(self._features(memo, self.train), np.asarray(self.train.labels),
-                                  self._features(memo, self.test), np.asarray(self.test.labels),
-                                  seed=self.seed, **dev)
+        result = train_test_probe(
+            self._features(memo, self.train),
+            np.asarray(self.train.labels),
+            self._features(memo, self.test),
+            np.asarray(self.test.labels),
+            seed=self.seed,
+            **dev,
+        )
         details = {"c": result.c, "train_size": len(self.train), "seed": self.seed}
         if self.source:
             details["source"] = self.source
-        return TaskResult(self.name, self.kind, {"accuracy": result.accuracy}, "accuracy",
-                          result.test_size, details=details)
+        return TaskResult(
+            self.name, self.kind, {"accuracy": result.accuracy}, "accuracy", result.test_size, details=details
+        )
 
 
 def code_bit_prefixes(bits, smallest=16):
@@ -220,8 +239,6 @@ class HashRecallTask(EvaluationTask):
         self.queries, self.k, self.rerank, self.source = queries, k, rerank, source
 
     def measure(self, memo):
-        from keras_sentemb.evaluation.neighbour_recall import neighbour_recall
-        from keras_sentemb.retrieval.binary_codes import unpack_bits
 
         if not memo.hashed:
             raise TypeError(f"task {self.name!r} needs a HashedEncoder .keras model")
@@ -233,21 +250,27 @@ class HashRecallTask(EvaluationTask):
         queries = min(self.queries, count)
         exclude_self = np.full((queries, count), 0.0, np.float32)
         exclude_self[np.arange(queries), np.arange(queries)] = -np.inf
-        true = np.argsort(-(vectors[:queries] @ vectors.T + exclude_self), axis=1, kind="stable")[:, :self.k]
+        true = np.argsort(-(vectors[:queries] @ vectors.T + exclude_self), axis=1, kind="stable")[:, : self.k]
         prefixes = code_bit_prefixes(bits.shape[1])
         at_k, candidates = [], []
         for b in prefixes:
             # ±1 dot product = b − 2·Hamming distance: ranking by it is ranking by Hamming
             agreement = bits[:queries, :b] @ bits[:, :b].T + exclude_self
             ranked = np.argsort(-agreement, axis=1, kind="stable")
-            at_k.append(neighbour_recall(ranked[:, :self.k], true))
-            candidates.append(neighbour_recall(ranked[:, :self.k * self.rerank], true))
+            at_k.append(neighbour_recall(ranked[:, : self.k], true))
+            candidates.append(neighbour_recall(ranked[:, : self.k * self.rerank], true))
         metrics = {f"recall@{self.k}": at_k[-1], f"recall@{self.k}_in_top{self.k * self.rerank}": candidates[-1]}
-        details = {"bits": prefixes, f"recall@{self.k}": at_k,
-                   f"recall@{self.k}_in_top{self.k * self.rerank}": candidates, "corpus_size": count}
+        details = {
+            "bits": prefixes,
+            f"recall@{self.k}": at_k,
+            f"recall@{self.k}_in_top{self.k * self.rerank}": candidates,
+            "corpus_size": count,
+        }
         if self.source:
             details["source"] = self.source
-        plot = {"bits": prefixes, "curves": {f"Hamming top-{self.k}": at_k,
-                                             f"Hamming top-{self.k * self.rerank}": candidates}, "k": self.k}
-        return TaskResult(self.name, self.kind, metrics, f"recall@{self.k}", queries, details=details,
-                          plot=plot)
+        plot = {
+            "bits": prefixes,
+            "curves": {f"Hamming top-{self.k}": at_k, f"Hamming top-{self.k * self.rerank}": candidates},
+            "k": self.k,
+        }
+        return TaskResult(self.name, self.kind, metrics, f"recall@{self.k}", queries, details=details, plot=plot)

@@ -30,9 +30,11 @@ class CrossEncoderModule(tf.Module):
     def serve(self, texts_a, texts_b):
         ids, segments = self._tokenizer.pair_ids(texts_a, texts_b)
         token_ids = ids.to_tensor(default_value=self._tokenizer.pad_token_id)
-        inputs = {"token_ids": token_ids, "segment_ids": segments.to_tensor(default_value=0),
-                  "padding_mask": tf.sequence_mask(ids.row_lengths(), maxlen=tf.shape(token_ids)[1],
-                                                   dtype=tf.int32)}
+        inputs = {
+            "token_ids": token_ids,
+            "segment_ids": segments.to_tensor(default_value=0),
+            "padding_mask": tf.sequence_mask(ids.row_lengths(), maxlen=tf.shape(token_ids)[1], dtype=tf.int32),
+        }
         return {"scores": tf.cast(self._model(inputs, training=False), tf.float32)}
 
 

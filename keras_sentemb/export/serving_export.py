@@ -45,16 +45,20 @@ class SentenceEmbeddingModule(tf.Module):
             if hashing is None:
                 raise ValueError("a code table needs a hashing layer")
             code_table = np.asarray(code_table)
-            if code_table.dtype != np.uint8 or code_table.ndim != 2 or len(code_table) == 0 \
-                    or code_table.shape[1] * 8 != hashing.bits:
+            if (
+                code_table.dtype != np.uint8
+                or code_table.ndim != 2
+                or len(code_table) == 0
+                or code_table.shape[1] * 8 != hashing.bits
+            ):
                 raise ValueError(
                     f"code_table must be non-empty packed uint8 [N, {hashing.bits // 8}], got "
-                    f"{code_table.dtype} {code_table.shape}")
+                    f"{code_table.dtype} {code_table.shape}"
+                )
             ids = np.arange(len(code_table)) if code_ids is None else np.asarray(code_ids)
             if ids.shape != (len(code_table),) or not np.issubdtype(ids.dtype, np.integer):
                 raise ValueError(f"code_ids must be {len(code_table)} integers, got shape {ids.shape}")
-            self.table_words = tf.Variable(codes_to_words(code_table), trainable=False,
-                                           name="code_table_words")
+            self.table_words = tf.Variable(codes_to_words(code_table), trainable=False, name="code_table_words")
             self.table_ids = tf.Variable(ids.astype(np.int64), trainable=False, name="code_ids")
 
     def _embed(self, texts):
@@ -100,12 +104,10 @@ class SentenceEmbeddingModule(tf.Module):
         if self._hashing is not None:
             self.hash = tf.function(self._hash_signature, input_signature=[TEXTS_SPEC])
             signatures["hash"] = self.hash
-            self.embed_and_hash = tf.function(self._embed_and_hash_signature,
-                                              input_signature=[TEXTS_SPEC])
+            self.embed_and_hash = tf.function(self._embed_and_hash_signature, input_signature=[TEXTS_SPEC])
             signatures["embed_and_hash"] = self.embed_and_hash
             if hasattr(self, "table_words"):
-                self.search = tf.function(self._search_signature,
-                                          input_signature=[TEXTS_SPEC, K_SPEC])
+                self.search = tf.function(self._search_signature, input_signature=[TEXTS_SPEC, K_SPEC])
                 signatures["search"] = self.search
         return signatures
 
@@ -121,8 +123,9 @@ def version_folder(path, version, overwrite):
     return target
 
 
-def export_for_serving(encoder, path, version=1, overwrite=False, normalize=True, hashing=None,
-                       code_table=None, code_ids=None):
+def export_for_serving(
+    encoder, path, version=1, overwrite=False, normalize=True, hashing=None, code_table=None, code_ids=None
+):
     """Writes `encoder` as a SavedModel at `path/<version>/` (TF Serving's layout).
 
     With `hashing` (a `SemanticHashing` layer applied to the unit embedding) the model

@@ -51,11 +51,9 @@ class GatedConvFusion(keras.layers.Layer):
                 raise ValueError(f"GatedConvFusion: {name} must be a positive int, got {value!r}")
         output_units = units if output_units is None else output_units
         if not isinstance(output_units, int) or isinstance(output_units, bool) or output_units < 1:
-            raise ValueError(f"GatedConvFusion: output_units must be a positive int, got "
-                             f"{output_units!r}")
+            raise ValueError(f"GatedConvFusion: output_units must be a positive int, got {output_units!r}")
         if filter_length not in (1, 3, 5, 7):
-            raise ValueError(f"GatedConvFusion: filter_length must be 1 or 3 (odd), got "
-                             f"{filter_length!r}")
+            raise ValueError(f"GatedConvFusion: filter_length must be 1 or 3 (odd), got {filter_length!r}")
         self.units = units
         self.output_units = output_units
         self.num_layers = num_layers
@@ -63,14 +61,19 @@ class GatedConvFusion(keras.layers.Layer):
         self.supports_masking = True
 
     def _conv(self, name, activation):
-        return keras.layers.Conv1D(self.units, self.filter_length, padding="same",
-                                   activation=activation, dtype=self.dtype_policy, name=name)
+        return keras.layers.Conv1D(
+            self.units, self.filter_length, padding="same", activation=activation, dtype=self.dtype_policy, name=name
+        )
 
     def build(self, input_shape):
-        if not isinstance(input_shape, (list, tuple)) or not input_shape or \
-                not isinstance(input_shape[0], (list, tuple)):
-            raise ValueError("GatedConvFusion expects a list of K embedding tensors "
-                             f"[batch, T, d_k], got shape {input_shape}")
+        if (
+            not isinstance(input_shape, (list, tuple))
+            or not input_shape
+            or not isinstance(input_shape[0], (list, tuple))
+        ):
+            raise ValueError(
+                f"GatedConvFusion expects a list of K embedding tensors [batch, T, d_k], got shape {input_shape}"
+            )
         self.num_types = len(input_shape)
         last = lambda m: m == self.num_layers - 1  # noqa: E731
         self.encoders, self.gate_heads = [], []
@@ -87,11 +90,9 @@ class GatedConvFusion(keras.layers.Layer):
                 width = gate_width = self.units
             self.encoders.append(encoder)
             self.gate_heads.append(gates)
-        self.controller = keras.layers.Dense(self.units, activation="relu",
-                                             dtype=self.dtype_policy, name="controller")
+        self.controller = keras.layers.Dense(self.units, activation="relu", dtype=self.dtype_policy, name="controller")
         self.controller.build((None, None, sum(shape[-1] for shape in input_shape)))
-        self.fusion = keras.layers.Dense(self.output_units, activation="relu",
-                                         dtype=self.dtype_policy, name="fusion")
+        self.fusion = keras.layers.Dense(self.output_units, activation="relu", dtype=self.dtype_policy, name="fusion")
         self.fusion.build((None, None, self.units))
         super().build(input_shape)
 
@@ -112,8 +113,7 @@ class GatedConvFusion(keras.layers.Layer):
         if not self.built:
             self.build([tuple(x.shape) for x in inputs])
         token_mask = self._token_mask(inputs, padding_mask, mask)
-        inputs = [self._masked(ops.convert_to_tensor(x, self.compute_dtype), token_mask)
-                  for x in inputs]
+        inputs = [self._masked(ops.convert_to_tensor(x, self.compute_dtype), token_mask) for x in inputs]
         control = self._masked(self.controller(ops.concatenate(inputs, axis=-1)), token_mask)
         fused, gates = control, []
         for embeddings, encoder, gate_head in zip(inputs, self.encoders, self.gate_heads):
@@ -143,6 +143,10 @@ class GatedConvFusion(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update(units=self.units, output_units=self.output_units,
-                      num_layers=self.num_layers, filter_length=self.filter_length)
+        config.update(
+            units=self.units,
+            output_units=self.output_units,
+            num_layers=self.num_layers,
+            filter_length=self.filter_length,
+        )
         return config

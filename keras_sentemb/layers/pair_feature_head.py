@@ -35,16 +35,22 @@ class PairFeatureHead(keras.layers.Layer):
     TensorShape([2, 3])
     """
 
-    def __init__(self, units, features=("u", "v", "abs_diff"), hidden_units=(),
-                 hidden_activation="relu", dropout=0.0, output_initializer="glorot_uniform",
-                 **kwargs):
+    def __init__(
+        self,
+        units,
+        features=("u", "v", "abs_diff"),
+        hidden_units=(),
+        hidden_activation="relu",
+        dropout=0.0,
+        output_initializer="glorot_uniform",
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         features = tuple(features)
         unknown = [f for f in features if f not in PAIR_FEATURES]
         if not features or unknown or len(set(features)) != len(features):
             raise ValueError(
-                f"features must be a non-empty ordered subset of {PAIR_FEATURES} without "
-                f"repeats, got {features}"
+                f"features must be a non-empty ordered subset of {PAIR_FEATURES} without repeats, got {features}"
             )
         if not isinstance(units, int) or units < 1:
             raise ValueError(f"units must be a positive int, got {units!r}")
@@ -59,9 +65,7 @@ class PairFeatureHead(keras.layers.Layer):
         ]
         self.dropout_layer = keras.layers.Dropout(self.dropout)
         self.output_initializer = keras.initializers.get(output_initializer)
-        self.output_layer = keras.layers.Dense(
-            units, kernel_initializer=self.output_initializer, name="logits"
-        )
+        self.output_layer = keras.layers.Dense(units, kernel_initializer=self.output_initializer, name="logits")
 
     def build(self, input_shape):
         dim = input_shape[0][-1]
@@ -87,7 +91,12 @@ class PairFeatureHead(keras.layers.Layer):
         return (input_shape[0][0], self.units)
 
     def get_config(self):
-        return {**super().get_config(), "units": self.units, "features": list(self.features),
-                "hidden_units": list(self.hidden_units),
-                "hidden_activation": self.hidden_activation, "dropout": self.dropout,
-                "output_initializer": keras.initializers.serialize(self.output_initializer)}
+        return {
+            **super().get_config(),
+            "units": self.units,
+            "features": list(self.features),
+            "hidden_units": list(self.hidden_units),
+            "hidden_activation": self.hidden_activation,
+            "dropout": self.dropout,
+            "output_initializer": keras.initializers.serialize(self.output_initializer),
+        }

@@ -43,11 +43,11 @@ class SemanticHashing(keras.layers.Layer):
     TensorShape([2, 8])
     """
 
-    def __init__(self, bits, initial_temperature=1.0, straight_through=False,
-                 kernel_initializer="glorot_uniform", **kwargs):
+    def __init__(
+        self, bits, initial_temperature=1.0, straight_through=False, kernel_initializer="glorot_uniform", **kwargs
+    ):
         super().__init__(**kwargs)
-        if (not isinstance(bits, int) or isinstance(bits, bool) or bits % 8
-                or not MIN_BITS <= bits <= MAX_BITS):
+        if not isinstance(bits, int) or isinstance(bits, bool) or bits % 8 or not MIN_BITS <= bits <= MAX_BITS:
             raise ValueError(f"bits must be a multiple of 8 from {MIN_BITS} to {MAX_BITS}, got {bits!r}")
         if not float(initial_temperature) > 0:
             raise ValueError(f"initial_temperature must be > 0, got {initial_temperature!r}")
@@ -55,16 +55,18 @@ class SemanticHashing(keras.layers.Layer):
         self.initial_temperature = float(initial_temperature)
         self.straight_through = bool(straight_through)
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
-        self.projection = keras.layers.Dense(bits, kernel_initializer=self.kernel_initializer,
-                                             name="projection")
+        self.projection = keras.layers.Dense(bits, kernel_initializer=self.kernel_initializer, name="projection")
         self.layer_norm = keras.layers.LayerNormalization(epsilon=1e-5, name="layer_norm")
 
     def build(self, input_shape):
         self.projection.build(input_shape)
         self.layer_norm.build(tuple(input_shape[:-1]) + (self.bits,))
         self.temperature = self.add_weight(
-            shape=(), name="temperature", trainable=False,
-            initializer=keras.initializers.Constant(self.initial_temperature))
+            shape=(),
+            name="temperature",
+            trainable=False,
+            initializer=keras.initializers.Constant(self.initial_temperature),
+        )
 
     def logits(self, inputs):
         """LN(W s + b): positive exactly where the bit is 1."""
@@ -88,12 +90,14 @@ class SemanticHashing(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update({
-            "bits": self.bits,
-            "initial_temperature": self.initial_temperature,
-            "straight_through": self.straight_through,
-            "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
-        })
+        config.update(
+            {
+                "bits": self.bits,
+                "initial_temperature": self.initial_temperature,
+                "straight_through": self.straight_through,
+                "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
+            }
+        )
         return config
 
 

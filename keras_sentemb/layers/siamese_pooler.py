@@ -61,14 +61,11 @@ class SiamesePooler(keras.layers.Layer):
     ):
         super().__init__(**kwargs)
         if mode not in POOLING_MODES:
-            raise ValueError(
-                f"SiamesePooler: unknown mode={mode!r}; expected one of {POOLING_MODES}."
-            )
+            raise ValueError(f"SiamesePooler: unknown mode={mode!r}; expected one of {POOLING_MODES}.")
         layer_indices = tuple(layer_indices)
         if not layer_indices or not all(isinstance(i, int) for i in layer_indices):
             raise ValueError(
-                "SiamesePooler: layer_indices must be a non-empty sequence of ints, "
-                f"got {layer_indices!r}."
+                f"SiamesePooler: layer_indices must be a non-empty sequence of ints, got {layer_indices!r}."
             )
         self.mode = mode
         self.layer_indices = layer_indices
@@ -82,10 +79,7 @@ class SiamesePooler(keras.layers.Layer):
         chosen = []
         for index in self.layer_indices:
             if not -count <= index < count:
-                raise ValueError(
-                    f"SiamesePooler: layer index {index} is out of range for "
-                    f"{count} input layer(s)."
-                )
+                raise ValueError(f"SiamesePooler: layer index {index} is out of range for {count} input layer(s).")
             chosen.append(inputs[index])
         return chosen
 

@@ -15,8 +15,8 @@ from keras_sentemb.losses.similarity_distribution_loss import (
     SimilarityDistributionLoss,
     similarity_distribution_loss,
 )
-from keras_sentemb.losses.sra_loss import SRALoss, sra_loss
 from keras_sentemb.losses.softmax_pair_loss import SoftmaxPairLoss, softmax_pair_loss
+from keras_sentemb.losses.sra_loss import SRALoss, sra_loss
 from keras_sentemb.losses.triplet_loss import TripletLoss, triplet_loss
 
 LOSSES = {
@@ -57,7 +57,25 @@ def serialize(loss):
 
 
 __all__ = [
-    "CoSENTLoss", "CodeSimilarityLoss", "CosineSimilarityLoss", "DistillationLoss", "LOSSES", "MultipleNegativesRankingLoss",
-    "SRALoss", "SimilarityDistributionLoss", "SoftmaxPairLoss", "TripletLoss", "code_similarity_loss", "cosent_loss", "cosine_similarity_loss", "distillation_loss", "get",
-    "multiple_negatives_ranking_loss", "serialize", "similarity_distribution_loss", "softmax_pair_loss", "sra_loss", "triplet_loss",
+    "CoSENTLoss",
+    "CodeSimilarityLoss",
+    "CosineSimilarityLoss",
+    "DistillationLoss",
+    "LOSSES",
+    "MultipleNegativesRankingLoss",
+    "SRALoss",
+    "SimilarityDistributionLoss",
+    "SoftmaxPairLoss",
+    "TripletLoss",
+    "code_similarity_loss",
+    "cosent_loss",
+    "cosine_similarity_loss",
+    "distillation_loss",
+    "get",
+    "multiple_negatives_ranking_loss",
+    "serialize",
+    "similarity_distribution_loss",
+    "softmax_pair_loss",
+    "sra_loss",
+    "triplet_loss",
 ]

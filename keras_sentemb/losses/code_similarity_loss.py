@@ -85,8 +85,9 @@ class CodeSimilarityLoss(keras.losses.Loss):
     def __init__(self, rank_weight=1.0, rank_temperature=0.05, name="code_similarity_loss", **kwargs):
         super().__init__(name=name, **kwargs)
         if rank_weight < 0 or rank_temperature <= 0:
-            raise ValueError(f"need rank_weight ≥ 0 and rank_temperature > 0, got {rank_weight!r}, "
-                             f"{rank_temperature!r}")
+            raise ValueError(
+                f"need rank_weight ≥ 0 and rank_temperature > 0, got {rank_weight!r}, {rank_temperature!r}"
+            )
         self.rank_weight = float(rank_weight)
         self.rank_temperature = float(rank_temperature)
 
@@ -96,5 +97,4 @@ class CodeSimilarityLoss(keras.losses.Loss):
         return code_similarity_rows(y_true, y_pred, self.rank_weight, self.rank_temperature)
 
     def get_config(self):
-        return {**super().get_config(), "rank_weight": self.rank_weight,
-                "rank_temperature": self.rank_temperature}
+        return {**super().get_config(), "rank_weight": self.rank_weight, "rank_temperature": self.rank_temperature}

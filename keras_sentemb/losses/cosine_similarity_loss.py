@@ -55,5 +55,4 @@ class CosineSimilarityLoss(keras.losses.Loss):
         return cosine_similarity_loss(y_true, y_pred, self.score_range, self.target_range)
 
     def get_config(self):
-        return {**super().get_config(), "score_range": list(self.score_range),
-                "target_range": list(self.target_range)}
+        return {**super().get_config(), "score_range": list(self.score_range), "target_range": list(self.target_range)}

@@ -1,6 +1,7 @@
 """Batch-level losses under tf.distribute: see the whole global batch, not one replica's slice."""
 
 import keras
+import tensorflow as tf
 
 
 def replica_context():
@@ -8,7 +9,6 @@ def replica_context():
     sync (MirroredStrategy, MultiWorkerMirroredStrategy), else None."""
     if keras.backend.backend() != "tensorflow":
         return None
-    import tensorflow as tf
 
     context = tf.distribute.get_replica_context()
     if context is None or context.num_replicas_in_sync == 1:
@@ -42,7 +42,6 @@ def gather_across_replicas(*tensors):
     context = replica_context()
     if context is None:
         return tensors, 0
-    import tensorflow as tf
 
     # One all_gather per tensor: TensorFlow's gradient of a nested all_gather stacks the
     # incoming gradients, which fails when the tensors differ in shape.

@@ -71,8 +71,7 @@ class SimilarityDistributionLoss(keras.losses.Loss):
     0.0
     """
 
-    def __init__(self, objective="kl", score_range=(0.0, 5.0), name="similarity_distribution_loss",
-                 **kwargs):
+    def __init__(self, objective="kl", score_range=(0.0, 5.0), name="similarity_distribution_loss", **kwargs):
         super().__init__(name=name, **kwargs)
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
@@ -84,5 +83,4 @@ class SimilarityDistributionLoss(keras.losses.Loss):
         return similarity_distribution_loss(y_true, y_pred, self.objective, self.score_range)
 
     def get_config(self):
-        return {**super().get_config(), "objective": self.objective,
-                "score_range": list(self.score_range)}
+        return {**super().get_config(), "objective": self.objective, "score_range": list(self.score_range)}

@@ -23,9 +23,7 @@ def triplet_loss(embeddings, margin=1.0, distance="euclidean"):
         raise ValueError(f"distance must be one of {DISTANCES}, got {distance!r}")
     anchor, positive, negative = unstack_embeddings(embeddings, 3, "triplet_loss")[:3]
     return ops.relu(
-        triplet_distance(anchor, positive, distance)
-        - triplet_distance(anchor, negative, distance)
-        + margin
+        triplet_distance(anchor, positive, distance) - triplet_distance(anchor, negative, distance) + margin
     )
 
 

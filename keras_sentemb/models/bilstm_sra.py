@@ -4,13 +4,13 @@ import keras
 
 from keras_sentemb.layers.siamese_pooler import SiamesePooler
 from keras_sentemb.models.pipeline_training import PipelineTraining
-from keras_sentemb.models.word_encoding import WordEncoding, checked_word_embeddings, word_inputs
+from keras_sentemb.models.word_encoder import WordEncoder, checked_word_embeddings, word_inputs
 
 POOLINGS = ("max", "mean")
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
-class BiLSTMSRA(WordEncoding, PipelineTraining, keras.Model):
+class BiLSTMSRA(WordEncoder, PipelineTraining, keras.Model):
     """Sentence representation approximation: S_x = tanh(W · pool_t BiLSTM(E[ids])_t).
 
     Word ids (a `WordTokenizer`) → the frozen tables concatenated (`WordEmbeddings`) →
@@ -21,7 +21,7 @@ class BiLSTMSRA(WordEncoding, PipelineTraining, keras.Model):
     compare its vectors with cosine, as the teacher's.
 
     Inputs `{"token_ids", "padding_mask"}` int32 [batch, T]; output float32
-    [batch, teacher_dim]. `encode`, `export` as every encoder of the package; fine-tune
+    [batch, teacher_dim]. `encode` as every encoder of the package; fine-tune
     with `SentenceClassifier` (one sentence) or `SBERT(..., head=PairFeatureHead(...,
     ("u", "v", "abs_diff", "product"), hidden_units=...))` (pairs).
 
@@ -38,22 +38,18 @@ class BiLSTMSRA(WordEncoding, PipelineTraining, keras.Model):
     >>> model.fit(sentence_targets_dataset(sentences, teacher_vectors, model.tokenizer))  # doctest: +SKIP
     """
 
-    def __init__(self, tokenizer, table_shapes, tables=None, teacher_dim=384, units=256,
-                 pooling="max", **kwargs):
+    def __init__(self, tokenizer, table_shapes, tables=None, teacher_dim=384, units=256, pooling="max", **kwargs):
         if pooling not in POOLINGS:
             raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
         embeddings = checked_word_embeddings(tokenizer, table_shapes, tables)
         token_ids, padding_mask = word_inputs()
         words = embeddings.concatenated(token_ids)
         mask = keras.ops.cast(padding_mask, "bool")
-        bilstm = keras.layers.Bidirectional(keras.layers.LSTM(units, return_sequences=True),
-                                            name="bilstm")
+        bilstm = keras.layers.Bidirectional(keras.layers.LSTM(units, return_sequences=True), name="bilstm")
         states = bilstm(words, mask=mask)
         pooled = SiamesePooler(pooling, name="pooler")(states, padding_mask=padding_mask)
-        vector = keras.layers.Dense(teacher_dim, use_bias=False, activation="tanh",
-                                    name="projection")(pooled)
-        super().__init__(inputs={"token_ids": token_ids, "padding_mask": padding_mask},
-                         outputs=vector, **kwargs)
+        vector = keras.layers.Dense(teacher_dim, use_bias=False, activation="tanh", name="projection")(pooled)
+        super().__init__(inputs={"token_ids": token_ids, "padding_mask": padding_mask}, outputs=vector, **kwargs)
         self.keep_word_parts(tokenizer, embeddings)
         self.teacher_dim = teacher_dim
         self.units = units

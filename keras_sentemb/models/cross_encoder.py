@@ -1,24 +1,16 @@
 """CrossEncoder: BERT reads both sentences of a pair at once and scores the pair."""
 
 import keras
-import numpy as np
-import tensorflow as tf
-from tqdm.auto import tqdm
 
-from keras_sentemb.data.smart_batching import (
-    default_length_buckets,
-    pack_sequence_rows,
-    plan_batches,
-)
+from keras_sentemb.data.length_buckets import pack_sequence_rows
 from keras_sentemb.data.text_inputs import validate_texts
-from keras_sentemb.encoders.pretrained_backbone import load_backbone_and_tokenizer
-from keras_sentemb.models.backbone_lora import enable_backbone_lora
-from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
+from keras_sentemb.layers.backbone_lora import enable_backbone_lora
+from keras_sentemb.models.embedding_model import EmbeddingModel, check_batch_size
 from keras_sentemb.models.pipeline_training import PipelineTraining
+from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
+from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 
 INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
-# `predict_pairs(progress=None)` shows a bar from this many pairs on.
-_PROGRESS_THRESHOLD = 2048
 
 
 def validate_pair_lists(first, second):
@@ -26,15 +18,12 @@ def validate_pair_lists(first, second):
     first, _ = validate_texts(first)
     second, _ = validate_texts(second)
     if len(first) != len(second):
-        raise ValueError(
-            f"pair lists differ in length: {len(first)} first sentences, "
-            f"{len(second)} second sentences"
-        )
+        raise ValueError(f"pair lists differ in length: {len(first)} first sentences, {len(second)} second sentences")
     return first, second
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
-class CrossEncoder(PipelineTraining, keras.Model):
+class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
     """Scores a sentence pair by reading it as ONE sequence (cross attention between a and b).
 
     x = `[CLS] a [SEP] b [SEP]` with segment ids 0 for `[CLS] a [SEP]` and 1 for `b [SEP]`;
@@ -79,17 +68,13 @@ class CrossEncoder(PipelineTraining, keras.Model):
         self.tokenizer = tokenizer
         self.num_labels = num_labels
         self.dropout = float(dropout)
-        object.__setattr__(self, "_score_function", None)
+        object.__setattr__(self, "_embed_function", None)
 
     @classmethod
-    def from_pretrained(cls, name_or_path="minilm-l6", num_labels=1, dropout=0.1, dtype=None,
-                        max_length=None):
+    def from_pretrained(cls, name_or_path="minilm-l6", num_labels=1, dropout=0.1, dtype=None, max_length=None):
         """A cross-encoder on pretrained BERT weights (e.g. "minilm-l6"); the head is new."""
-        backbone, tokenizer, _ = load_backbone_and_tokenizer(
-            name_or_path, dtype=dtype, max_length=max_length
-        )
-        return cls(backbone, tokenizer, num_labels=num_labels, dropout=dropout,
-                   name="cross_encoder")
+        backbone, tokenizer, _ = load_backbone_and_tokenizer(name_or_path, dtype=dtype, max_length=max_length)
+        return cls(backbone, tokenizer, num_labels=num_labels, dropout=dropout, name="cross_encoder")
 
     def get_config(self):
         return {
@@ -109,8 +94,11 @@ class CrossEncoder(PipelineTraining, keras.Model):
     def compile(self, optimizer="adamw", loss=None, **kwargs):
         """`keras.Model.compile`; the default loss is MSE (1 label) or softmax cross-entropy."""
         if loss is None:
-            loss = (keras.losses.MeanSquaredError() if self.num_labels == 1
-                    else keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+            loss = (
+                keras.losses.MeanSquaredError()
+                if self.num_labels == 1
+                else keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+            )
         super().compile(optimizer=optimizer, loss=loss, **kwargs)
 
     def enable_lora(self, rank, target_layer_names=None):
@@ -118,30 +106,20 @@ class CrossEncoder(PipelineTraining, keras.Model):
         the new head only (the pretrained BERT weights, pooler included, stay frozen), so
         the fine-tuned model is stored as a small delta on the pinned base."""
         enable_backbone_lora(self.backbone, rank, target_layer_names)
-        object.__setattr__(self, "_score_function", None)
-
-    def export(self, filepath, version=1, overwrite=False):
-        """A TF Serving SavedModel at `filepath/<version>/`: `serving_default(texts_a,
-        texts_b)` → `{"scores": float32 [N, num_labels]}`, the logits of `predict_pairs`
-        (pair tokenisation in-graph). Returns the version folder."""
-        from keras_sentemb.export.pair_model_export import export_cross_encoder
-
-        return export_cross_encoder(self, filepath, version=version, overwrite=overwrite)
+        self.forget_traced_functions()
 
     # ------------------------------------------------------------------ inference
-    def score_fn(self):
-        """The `tf.function` (token_ids, segment_ids, padding_mask) → logits, traced once."""
-        if self._score_function is None:
-            spec = tf.TensorSpec([None, None], tf.int32)
+    tokenizer_hint = "SentenceTokenizer(...)"
+    input_names = INPUT_KEYS
 
-            def score(token_ids, segment_ids, padding_mask):
-                inputs = {"token_ids": token_ids, "segment_ids": segment_ids,
-                          "padding_mask": padding_mask}
-                return tf.cast(self(inputs, training=False), tf.float32)
+    def packed_length(self, row):
+        """A pair row `(ids, segments)` is packed already: its length."""
+        return len(row[0])
 
-            object.__setattr__(self, "_score_function",
-                               tf.function(score, input_signature=[spec, spec, spec]))
-        return self._score_function
+    def pack_batch(self, rows, length):
+        return pack_sequence_rows(
+            [ids for ids, _ in rows], [segments for _, segments in rows], length, self.tokenizer.pad_token_id
+        )
 
     def pair_rows(self, first, second):
         """Packed id rows and segment rows (NumPy int32) for aligned lists of UTF-8 bytes."""
@@ -160,23 +138,7 @@ class CrossEncoder(PipelineTraining, keras.Model):
         elements that are not text (see `validate_texts`).
         """
         first, second = validate_pair_lists(first, second)
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-        logits = np.zeros((len(first), self.num_labels), dtype=np.float32)
-        if first:
-            id_rows, segment_rows = self.pair_rows(first, second)
-            lengths = np.array([len(row) for row in id_rows], dtype=np.int64)
-            buckets = default_length_buckets(self.tokenizer.max_length)
-            score = self.score_fn()
-            show = progress if progress is not None else len(first) >= _PROGRESS_THRESHOLD
-            with tqdm(total=len(first), unit="pair", desc="cross-encode", disable=not show) as bar:
-                for batch in plan_batches(lengths, batch_size, buckets):
-                    arrays = pack_sequence_rows(
-                        [id_rows[i] for i in batch.indices],
-                        [segment_rows[i] for i in batch.indices],
-                        batch.length,
-                        self.tokenizer.pad_token_id,
-                    )
-                    logits[batch.indices] = score(*arrays).numpy()
-                    bar.update(len(batch.indices))
+        check_batch_size(batch_size)
+        rows = list(zip(*self.pair_rows(first, second))) if first else []
+        logits = self.predict_rows(rows, batch_size, progress, unit="pair", desc="cross-encode")
         return logits[:, 0] if self.num_labels == 1 else logits

@@ -7,14 +7,14 @@ from keras import ops
 from scipy.special import log_softmax
 
 from keras_sentemb.data.pipelines import PAIR_KEYS
-from keras_sentemb.encoders.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.layers.pair_feature_head import PairFeatureHead
 from keras_sentemb.losses.distillation_loss import DistillationLoss
 from keras_sentemb.models.column_embedding import embed_columns, embed_pairs_once
 from keras_sentemb.models.cross_encoder import validate_pair_lists
-from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.models.pipeline_training import PipelineTraining
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
+from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
+from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 
 # f(u, v) = W·[u, v, u∘v, |u−v|] + b (the order of DSE's paper).
 DSE_FEATURES = ("u", "v", "product", "abs_diff")
@@ -59,8 +59,7 @@ def _one_query_scores(u, v, linear_weights, hinge_weights, cols):
     """
 
     def tile_scores(tile):
-        return tf.linalg.matvec(tile, linear_weights) + 2.0 * tf.linalg.matvec(
-            tf.nn.relu(u - tile), hinge_weights)
+        return tf.linalg.matvec(tile, linear_weights) + 2.0 * tf.linalg.matvec(tf.nn.relu(u - tile), hinge_weights)
 
     tiles = cols // QUERY_TILE_ROWS
     parts = []
@@ -68,7 +67,9 @@ def _one_query_scores(u, v, linear_weights, hinge_weights, cols):
         width = tf.shape(v)[1]
         per_tile = tf.map_fn(
             lambda i: tile_scores(tf.slice(v, [i * QUERY_TILE_ROWS, 0], [QUERY_TILE_ROWS, width])),
-            tf.range(tiles), fn_output_signature=tf.float32)
+            tf.range(tiles),
+            fn_output_signature=tf.float32,
+        )
         parts.append(tf.reshape(per_tile, [-1]))
     if cols > tiles * QUERY_TILE_ROWS:
         parts.append(tile_scores(v[tiles * QUERY_TILE_ROWS :]))
@@ -92,14 +93,15 @@ def pair_scores_block(U, V, row_start, col_start, rows, cols, weights):
             outputs = []
             for o in range(w_u.shape[1]):
                 if rows == 1:  # one query: matrix-vector products, tile by tile
-                    scores = _one_query_scores(
-                        u[0], v, w_v[:, o] + w_d[:, o] + u[0] * w_x[:, o], w_d[:, o], cols
-                    )[None, :]
+                    scores = _one_query_scores(u[0], v, w_v[:, o] + w_d[:, o] + u[0] * w_x[:, o], w_d[:, o], cols)[
+                        None, :
+                    ]
                 else:
-                    linear = tf.matmul(u * w_x[:, o], v, transpose_b=True) + tf.linalg.matvec(
-                        v, w_v[:, o] + w_d[:, o])[None, :]
-                    hinge = tf.einsum("rcd,d->rc", tf.nn.relu(u[:, None, :] - v[None, :, :]),
-                                      w_d[:, o])
+                    linear = (
+                        tf.matmul(u * w_x[:, o], v, transpose_b=True)
+                        + tf.linalg.matvec(v, w_v[:, o] + w_d[:, o])[None, :]
+                    )
+                    hinge = tf.einsum("rcd,d->rc", tf.nn.relu(u[:, None, :] - v[None, :, :]), w_d[:, o])
                     scores = linear + 2.0 * hinge
                 row_terms = tf.linalg.matvec(u, w_u[:, o] - w_d[:, o]) + b[o]
                 outputs.append(scores + row_terms[:, None])
@@ -175,22 +177,26 @@ class DSE(PipelineTraining, keras.Model):
         self.freeze_encoder = bool(freeze_encoder)
         if self.freeze_encoder:
             encoder.trainable = False
-        self.head = PairFeatureHead(num_labels, features=DSE_FEATURES, output_initializer="zeros",
-                                    name="similarity")
+        self.head = PairFeatureHead(num_labels, features=DSE_FEATURES, output_initializer="zeros", name="similarity")
         dummy = {"token_ids": ops.ones((1, 3), "int32"), "padding_mask": ops.ones((1, 3), "int32")}
         self({key: dummy for key in PAIR_KEYS})
 
     @classmethod
-    def from_pretrained(cls, name_or_path="minilm-l6", num_labels=1, alpha=0.5,
-                        freeze_encoder=False, dtype=None, max_length=None):
+    def from_pretrained(
+        cls, name_or_path="minilm-l6", num_labels=1, alpha=0.5, freeze_encoder=False, dtype=None, max_length=None
+    ):
         """A DSE student on pretrained BERT weights: ψ = mean of the last 4 layers, CLS out."""
-        backbone, tokenizer, _ = load_backbone_and_tokenizer(
-            name_or_path, dtype=dtype, max_length=max_length
+        backbone, tokenizer, _ = load_backbone_and_tokenizer(name_or_path, dtype=dtype, max_length=max_length)
+        encoder = SentenceEncoder(
+            backbone,
+            tokenizer,
+            pooling="mean",
+            layer_indices=DSE_LAYERS,
+            exclude_special_tokens=True,
+            normalize=False,
+            name="dse_student",
         )
-        encoder = SentenceEncoder(backbone, tokenizer, pooling="mean", layer_indices=DSE_LAYERS,
-                                  exclude_special_tokens=True, normalize=False, name="dse_student")
-        return cls(encoder, num_labels=num_labels, alpha=alpha, freeze_encoder=freeze_encoder,
-                   name="dse")
+        return cls(encoder, num_labels=num_labels, alpha=alpha, freeze_encoder=freeze_encoder, name="dse")
 
     @property
     def tokenizer(self):
@@ -199,7 +205,7 @@ class DSE(PipelineTraining, keras.Model):
 
     @property
     def objective(self):
-        """"regression" for one logit, else "classification"."""
+        """ "regression" for one logit, else "classification"."""
         return "regression" if self.num_labels == 1 else "classification"
 
     def call(self, inputs, training=False):
@@ -234,8 +240,7 @@ class DSE(PipelineTraining, keras.Model):
 
     def embed(self, texts, batch_size=64, progress=None):
         """ψ of each text: float32 NumPy [N, 4d] (unnormalised, as f expects)."""
-        return self.encoder.encode(texts, batch_size=batch_size, normalize=False,
-                                   progress=progress)
+        return self.encoder.encode(texts, batch_size=batch_size, normalize=False, progress=progress)
 
     def encode(self, texts, batch_size=64, normalize=True, progress=None):
         """ψ of each text as sentence embeddings (unit length by default, for cosine use;
@@ -246,13 +251,6 @@ class DSE(PipelineTraining, keras.Model):
         """Trains LoRA adapters of ψ's backbone and the head only (see
         `SentenceEncoder.enable_lora`): the student is stored as a small delta."""
         self.encoder.enable_lora(rank, target_layer_names=target_layer_names)
-
-    def export(self, filepath, version=1, overwrite=False):
-        """A SavedModel with `serving_default(texts)` → ψ embeddings and `score(texts_a,
-        texts_b)` → f(ψ(a), ψ(b)) (see `export.pair_model_export`)."""
-        from keras_sentemb.export.pair_model_export import export_dse
-
-        return export_dse(self, filepath, version=version, overwrite=overwrite)
 
     def head_weights(self):
         """(W_u, W_v, W_×, W_d, b) as float32 tensors, each W [d', n], b [n]."""
@@ -267,8 +265,9 @@ class DSE(PipelineTraining, keras.Model):
         v = _as_embeddings(v, self.embedding_dim, "v")
         if u.shape[0] != v.shape[0]:
             raise ValueError(f"u has {u.shape[0]} rows but v has {v.shape[0]}")
-        logits = self.head([u, v]).numpy().astype(np.float32) if u.shape[0] else np.zeros(
-            (0, self.num_labels), np.float32)
+        logits = (
+            self.head([u, v]).numpy().astype(np.float32) if u.shape[0] else np.zeros((0, self.num_labels), np.float32)
+        )
         return logits[:, 0] if self.num_labels == 1 else logits
 
     def score_matrix(self, U, V, chunk=None):
@@ -295,9 +294,9 @@ class DSE(PipelineTraining, keras.Model):
     def predict_pairs(self, first, second, batch_size=64, progress=None):
         """f for aligned text pairs, embedding each distinct sentence once ([N] or [N, n])."""
         first, second = validate_pair_lists(first, second)
-        return self.score(*embed_pairs_once(
-            lambda texts: self.embed(texts, batch_size=batch_size, progress=progress),
-            first, second))
+        return self.score(
+            *embed_pairs_once(lambda texts: self.embed(texts, batch_size=batch_size, progress=progress), first, second)
+        )
 
     def rank(self, query_texts, catalog_embeddings, k=10, class_index=-1, chunk=None):
         """The `k` catalog entries that score highest with each query, best first.
@@ -327,5 +326,4 @@ class DSE(PipelineTraining, keras.Model):
         top = np.argpartition(-scores, k - 1, axis=1)[:, :k]
         top_scores = np.take_along_axis(scores, top, axis=1)
         order = np.lexsort((top, -top_scores), axis=1)
-        return np.take_along_axis(top, order, axis=1).astype(np.int64), np.take_along_axis(
-            top_scores, order, axis=1)
+        return np.take_along_axis(top, order, axis=1).astype(np.int64), np.take_along_axis(top_scores, order, axis=1)

@@ -5,15 +5,15 @@ import keras
 from keras_sentemb.layers.gated_conv_fusion import GatedConvFusion
 from keras_sentemb.layers.pair_feature_head import PairFeatureHead
 from keras_sentemb.models.pipeline_training import PipelineTraining
-from keras_sentemb.models.word_encoding import WordEncoding, checked_word_embeddings, word_inputs
+from keras_sentemb.models.word_encoder import WordEncoder, checked_word_embeddings, word_inputs
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
-class InferLite(WordEncoding, PipelineTraining, keras.Model):
+class InferLite(WordEncoder, PipelineTraining, keras.Model):
     """A fast sentence encoder: s = GatedConvFusion(T_1[ids], …, T_K[ids]) (Kiros & Chan 2018).
 
     Word ids (a `WordTokenizer`) are looked up in K frozen tables (`WordEmbeddings`, e.g.
-    unit GloVe and per-word MiniLM vectors, see `keras_sentemb.encoders.word_vectors`);
+    unit GloVe and per-word MiniLM vectors, see `keras_sentemb.pretrained.word_vectors`);
     per type an encoder of M convolutions, a shared controller and per-type gates fuse
     them, and the fused token states are max-pooled over the real words:
 
@@ -21,7 +21,8 @@ class InferLite(WordEncoding, PipelineTraining, keras.Model):
 
     Inputs `{"token_ids", "padding_mask"}` int32 [batch, T]; output float32 [batch,
     output_units], or [batch, projection_dim] with a projection.
-    `encode(texts)` embeds raw strings, `export(path)` writes a strings-in SavedModel.
+    `encode(texts)` embeds raw strings; `keras_sentemb.export.export_saved_model` writes a
+    strings-in SavedModel.
     Train it with `SBERT(inferlite, "classification", head=InferLite.nli_head())` on NLI,
     and/or distil a teacher with `SRALoss` (see examples/train_inferlite.py).
 
@@ -42,18 +43,31 @@ class InferLite(WordEncoding, PipelineTraining, keras.Model):
     (1, 512)
     """
 
-    def __init__(self, tokenizer, table_shapes, tables=None, units=512, output_units=None,
-                 num_layers=2, filter_length=1, projection_dim=None, **kwargs):
+    def __init__(
+        self,
+        tokenizer,
+        table_shapes,
+        tables=None,
+        units=512,
+        output_units=None,
+        num_layers=2,
+        filter_length=1,
+        projection_dim=None,
+        **kwargs,
+    ):
         embeddings = checked_word_embeddings(tokenizer, table_shapes, tables)
-        fusion = GatedConvFusion(units, output_units=output_units, num_layers=num_layers,
-                                 filter_length=filter_length, name="gated_conv_fusion")
+        fusion = GatedConvFusion(
+            units,
+            output_units=output_units,
+            num_layers=num_layers,
+            filter_length=filter_length,
+            name="gated_conv_fusion",
+        )
         token_ids, padding_mask = word_inputs()
         sentence = fusion(embeddings(token_ids), padding_mask=padding_mask)
         if projection_dim is not None:
-            sentence = keras.layers.Dense(projection_dim, use_bias=False,
-                                          name="projection")(sentence)
-        super().__init__(inputs={"token_ids": token_ids, "padding_mask": padding_mask},
-                         outputs=sentence, **kwargs)
+            sentence = keras.layers.Dense(projection_dim, use_bias=False, name="projection")(sentence)
+        super().__init__(inputs={"token_ids": token_ids, "padding_mask": padding_mask}, outputs=sentence, **kwargs)
         self.keep_word_parts(tokenizer, embeddings)
         self.fusion = fusion
         self.units = units
@@ -66,8 +80,9 @@ class InferLite(WordEncoding, PipelineTraining, keras.Model):
     def nli_head(hidden_units=(512, 512), num_classes=3, dropout=0.0):
         """InferLite's NLI classifier: 2 hidden ReLU layers over [u, v, |u − v|, u ∘ v],
         then `num_classes` logits (softmax in the loss)."""
-        return PairFeatureHead(num_classes, ("u", "v", "abs_diff", "product"),
-                               hidden_units=hidden_units, dropout=dropout, name="nli_head")
+        return PairFeatureHead(
+            num_classes, ("u", "v", "abs_diff", "product"), hidden_units=hidden_units, dropout=dropout, name="nli_head"
+        )
 
     def gates(self, inputs):
         """The K gate tensors G_M^k [batch, T, units] for `{"token_ids", "padding_mask"}`."""
@@ -83,4 +98,3 @@ class InferLite(WordEncoding, PipelineTraining, keras.Model):
             "filter_length": self.filter_length,
             "projection_dim": self.projection_dim,
         }
-

@@ -1,12 +1,13 @@
 """What every trainable model of the package does the same way in `fit` and on save."""
 
-from keras_sentemb.training.nan_guard import with_nan_guard
+import tensorflow as tf
+
+from keras_sentemb.utils.nan_guard import with_nan_guard
 
 
 def first_replica_batch(batch):
     """One replica's part of a distributed batch (each `DistributedValues` replaced by its
     first local value); other values unchanged."""
-    import tensorflow as tf
 
     def local(value):
         if isinstance(value, tf.distribute.DistributedValues):
@@ -21,14 +22,15 @@ def multi_worker_logs(logs):
     [1] tensor: Keras 3 (3.15) reduces the step's logs with `strategy.reduce("MEAN", v,
     axis=0)` there, which fails on scalars (tensorflow/tensorflow#72388); the reduced
     value is the same scalar mean over replicas. Elsewhere `logs` is returned as is."""
-    import tensorflow as tf
 
     strategy = tf.distribute.get_strategy()
-    if not (isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy)
-            and strategy.extended._in_multi_worker_mode()):
+    if not (
+        isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy) and strategy.extended._in_multi_worker_mode()
+    ):
         return logs
-    return {key: tf.reshape(value, [1]) if getattr(value, "shape", None) == () else value
-            for key, value in logs.items()}
+    return {
+        key: tf.reshape(value, [1]) if getattr(value, "shape", None) == () else value for key, value in logs.items()
+    }
 
 
 class PipelineTraining:

@@ -7,11 +7,11 @@ from keras_sentemb import losses as losses_lib
 from keras_sentemb.data.pipelines import PAIR_KEYS, TRIPLET_KEYS
 from keras_sentemb.layers.pair_feature_head import PairFeatureHead
 from keras_sentemb.models.bilstm_sra import BiLSTMSRA
-from keras_sentemb.models.inferlite import InferLite
-from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.models.column_embedding import embed_columns
-from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
+from keras_sentemb.models.inferlite import InferLite
 from keras_sentemb.models.pipeline_training import PipelineTraining
+from keras_sentemb.models.sentence_encoder import SentenceEncoder
+from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 
 # Models mapping {"token_ids", "padding_mask"} to one vector per text.
 SENTENCE_ENCODERS = (SentenceEncoder, InferLite, BiLSTMSRA)
@@ -56,14 +56,14 @@ class SBERT(PipelineTraining, keras.Model):
     >>> sbert.fit(examples_dataset(train_pairs, encoder.tokenizer), epochs=4)  # doctest: +SKIP
     """
 
-    def __init__(self, encoder, objective="regression", num_classes=3,
-                 head_features=("u", "v", "abs_diff"), head=None, **kwargs):
+    def __init__(
+        self, encoder, objective="regression", num_classes=3, head_features=("u", "v", "abs_diff"), head=None, **kwargs
+    ):
         super().__init__(**kwargs)
         if objective not in OBJECTIVES:
             raise ValueError(f"unknown objective {objective!r}; expected one of {sorted(OBJECTIVES)}")
         if not isinstance(encoder, SENTENCE_ENCODERS):
-            raise TypeError("encoder must be a SentenceEncoder, InferLite or BiLSTMSRA, got "
-                            f"{type(encoder).__name__}")
+            raise TypeError(f"encoder must be a SentenceEncoder, InferLite or BiLSTMSRA, got {type(encoder).__name__}")
         if head is not None and objective != "classification":
             raise ValueError(f"a head is only used by objective='classification', not {objective!r}")
         self.encoder = encoder
@@ -88,8 +88,7 @@ class SBERT(PipelineTraining, keras.Model):
         missing = [k for k in keys if k not in inputs]
         if missing:
             raise ValueError(
-                f"SBERT(objective={self.objective!r}) needs input columns {list(keys)}, "
-                f"the batch has {sorted(inputs)}"
+                f"SBERT(objective={self.objective!r}) needs input columns {list(keys)}, the batch has {sorted(inputs)}"
             )
         return list(keys)
 

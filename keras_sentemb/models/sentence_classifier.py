@@ -3,8 +3,8 @@
 import keras
 
 from keras_sentemb import losses as losses_lib
-from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.models.pipeline_training import PipelineTraining
+from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -42,12 +42,19 @@ class SentenceClassifier(PipelineTraining, keras.Model):
         self.num_classes = num_classes
         self.hidden_units = tuple(int(n) for n in hidden_units)
         self.dropout = float(dropout)
-        self.hidden = [keras.layers.Dense(n, activation="relu", name=f"hidden_{i}")
-                       for i, n in enumerate(self.hidden_units)]
+        self.hidden = [
+            keras.layers.Dense(n, activation="relu", name=f"hidden_{i}") for i, n in enumerate(self.hidden_units)
+        ]
         self.dropouts = [keras.layers.Dropout(self.dropout) for _ in range(len(self.hidden) + 1)]
         self.logits = keras.layers.Dense(num_classes, name="logits")
-        self({"sentence": {"token_ids": keras.ops.ones((1, 2), "int32"),
-                           "padding_mask": keras.ops.ones((1, 2), "int32")}})
+        self(
+            {
+                "sentence": {
+                    "token_ids": keras.ops.ones((1, 2), "int32"),
+                    "padding_mask": keras.ops.ones((1, 2), "int32"),
+                }
+            }
+        )
 
     def call(self, inputs, training=False):
         return self.head(self.encoder(inputs["sentence"], training=training), training=training)
@@ -60,9 +67,11 @@ class SentenceClassifier(PipelineTraining, keras.Model):
 
     def compile(self, optimizer="adam", loss=None, distillation_alpha=None, **kwargs):
         if loss is None:
-            loss = (keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-                    if distillation_alpha is None else
-                    losses_lib.DistillationLoss(alpha=distillation_alpha, objective="classification"))
+            loss = (
+                keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+                if distillation_alpha is None
+                else losses_lib.DistillationLoss(alpha=distillation_alpha, objective="classification")
+            )
         elif isinstance(loss, str):
             loss = losses_lib.get(loss)
         super().compile(optimizer=optimizer, loss=loss, **kwargs)
@@ -70,14 +79,17 @@ class SentenceClassifier(PipelineTraining, keras.Model):
     def predict_texts(self, texts, batch_size=256):
         """Logits float32 NumPy [N, num_classes] for raw texts (input order): the encoder's
         smart-batched `encode` (unnormalised, as in training), then the MLP."""
-        vectors = self.encoder.encode(texts, batch_size=batch_size, normalize=False,
-                                      progress=False)
+        vectors = self.encoder.encode(texts, batch_size=batch_size, normalize=False, progress=False)
         return keras.ops.convert_to_numpy(self.head(vectors))
 
     def get_config(self):
-        return {"name": self.name, "encoder": serialize_nested(self.encoder),
-                "num_classes": self.num_classes, "hidden_units": list(self.hidden_units),
-                "dropout": self.dropout}
+        return {
+            "name": self.name,
+            "encoder": serialize_nested(self.encoder),
+            "num_classes": self.num_classes,
+            "hidden_units": list(self.hidden_units),
+            "dropout": self.dropout,
+        }
 
     @classmethod
     def from_config(cls, config):

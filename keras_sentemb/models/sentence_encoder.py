@@ -4,23 +4,23 @@ import os
 
 import keras
 
-from keras_sentemb.data.smart_batching import pack_rows
-from keras_sentemb.encoders.pretrained_backbone import load_backbone_and_tokenizer
-from keras_sentemb.encoders.transformer_layer_states import transformer_layer_states
+from keras_sentemb.data.length_buckets import pack_rows
+from keras_sentemb.layers.backbone_lora import enable_backbone_lora
 from keras_sentemb.layers.siamese_pooler import SiamesePooler
-from keras_sentemb.models.backbone_lora import enable_backbone_lora
-from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
-from keras_sentemb.models.text_encoding import TextEncoding
+from keras_sentemb.models.embedding_model import EmbeddingModel
+from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
+from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
+from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 
 
 def _model_name(name_or_path):
-    """"minilm-l6" → "sentence_encoder_minilm_l6"; a folder path → its last component."""
+    """ "minilm-l6" → "sentence_encoder_minilm_l6"; a folder path → its last component."""
     stem = os.path.basename(os.path.normpath(os.fspath(name_or_path)))
     return "sentence_encoder_" + "".join(c if c.isalnum() else "_" for c in stem)
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
-class SentenceEncoder(TextEncoding, keras.Model):
+class SentenceEncoder(EmbeddingModel, keras.Model):
     """Maps token ids to one sentence embedding per row (SBERT's siamese tower).
 
     u = SiamesePooler(mode)(BERT(token_ids, padding_mask)), then u / ‖u‖₂ when
@@ -31,7 +31,8 @@ class SentenceEncoder(TextEncoding, keras.Model):
 
     The attached `tokenizer` (a `SentenceTokenizer`) turns raw strings into those inputs:
     in `encode()` (smart batching, NumPy out), in `tf.data` pipelines, and inside the
-    SavedModel written by `export()` (strings in, embeddings out).
+    SavedModel written by `keras_sentemb.export.export_saved_model` (strings in,
+    embeddings out).
 
     Args:
         backbone: a keras-hub encoder backbone (`keras_hub.models.BertBackbone`).
@@ -77,9 +78,7 @@ class SentenceEncoder(TextEncoding, keras.Model):
         )
         embedding = pooler(layer_states, padding_mask=padding_mask)
         if normalize:
-            embedding = keras.layers.UnitNormalization(
-                axis=-1, dtype="float32", name="l2_normalize"
-            )(embedding)
+            embedding = keras.layers.UnitNormalization(axis=-1, dtype="float32", name="l2_normalize")(embedding)
         super().__init__(
             inputs={"token_ids": token_ids, "padding_mask": padding_mask},
             outputs=embedding,
@@ -104,9 +103,7 @@ class SentenceEncoder(TextEncoding, keras.Model):
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_pretrained(
-        cls, name_or_path="minilm-l6", dtype=None, max_length=None, normalize=None
-    ):
+    def from_pretrained(cls, name_or_path="minilm-l6", dtype=None, max_length=None, normalize=None):
         """Builds an encoder from a preset name (e.g. "minilm-l6") or an HF-format folder.
 
         The weights come from an installed package (see `PRETRAINED_SOURCES`); nothing is
@@ -115,9 +112,7 @@ class SentenceEncoder(TextEncoding, keras.Model):
         bfloat16 (faster on CPUs with AVX512-BF16/AMX; see benchmarks/) while the pooled
         vector stays float32.
         """
-        backbone, tokenizer, settings = load_backbone_and_tokenizer(
-            name_or_path, dtype=dtype, max_length=max_length
-        )
+        backbone, tokenizer, settings = load_backbone_and_tokenizer(name_or_path, dtype=dtype, max_length=max_length)
         return cls(
             backbone=backbone,
             tokenizer=tokenizer,
@@ -151,8 +146,7 @@ class SentenceEncoder(TextEncoding, keras.Model):
 
     def pack_batch(self, rows, length):
         tokenizer = self.tokenizer
-        return pack_rows(rows, length, tokenizer.cls_token_id, tokenizer.sep_token_id,
-                         tokenizer.pad_token_id)
+        return pack_rows(rows, length, tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id)
 
     def encode(self, texts, batch_size=64, normalize=True, progress=None):
         """Embeds raw texts; returns float32 NumPy [N, d] in input order.
@@ -186,7 +180,7 @@ class SentenceEncoder(TextEncoding, keras.Model):
         of rank r trained, W frozen. Save only the adapters with `save_lora_weights`.
         """
         enable_backbone_lora(self.backbone, rank, target_layer_names)
-        self._forget_traced_functions()
+        self.forget_traced_functions()
 
     def save_lora_weights(self, filepath):
         """Writes the LoRA adapters (a `.lora.h5` file, small) of `enable_lora`."""
@@ -195,24 +189,4 @@ class SentenceEncoder(TextEncoding, keras.Model):
     def load_lora_weights(self, filepath):
         """Adds the adapters saved by `save_lora_weights` to the (pinned) base weights."""
         self.backbone.load_lora_weights(filepath)
-        self._forget_traced_functions()
-
-    def _forget_traced_functions(self):
-        # A traced `embed_fn` holds the graph of the model as it was; after a change of
-        # structure (LoRA adapters added) it must be traced again.
-        object.__setattr__(self, "_embed_function", None)
-
-    # ------------------------------------------------------------------ export
-    def export(self, filepath, version=1, overwrite=False, **kwargs):
-        """Writes a TF Serving SavedModel at `filepath/<version>/`: strings in, vectors out.
-
-        The `serving_default` signature takes a 1-D `tf.string` tensor `texts` and returns
-        `{"embedding": float32 [N, d]}`; tokenisation runs in-graph (TF Text ops). Loading
-        needs only `tensorflow` and `import tensorflow_text`. Returns the version folder.
-        See `keras_sentemb.export.export_for_serving` for the details.
-        """
-        from keras_sentemb.export.serving_export import export_for_serving
-
-        if kwargs:
-            raise TypeError(f"SentenceEncoder.export got unexpected arguments {sorted(kwargs)}")
-        return export_for_serving(self, filepath, version=version, overwrite=overwrite)
+        self.forget_traced_functions()

@@ -33,7 +33,8 @@ def validate_codes(codes, name="codes", nbytes=None):
     if nbytes is not None and codes.shape[1] != nbytes:
         raise ValueError(
             f"{name} are {codes.shape[1] * 8}-bit codes ({codes.shape[1]} bytes), "
-            f"expected {nbytes * 8}-bit codes ({nbytes} bytes)")
+            f"expected {nbytes * 8}-bit codes ({nbytes} bytes)"
+        )
     return np.ascontiguousarray(codes)
 
 

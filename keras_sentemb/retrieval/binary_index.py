@@ -86,8 +86,7 @@ class BinaryIndex:
         if ids is not None:
             ids = np.asarray(ids)
             if ids.shape != (len(codes),) or not np.issubdtype(ids.dtype, np.integer):
-                raise ValueError(f"ids must be {len(codes)} integers, got shape {ids.shape} "
-                                 f"dtype {ids.dtype}")
+                raise ValueError(f"ids must be {len(codes)} integers, got shape {ids.shape} dtype {ids.dtype}")
             ids = ids.astype(np.int64)
             if self._ids is None and np.array_equal(ids, np.arange(len(self), len(self) + len(ids))):
                 ids = None  # the default ids: nothing to store
@@ -112,8 +111,11 @@ class BinaryIndex:
         return np.concatenate(self._blocks) if self._blocks else np.zeros((0, self.nbytes), np.uint8)
 
     def _check_query(self, query_codes, k):
-        query_codes = validate_codes(np.atleast_2d(query_codes) if isinstance(query_codes, np.ndarray)
-                                     else query_codes, "query_codes", nbytes=self.nbytes)
+        query_codes = validate_codes(
+            np.atleast_2d(query_codes) if isinstance(query_codes, np.ndarray) else query_codes,
+            "query_codes",
+            nbytes=self.nbytes,
+        )
         if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k <= 0:
             raise ValueError(f"k must be a positive int, got {k!r}")
         if len(self) == 0:
@@ -153,8 +155,7 @@ class BinaryIndex:
             raise ValueError(f"factor must be a positive int, got {factor!r}")
         query_embeddings = np.atleast_2d(np.asarray(query_embeddings, np.float32))
         if query_embeddings.shape[0] != query_codes.shape[0]:
-            raise ValueError(f"{query_codes.shape[0]} query codes but {query_embeddings.shape[0]} "
-                             "query embeddings")
+            raise ValueError(f"{query_codes.shape[0]} query codes but {query_embeddings.shape[0]} query embeddings")
         if len(embeddings) != len(self):
             raise ValueError(f"embeddings has {len(embeddings)} rows, the index {len(self)} codes")
         _, positions = self._top_positions(query_codes, min(len(self), int(k) * int(factor)))
@@ -162,8 +163,10 @@ class BinaryIndex:
         rows = unit_rows(embeddings[positions.ravel()]).reshape(positions.shape + (-1,))
         scores = np.einsum("qd,qcd->qc", unit_rows(query_embeddings), rows)
         order = np.lexsort((positions, -scores), axis=1)[:, : int(k)]
-        return (np.take_along_axis(scores, order, axis=1).astype(np.float32),
-                self._to_ids(np.take_along_axis(positions, order, axis=1)))
+        return (
+            np.take_along_axis(scores, order, axis=1).astype(np.float32),
+            self._to_ids(np.take_along_axis(positions, order, axis=1)),
+        )
 
     # ------------------------------------------------------------------ persistence
     def save(self, path):
@@ -193,7 +196,7 @@ def _chunks(blocks):
     offset = 0
     for block in blocks:
         for start in range(0, len(block), _CHUNK_ROWS):
-            yield offset + start, block[start:start + _CHUNK_ROWS]
+            yield offset + start, block[start : start + _CHUNK_ROWS]
         offset += len(block)
 
 

@@ -28,9 +28,7 @@ def semantic_search(query_embeddings, corpus_embeddings, top_k=5, chunk_size=409
     queries = np.atleast_2d(np.asarray(query_embeddings, dtype=np.float32))
     corpus = np.asarray(corpus_embeddings, dtype=np.float32)
     if corpus.ndim != 2 or queries.shape[1] != corpus.shape[1]:
-        raise ValueError(
-            f"query shape {queries.shape} and corpus shape {corpus.shape} do not match"
-        )
+        raise ValueError(f"query shape {queries.shape} and corpus shape {corpus.shape} do not match")
     if not isinstance(top_k, int) or top_k < 1:
         raise ValueError(f"top_k must be a positive int, got {top_k!r}")
     queries = unit_rows(queries)
@@ -42,7 +40,7 @@ def semantic_search(query_embeddings, corpus_embeddings, top_k=5, chunk_size=409
         chunk = unit_rows(chunk)
         scores = np.concatenate([best_score, queries @ chunk.T], axis=1)
         indices = np.concatenate(
-            [best_idx, np.broadcast_to(np.arange(start, start + len(chunk)), scores[:, -len(chunk):].shape)],
+            [best_idx, np.broadcast_to(np.arange(start, start + len(chunk)), scores[:, -len(chunk) :].shape)],
             axis=1,
         )
         # Sort by (-score, index) so that ties keep the lower corpus index.

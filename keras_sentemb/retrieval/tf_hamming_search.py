@@ -11,8 +11,7 @@ def codes_to_words(codes):
     """
     codes = np.ascontiguousarray(codes, dtype=np.uint8)
     if codes.ndim != 2 or codes.shape[1] % 8:
-        raise ValueError(f"in-graph search needs codes [N, bits/8] with bits a multiple of 64, "
-                         f"got shape {codes.shape}")
+        raise ValueError(f"in-graph search needs codes [N, bits/8] with bits a multiple of 64, got shape {codes.shape}")
     return codes.view(np.uint64)
 
 
@@ -33,8 +32,7 @@ def tf_hamming_top_k(query_codes, table_words, k):
     """
     query_codes = tf.convert_to_tensor(query_codes, tf.uint8)
     words_per_code = tf.shape(table_words)[1]
-    query_words = tf.bitcast(
-        tf.reshape(query_codes, [tf.shape(query_codes)[0], words_per_code, 8]), tf.uint64)
+    query_words = tf.bitcast(tf.reshape(query_codes, [tf.shape(query_codes)[0], words_per_code, 8]), tf.uint64)
 
     def nearest(query):
         xor = tf.bitwise.bitwise_xor(table_words, query[None, :])
@@ -42,5 +40,4 @@ def tf_hamming_top_k(query_codes, table_words, k):
         negated, rows = tf.math.top_k(-distance, k=k)
         return -negated, rows
 
-    return tf.map_fn(nearest, query_words, fn_output_signature=(tf.int32, tf.int32),
-                     parallel_iterations=1)
+    return tf.map_fn(nearest, query_words, fn_output_signature=(tf.int32, tf.int32), parallel_iterations=1)

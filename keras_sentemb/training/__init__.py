@@ -1,10 +1,22 @@
-"""Training utilities: schedules, callbacks."""
+"""Procedures that train models (never model classes): schedules, callbacks, distillation of
+binary codes, teacher caches."""
 
-from keras_sentemb.training.nan_guard import NaNGuard
+from keras_sentemb.training.code_distillation import corpus_pairs, distill_code, distill_hashed_encoder
 from keras_sentemb.training.sts_evaluator import STSEvaluator
+from keras_sentemb.training.teacher_logits import cached_teacher_logits
 from keras_sentemb.training.teacher_vectors import cached_teacher_vectors
 from keras_sentemb.training.temperature_schedule import TemperatureSchedule
 from keras_sentemb.training.warmup_schedule import LinearWarmupLinearDecay
+from keras_sentemb.utils.nan_guard import NaNGuard
 
-__all__ = ["LinearWarmupLinearDecay", "NaNGuard", "STSEvaluator", "TemperatureSchedule",
-           "cached_teacher_vectors"]
+__all__ = [
+    "LinearWarmupLinearDecay",
+    "NaNGuard",
+    "STSEvaluator",
+    "TemperatureSchedule",
+    "cached_teacher_logits",
+    "cached_teacher_vectors",
+    "corpus_pairs",
+    "distill_code",
+    "distill_hashed_encoder",
+]

@@ -20,7 +20,8 @@ import contextlib
 def uses_ema(optimizer):
     """True when `optimizer` keeps a moving average that has been built."""
     return bool(getattr(optimizer, "use_ema", False)) and bool(
-        getattr(optimizer, "_model_variables_moving_average", None))
+        getattr(optimizer, "_model_variables_moving_average", None)
+    )
 
 
 @contextlib.contextmanager
@@ -29,9 +30,11 @@ def averaged_weights(optimizer):
     if not uses_ema(optimizer):
         yield
         return
-    pairs = [(variable, average) for variable, average in
-             zip(optimizer._trainable_variables, optimizer._model_variables_moving_average)
-             if average is not None]
+    pairs = [
+        (variable, average)
+        for variable, average in zip(optimizer._trainable_variables, optimizer._model_variables_moving_average)
+        if average is not None
+    ]
     raw = [variable.numpy() for variable, _ in pairs]
     for variable, average in pairs:
         variable.assign(average)

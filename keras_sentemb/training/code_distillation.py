@@ -1,4 +1,4 @@
-"""Training a `SemanticHashing` head on a frozen encoder's embeddings (`HashedEncoder.distill`).
+"""Training a `SemanticHashing` head on a frozen encoder's embeddings (`distill_hashed_encoder`).
 
 Per step, with B corpus rows x (a neighbour batch, see `neighbour_batches`) and, when
 scored pairs are given, P scored pairs (u_p, v_p, s_p):
@@ -26,27 +26,12 @@ import tensorflow as tf
 from keras_sentemb.layers.semantic_hashing import SemanticHashing
 from keras_sentemb.losses.code_similarity_loss import CodeSimilarityLoss
 from keras_sentemb.losses.cosent_loss import CoSENTLoss
-from keras_sentemb.models.pipeline_training import PipelineTraining
+from keras_sentemb.models.code_distillation_head import CodeDistillationHead
+from keras_sentemb.models.hashed_encoder import HashedEncoder
+from keras_sentemb.training.itq_initialisation import itq_projection
 from keras_sentemb.training.neighbour_batches import mine_neighbours, neighbour_batch_rows
 from keras_sentemb.training.temperature_schedule import TemperatureSchedule
 from keras_sentemb.utils.unit_vectors import unit_rows
-
-
-class CodeDistillationHead(PipelineTraining, keras.Model):
-    """The `SemanticHashing` head as `distill_code` trains it (with this package's `fit`:
-    NaN guard, tf.distribute). Unit embeddings [B, d] in, relaxed codes [B, bits] out;
-    given `{"sentences": [B, d], "pairs": [P, 2, d]}` it returns
-    `{"codes": [B, bits], "pair_codes": [P, 2, bits]}`, the pair codes as ±1 (2h − 1)."""
-
-    def __init__(self, hashing, **kwargs):
-        super().__init__(**kwargs)
-        self.hashing = hashing
-
-    def call(self, inputs):
-        if not isinstance(inputs, dict):
-            return self.hashing(inputs)
-        return {"codes": self.hashing(inputs["sentences"]),
-                "pair_codes": 2.0 * self.hashing(inputs["pairs"]) - 1.0}
 
 
 def scored_pair_array(pairs, dim):
@@ -58,8 +43,9 @@ def scored_pair_array(pairs, dim):
     first, second = np.asarray(first, np.float32), np.asarray(second, np.float32)
     scores = np.asarray(scores, np.float32).reshape(-1)
     if first.shape != second.shape or first.ndim != 2 or first.shape[1] != dim or len(scores) != len(first):
-        raise ValueError(f"pairs must be two [P, {dim}] arrays and P scores, got {first.shape}, "
-                         f"{second.shape} and {scores.shape}")
+        raise ValueError(
+            f"pairs must be two [P, {dim}] arrays and P scores, got {first.shape}, {second.shape} and {scores.shape}"
+        )
     if len(scores) < 2:
         raise ValueError("a pair task needs at least 2 scored pairs")
     return np.stack([unit_rows(first), unit_rows(second)], axis=1), scores
@@ -73,34 +59,56 @@ def corpus_pairs(pairs, sentences, embeddings):
     rows = {sentence: i for i, sentence in enumerate(sentences)}
     keep = [i for i, (a, b) in enumerate(zip(pairs.sentences1, pairs.sentences2)) if a in rows and b in rows]
     embeddings = np.asarray(embeddings)
-    return (embeddings[[rows[pairs.sentences1[i]] for i in keep]],
-            embeddings[[rows[pairs.sentences2[i]] for i in keep]],
-            np.asarray(pairs.scores, np.float32)[keep])
+    return (
+        embeddings[[rows[pairs.sentences1[i]] for i in keep]],
+        embeddings[[rows[pairs.sentences2[i]] for i in keep]],
+        np.asarray(pairs.scores, np.float32)[keep],
+    )
 
 
-def distill_code(embeddings, bits, epochs=5, batch_size=2048, learning_rate=1e-4,
-                 initial_temperature=1.0, final_temperature=0.3, rank_weight=1.0,
-                 rank_temperature=0.02, init="itq", itq_iterations=3, straight_through=True,
-                 neighbours_per_anchor=3, neighbour_pool=100, pairs=None, pair_weight=0.1,
-                 pair_batch_size=256, seed=0, verbose="auto", shuffle=True):
+def distill_code(
+    embeddings,
+    bits,
+    epochs=5,
+    batch_size=2048,
+    learning_rate=1e-4,
+    initial_temperature=1.0,
+    final_temperature=0.3,
+    rank_weight=1.0,
+    rank_temperature=0.02,
+    init="itq",
+    itq_iterations=3,
+    straight_through=True,
+    neighbours_per_anchor=3,
+    neighbour_pool=100,
+    pairs=None,
+    pair_weight=0.1,
+    pair_batch_size=256,
+    seed=0,
+    verbose="auto",
+    shuffle=True,
+):
     """`(SemanticHashing(bits), history)` trained on embeddings [N, d] (module docstring).
 
     See `HashedEncoder.distill` for the arguments; `history` is None when `epochs` is 0.
     """
-    from keras_sentemb.training.itq_initialisation import itq_projection
-
     embeddings = np.asarray(embeddings, np.float32)
     if embeddings.ndim != 2 or len(embeddings) < 2:
         raise ValueError(f"distilling a code needs [N ≥ 2, d] embeddings, got shape {embeddings.shape}")
     if init not in ("itq", "random"):
         raise ValueError(f"init must be 'itq' or 'random', got {init!r}")
     if neighbours_per_anchor < 0 or pair_weight < 0:
-        raise ValueError(f"neighbours_per_anchor and pair_weight must be ≥ 0, got "
-                         f"{neighbours_per_anchor!r} and {pair_weight!r}")
+        raise ValueError(
+            f"neighbours_per_anchor and pair_weight must be ≥ 0, got {neighbours_per_anchor!r} and {pair_weight!r}"
+        )
     keras.utils.set_random_seed(seed)
     unit = unit_rows(embeddings)
-    hashing = SemanticHashing(bits, initial_temperature=initial_temperature,
-                              straight_through=straight_through, name=f"semantic_hashing_{bits}")
+    hashing = SemanticHashing(
+        bits,
+        initial_temperature=initial_temperature,
+        straight_through=straight_through,
+        name=f"semantic_hashing_{bits}",
+    )
     hashing.build((None, unit.shape[1]))
     if init == "itq":
         kernel, bias = itq_projection(unit, bits, iterations=itq_iterations, seed=seed)
@@ -121,30 +129,137 @@ def distill_code(embeddings, bits, epochs=5, batch_size=2048, learning_rate=1e-4
     else:
         pair_vectors, scores = scored_pair_array(pairs, unit.shape[1])
         take = min(pair_batch_size, len(scores))
-        picks = np.stack([np.random.default_rng([seed, step]).choice(len(scores), take, replace=False)
-                          for step in range(steps * epochs)])
+        picks = np.stack(
+            [
+                np.random.default_rng([seed, step]).choice(len(scores), take, replace=False)
+                for step in range(steps * epochs)
+            ]
+        )
         pair_data = tf.data.Dataset.from_tensor_slices(picks).map(
-            lambda p: (tf.gather(pair_vectors, p), tf.gather(scores, p)))
-        head.compile(optimizer=keras.optimizers.Adam(learning_rate),
-                     loss={"codes": distillation, "pair_codes": CoSENTLoss()},
-                     loss_weights={"codes": 1.0, "pair_codes": float(pair_weight)})
+            lambda p: (tf.gather(pair_vectors, p), tf.gather(scores, p))
+        )
+        head.compile(
+            optimizer=keras.optimizers.Adam(learning_rate),
+            loss={"codes": distillation, "pair_codes": CoSENTLoss()},
+            loss_weights={"codes": 1.0, "pair_codes": float(pair_weight)},
+        )
         data = tf.data.Dataset.zip(data, pair_data).map(
-            lambda x, p: ({"sentences": x, "pairs": p[0]}, {"codes": x, "pair_codes": p[1]}))
-    history = head.fit(data.prefetch(tf.data.AUTOTUNE), epochs=epochs, steps_per_epoch=steps,
-                       verbose=verbose, callbacks=[TemperatureSchedule(initial_temperature, final_temperature)])
+            lambda x, p: ({"sentences": x, "pairs": p[0]}, {"codes": x, "pair_codes": p[1]})
+        )
+    history = head.fit(
+        data.prefetch(tf.data.AUTOTUNE),
+        epochs=epochs,
+        steps_per_epoch=steps,
+        verbose=verbose,
+        callbacks=[TemperatureSchedule(initial_temperature, final_temperature)],
+    )
     return hashing, history
 
 
 def _batch_rows(unit, batch, total_steps, neighbours_per_anchor, neighbour_pool, shuffle, seed):
     """Row numbers [total_steps, batch]: neighbour batches, or plain (shuffled) epochs."""
     if neighbours_per_anchor and batch >= 1 + neighbours_per_anchor:
-        anchors, neighbours = mine_neighbours(unit, pool=max(neighbour_pool, neighbours_per_anchor),
-                                              seed=seed)
-        return neighbour_batch_rows(len(unit), anchors, neighbours, batch, total_steps,
-                                    min(neighbours_per_anchor, neighbours.shape[1]), seed=seed)
+        anchors, neighbours = mine_neighbours(unit, pool=max(neighbour_pool, neighbours_per_anchor), seed=seed)
+        return neighbour_batch_rows(
+            len(unit),
+            anchors,
+            neighbours,
+            batch,
+            total_steps,
+            min(neighbours_per_anchor, neighbours.shape[1]),
+            seed=seed,
+        )
     steps = len(unit) // batch
     rng = np.random.default_rng(seed)
     epochs = -(-total_steps // steps)
-    order = np.concatenate([rng.permutation(len(unit))[: steps * batch] if shuffle
-                            else np.arange(steps * batch) for _ in range(epochs)])
+    order = np.concatenate(
+        [rng.permutation(len(unit))[: steps * batch] if shuffle else np.arange(steps * batch) for _ in range(epochs)]
+    )
     return order.reshape(-1, batch)[:total_steps]
+
+
+def distill_hashed_encoder(
+    encoder,
+    embeddings,
+    bits,
+    epochs=5,
+    batch_size=2048,
+    learning_rate=1e-4,
+    initial_temperature=1.0,
+    final_temperature=0.3,
+    rank_weight=1.0,
+    rank_temperature=0.02,
+    init="itq",
+    itq_iterations=3,
+    straight_through=True,
+    neighbours_per_anchor=3,
+    neighbour_pool=100,
+    pairs=None,
+    pair_weight=0.1,
+    pair_batch_size=256,
+    seed=0,
+    verbose="auto",
+    shuffle=True,
+):
+    """Trains a `SemanticHashing(bits)` head on a frozen encoder's embeddings [N, d].
+
+    1. `init="itq"`: the projection starts from iterative quantization
+       (`itq_projection` with `itq_iterations` rounds: PCA to `bits` dimensions and a
+       random rotation, then rounds that lower the quantization error; a centred
+       random projection above d bits); `init="random"` keeps Glorot's.
+    2. Adam minimises `CodeSimilarityLoss` (±1 code similarities vs cosine
+       similarities, plus the neighbour-distribution KL term, over all pairs of each
+       batch) while τ decays exponentially from `initial_temperature` to
+       `final_temperature` (`TemperatureSchedule`). With `straight_through` (default)
+       the loss sees the hard codes and the gradient flows through σ(·/τ).
+    3. Batches are neighbour batches (`training.neighbour_batches`): batch_size /
+       (1 + n) anchors, each with n = `neighbours_per_anchor` of its
+       `neighbour_pool` nearest neighbours by cosine, so the rank term learns the
+       top-10 / top-100 boundary a search must get right; n = 0 (or a batch smaller
+       than 1 + n) gives plain batches, reshuffled each epoch unless `shuffle=False`.
+    4. Joint training with a pair task: `pairs=(embeddings1, embeddings2, scores)`
+       (e.g. STS-B train through the same encoder) adds `pair_weight` × CoSENT of the
+       pairs' ±1 code similarities against their scores, `pair_batch_size` pairs a
+       step (`training.code_distillation`).
+
+    The defaults were chosen with `benchmarks/hashing_recall.py --select` (1,000
+    validation queries out of the benchmark data corpus and STS-B dev, apart from the
+    benchmark's test queries and STS-B test) at 256 bits: ITQ with 3 rounds keeps more
+    of STS than 50, neighbour batches raise recall@10 after re-ranking the Hamming
+    top-100 by about 0.005 at equal STS, and the STS-B pair task (`pair_weight` 0.1)
+    adds about 0.15 STS-B dev points but costs about 0.006 of that recall, so it is
+    off unless `pairs` are given. The encoder is not changed. Returns a
+    `HashedEncoder` whose training history is in `.history`.
+
+    Under `tf.distribute` (call it inside `strategy.scope()`) the losses compare each
+    replica's rows with the global batch, so it trains as on one device.
+    """
+
+    embeddings = np.asarray(embeddings, np.float32)
+    if embeddings.ndim != 2 or embeddings.shape[1] != encoder.embedding_dim:
+        raise ValueError(f"embeddings must be [N, {encoder.embedding_dim}], got {embeddings.shape}")
+    hashing, history = distill_code(
+        embeddings,
+        bits,
+        epochs=epochs,
+        batch_size=batch_size,
+        learning_rate=learning_rate,
+        initial_temperature=initial_temperature,
+        final_temperature=final_temperature,
+        rank_weight=rank_weight,
+        rank_temperature=rank_temperature,
+        init=init,
+        itq_iterations=itq_iterations,
+        straight_through=straight_through,
+        neighbours_per_anchor=neighbours_per_anchor,
+        neighbour_pool=neighbour_pool,
+        pairs=pairs,
+        pair_weight=pair_weight,
+        pair_batch_size=pair_batch_size,
+        seed=seed,
+        verbose=verbose,
+        shuffle=shuffle,
+    )
+    hashed = HashedEncoder(encoder, hashing, name=f"{encoder.name}_hashed_{bits}")
+    hashed.history = history
+    return hashed

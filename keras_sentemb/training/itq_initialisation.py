@@ -44,7 +44,7 @@ def itq_projection(embeddings, bits, iterations=50, sample=50_000, seed=0):
         kernel = rng.standard_normal((dim, bits)).astype(np.float32) / np.sqrt(dim)
         return kernel, (-mean @ kernel).astype(np.float32)
     _, _, components = np.linalg.svd(centred, full_matrices=False)
-    pca = components[:bits].T                                        # [d, bits]
+    pca = components[:bits].T  # [d, bits]
     projected = centred @ pca
     rotation, _ = np.linalg.qr(rng.standard_normal((bits, bits)))
     for _ in range(iterations):

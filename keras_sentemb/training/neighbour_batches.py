@@ -24,6 +24,7 @@ Example:
 """
 
 import numpy as np
+from sklearn.neighbors import NearestNeighbors
 
 
 def mine_neighbours(unit_vectors, pool=20, max_anchors=20_000, seed=0):
@@ -33,7 +34,6 @@ def mine_neighbours(unit_vectors, pool=20, max_anchors=20_000, seed=0):
 
     Cost: A × N dot products (20,000 anchors × 160k rows ≈ 1.5 min on 2 CPU cores).
     """
-    from sklearn.neighbors import NearestNeighbors
 
     unit_vectors = np.asarray(unit_vectors, np.float32)
     if unit_vectors.ndim != 2 or len(unit_vectors) < 2:
@@ -52,8 +52,7 @@ def mine_neighbours(unit_vectors, pool=20, max_anchors=20_000, seed=0):
     return anchors, found[~is_self].reshape(len(anchors), pool)
 
 
-def neighbour_batch_rows(num_rows, anchors, neighbours, batch_size, steps, neighbours_per_anchor=3,
-                         seed=0):
+def neighbour_batch_rows(num_rows, anchors, neighbours, batch_size, steps, neighbours_per_anchor=3, seed=0):
     """Row numbers [steps, batch_size] of `steps` neighbour batches (module docstring).
 
     Each batch takes batch_size // (1 + n) anchors at random (without repetition within a
@@ -65,12 +64,12 @@ def neighbour_batch_rows(num_rows, anchors, neighbours, batch_size, steps, neigh
     if neighbours.ndim != 2 or len(neighbours) != len(anchors):
         raise ValueError(f"neighbours must be [len(anchors)={len(anchors)}, pool], got {neighbours.shape}")
     if not 1 <= neighbours_per_anchor <= neighbours.shape[1]:
-        raise ValueError(f"neighbours_per_anchor must be in [1, pool={neighbours.shape[1]}], got "
-                         f"{neighbours_per_anchor!r}")
+        raise ValueError(
+            f"neighbours_per_anchor must be in [1, pool={neighbours.shape[1]}], got {neighbours_per_anchor!r}"
+        )
     per_batch = min(batch_size // (1 + neighbours_per_anchor), len(anchors))
     if per_batch < 1:
-        raise ValueError(f"batch_size {batch_size} cannot hold an anchor and {neighbours_per_anchor} "
-                         "neighbours")
+        raise ValueError(f"batch_size {batch_size} cannot hold an anchor and {neighbours_per_anchor} neighbours")
     rng = np.random.default_rng(seed)
     batches = np.empty((steps, batch_size), np.int64)
     for step in range(steps):

@@ -19,12 +19,13 @@ class STSEvaluator(keras.callbacks.Callback):
     instead of cosine similarity; `encoder` may then be None.
 
     Example:
-    >>> dev = read_scored_pairs("../shared/data/stsb/dev.tsv")              # doctest: +SKIP
+    >>> dev = read_scored_pairs("data/stsb/dev.tsv")              # doctest: +SKIP
     >>> sbert.fit(train, epochs=4, callbacks=[STSEvaluator(sbert.encoder, dev)])  # doctest: +SKIP
     """
 
-    def __init__(self, encoder, pairs, name="sts_dev", batch_size=64, restore_best_weights=False,
-                 verbose=1, score_fn=None):
+    def __init__(
+        self, encoder, pairs, name="sts_dev", batch_size=64, restore_best_weights=False, verbose=1, score_fn=None
+    ):
         super().__init__()
         if encoder is None and score_fn is None:
             raise ValueError("STSEvaluator needs an encoder or a score_fn")
@@ -44,8 +45,9 @@ class STSEvaluator(keras.callbacks.Callback):
         if self.score_fn is not None:
             scores = np.asarray(self.score_fn(self.pairs.sentences1, self.pairs.sentences2))
         else:
-            scores = cosine_scores(self.encoder, self.pairs.sentences1, self.pairs.sentences2,
-                                   batch_size=self.batch_size, progress=False)
+            scores = cosine_scores(
+                self.encoder, self.pairs.sentences1, self.pairs.sentences2, batch_size=self.batch_size, progress=False
+            )
         return correlations(scores, self.pairs.scores)
 
     def on_epoch_end(self, epoch, logs=None):
@@ -65,5 +67,7 @@ class STSEvaluator(keras.callbacks.Callback):
         if self.restore_best_weights and self._best_weights is not None:
             self.model.set_weights(self._best_weights)
             if self.verbose:
-                print(f"{self.name}: restored the weights of epoch {self.best_epoch + 1} "
-                      f"(Spearman {self.best_spearman:.2f})")
+                print(
+                    f"{self.name}: restored the weights of epoch {self.best_epoch + 1} "
+                    f"(Spearman {self.best_spearman:.2f})"
+                )

@@ -21,8 +21,7 @@ def teacher_logits_key(teacher, sentences1, sentences2):
     )
 
 
-def cached_teacher_logits(teacher, sentences1, sentences2, cache_dir, batch_size=64,
-                          progress=None):
+def cached_teacher_logits(teacher, sentences1, sentences2, cache_dir, batch_size=64, progress=None):
     """T = `teacher.predict_pairs(sentences1, sentences2)` as float32 [N, num_labels], cached.
 
     The entry in `cache_dir` is keyed by a sha256 of the two sentence lists and of the
@@ -39,8 +38,7 @@ def cached_teacher_logits(teacher, sentences1, sentences2, cache_dir, batch_size
     key = teacher_logits_key(teacher, sentences1, sentences2)
 
     def compute():
-        logits = teacher.predict_pairs(sentences1, sentences2, batch_size=batch_size,
-                                       progress=progress)
+        logits = teacher.predict_pairs(sentences1, sentences2, batch_size=batch_size, progress=progress)
         return np.asarray(logits, np.float32).reshape(len(sentences1), -1)
 
     return cached_array(cache_dir, "teacher_logits", key, compute)

@@ -11,10 +11,16 @@ from keras_sentemb.utils.array_cache import (
 def teacher_vectors_key(teacher, sentences):
     """The cache key: sha256 over the sentences (order matters), the teacher's pooling
     settings (a CLS teacher and a mean teacher share weights) and every teacher weight."""
-    settings = [getattr(teacher, name, None)
-                for name in ("pooling", "layer_indices", "exclude_special_tokens", "normalize")]
-    return fingerprint("teacher-vectors-v1", type(teacher).__name__, settings,
-                       fingerprint_texts(sentences), fingerprint_weights(teacher))
+    settings = [
+        getattr(teacher, name, None) for name in ("pooling", "layer_indices", "exclude_special_tokens", "normalize")
+    ]
+    return fingerprint(
+        "teacher-vectors-v1",
+        type(teacher).__name__,
+        settings,
+        fingerprint_texts(sentences),
+        fingerprint_weights(teacher),
+    )
 
 
 def cached_teacher_vectors(teacher, sentences, cache_dir, batch_size=64, progress=None):
@@ -32,6 +38,9 @@ def cached_teacher_vectors(teacher, sentences, cache_dir, batch_size=64, progres
     ...                            "out/cache")                           # doctest: +SKIP
     """
     key = teacher_vectors_key(teacher, sentences)
-    return cached_array(cache_dir, "teacher_vectors", key,
-                        lambda: teacher.encode(list(sentences), batch_size=batch_size,
-                                               progress=progress))
+    return cached_array(
+        cache_dir,
+        "teacher_vectors",
+        key,
+        lambda: teacher.encode(list(sentences), batch_size=batch_size, progress=progress),
+    )

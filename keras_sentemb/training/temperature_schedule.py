@@ -24,13 +24,13 @@ class TemperatureSchedule(keras.callbacks.Callback):
     >>> model.fit(x, y, epochs=5, callbacks=[TemperatureSchedule(final_temperature=0.05)])  # doctest: +SKIP
     """
 
-    def __init__(self, initial_temperature=1.0, final_temperature=0.05, total_steps=None,
-                 layers=None):
+    def __init__(self, initial_temperature=1.0, final_temperature=0.05, total_steps=None, layers=None):
         super().__init__()
         if not initial_temperature > final_temperature > 0:
             raise ValueError(
                 "need initial_temperature > final_temperature > 0, got "
-                f"{initial_temperature!r} and {final_temperature!r}")
+                f"{initial_temperature!r} and {final_temperature!r}"
+            )
         if total_steps is not None and (not isinstance(total_steps, int) or total_steps < 1):
             raise ValueError(f"total_steps must be a positive int or None, got {total_steps!r}")
         self.initial_temperature = float(initial_temperature)
@@ -43,19 +43,18 @@ class TemperatureSchedule(keras.callbacks.Callback):
         """τ at optimizer step `step`."""
         fraction = min(step, self._steps) / self._steps
         return self.initial_temperature * math.exp(
-            fraction * math.log(self.final_temperature / self.initial_temperature))
+            fraction * math.log(self.final_temperature / self.initial_temperature)
+        )
 
     def on_train_begin(self, logs=None):
         if self.layers is None:
-            self.layers = [layer for layer in self.model._flatten_layers()
-                           if isinstance(layer, SemanticHashing)]
+            self.layers = [layer for layer in self.model._flatten_layers() if isinstance(layer, SemanticHashing)]
         if not self.layers:
             raise ValueError("TemperatureSchedule: the model has no SemanticHashing layer to drive")
         steps = self.total_steps
         if steps is None:
             if not self.params.get("steps") or not self.params.get("epochs"):
-                raise ValueError("TemperatureSchedule cannot tell the number of steps of this fit; "
-                                 "pass total_steps=")
+                raise ValueError("TemperatureSchedule cannot tell the number of steps of this fit; pass total_steps=")
             steps = self.params["steps"] * self.params["epochs"]
         self._steps = steps
 

@@ -29,12 +29,15 @@ class LinearWarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
         step = ops.cast(step, "float32")
         warmup = float(max(self.warmup_steps, 1))
         rising = self.peak_learning_rate * step / warmup
-        falling = self.peak_learning_rate * (self.total_steps - step) / float(
-            max(self.total_steps - self.warmup_steps, 1)
+        falling = (
+            self.peak_learning_rate * (self.total_steps - step) / float(max(self.total_steps - self.warmup_steps, 1))
         )
         rate = ops.where(step < self.warmup_steps, rising, falling)
         return ops.maximum(rate, 0.0)
 
     def get_config(self):
-        return {"peak_learning_rate": self.peak_learning_rate, "total_steps": self.total_steps,
-                "warmup_fraction": self.warmup_fraction}
+        return {
+            "peak_learning_rate": self.peak_learning_rate,
+            "total_steps": self.total_steps,
+            "warmup_fraction": self.warmup_fraction,
+        }

@@ -47,7 +47,7 @@ def fingerprint_weights(model):
     digest = hashlib.sha256()
     for variable in model.weights:
         value = np.ascontiguousarray(variable.numpy())
-        digest.update(f"{variable.path}:{value.dtype}:{value.shape}".encode("utf-8"))
+        digest.update(f"{variable.path}:{value.dtype}:{value.shape}".encode())
         digest.update(value.tobytes())
     return digest.hexdigest()
 
@@ -84,8 +84,12 @@ def cached_array(cache_dir, name, key, compute):
     data = buffer.getvalue()
     with atomic_open(stem + ".npy", "wb") as f:
         f.write(data)
-    meta = {"key": key, "sha256": hashlib.sha256(data).hexdigest(), "shape": list(array.shape),
-            "dtype": str(array.dtype)}
+    meta = {
+        "key": key,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "shape": list(array.shape),
+        "dtype": str(array.dtype),
+    }
     with atomic_open(stem + ".json", "w") as f:
         json.dump(meta, f, indent=1)
     return array

@@ -29,8 +29,14 @@ import json
 import os
 
 import keras
+import keras_hub
 import numpy as np
 
+import keras_sentemb.models  # noqa: F401  (registers the classes a config names)
+from keras_sentemb.layers.word_embeddings import WordEmbeddings
+from keras_sentemb.models.word_vector_tables import build_word_vectors
+from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
+from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
 from keras_sentemb.utils.atomic_files import atomic_open
 
 MODEL_FILE, WEIGHTS_FILE, ARTIFACT_FILE, ASSETS_DIR = "model.json", "weights.npz", "artifact.json", "assets"
@@ -50,24 +56,24 @@ def _sublayers(model):
 
 
 def _backbones(model):
-    import keras_hub
 
     return [layer for layer in _sublayers(model) if isinstance(layer, keras_hub.models.Backbone)]
 
 
 def _word_embedding_layers(model):
-    from keras_sentemb.encoders.word_embeddings import WordEmbeddings
 
     return [layer for layer in _sublayers(model) if isinstance(layer, WordEmbeddings)]
 
 
 def pretrained_backbone_source(preset="minilm-l6"):
     """A source for the backbone weights of `preset`, pinned by the sha256 of its file."""
-    from keras_sentemb.encoders.pretrained_weights import resolve_pretrained_dir
 
     folder = resolve_pretrained_dir(preset)
-    return {"kind": "pretrained-backbone", "preset": preset,
-            "sha256": file_sha256(os.path.join(folder, "model.safetensors"))}
+    return {
+        "kind": "pretrained-backbone",
+        "preset": preset,
+        "sha256": file_sha256(os.path.join(folder, "model.safetensors")),
+    }
 
 
 def word_vectors_source(top_n=100_000, types=("glove", "minilm"), minilm_dims=128):
@@ -77,13 +83,14 @@ def word_vectors_source(top_n=100_000, types=("glove", "minilm"), minilm_dims=12
 
 def _fill_pretrained_backbone(model, source):
     """{variable id: value} for every backbone weight the preset holds."""
-    from keras_sentemb.encoders.pretrained_weights import resolve_pretrained_dir
 
     folder = resolve_pretrained_dir(source["preset"])
     found = file_sha256(os.path.join(folder, "model.safetensors"))
     if found != source["sha256"]:
-        raise ValueError(f"{folder}/model.safetensors has sha256 {found}, but this model was built on "
-                         f"{source['sha256']}: install the pinned base weights")
+        raise ValueError(
+            f"{folder}/model.safetensors has sha256 {found}, but this model was built on "
+            f"{source['sha256']}: install the pinned base weights"
+        )
     base = _base_weights(source["preset"], found)
     values = {}
     for layer in _backbones(model):
@@ -98,7 +105,6 @@ _BASE_WEIGHTS = {}
 
 def _base_weights(preset, sha256):
     """{path: array} of the preset's backbone, read once per process (zoo models share it)."""
-    from keras_sentemb.encoders.pretrained_backbone import load_backbone_and_tokenizer
 
     if (preset, sha256) not in _BASE_WEIGHTS:
         backbone, _, _ = load_backbone_and_tokenizer(preset)
@@ -107,10 +113,10 @@ def _base_weights(preset, sha256):
 
 
 def _fill_word_vectors(model, source, cache_dir):
-    from keras_sentemb.encoders.word_vectors import build_word_vectors
 
-    vectors = build_word_vectors(top_n=source["top_n"], types=tuple(source["types"]),
-                                 minilm_dims=source["minilm_dims"], cache_dir=cache_dir)
+    vectors = build_word_vectors(
+        top_n=source["top_n"], types=tuple(source["types"]), minilm_dims=source["minilm_dims"], cache_dir=cache_dir
+    )
     values = {}
     for layer in _word_embedding_layers(model):
         for name, variable in zip(layer.table_shapes, layer.tables):
@@ -166,15 +172,13 @@ def _load_assets(model, folder):
 def _rebuild(config, sources, lora_rank, cache_dir=None, assets_from=None):
     """The model of `config` with its assets loaded, LoRA adapters added and the
     sources' weights assigned."""
-    import keras_sentemb  # noqa: F401  (registers the classes the config names)
-
     model = keras.saving.deserialize_keras_object(config)
     if assets_from is not None:
         _load_assets(model, assets_from)
     if lora_rank:
         for backbone in _backbones(model):
             backbone.enable_lora(lora_rank)
-        for forget in ("_forget_traced_functions",):
+        for forget in ("forget_traced_functions",):
             for layer in _sublayers(model):
                 if hasattr(layer, forget):
                     getattr(layer, forget)()
@@ -196,8 +200,10 @@ def save_artifact(model, folder, sources=(), weights_dtype="float16", cache_dir=
     _save_assets(model, folder)
     fresh, filled = _rebuild(config, list(sources), lora_rank, cache_dir, assets_from=folder)
     if len(fresh.weights) != len(model.weights):
-        raise ValueError(f"rebuilding the model from its config gives {len(fresh.weights)} weights, "
-                         f"the model has {len(model.weights)}")
+        raise ValueError(
+            f"rebuilding the model from its config gives {len(fresh.weights)} weights, "
+            f"the model has {len(model.weights)}"
+        )
     arrays, manifest = {}, []
     for index, (variable, rebuilt) in enumerate(zip(model.weights, fresh.weights)):
         value = np.asarray(variable.numpy())
@@ -205,8 +211,7 @@ def save_artifact(model, folder, sources=(), weights_dtype="float16", cache_dir=
             continue
         stored = value.astype(weights_dtype) if value.dtype.kind == "f" else value
         arrays[f"w{index}"] = stored
-        manifest.append({"index": index, "path": variable.path, "shape": list(value.shape),
-                         "dtype": str(stored.dtype)})
+        manifest.append({"index": index, "path": variable.path, "shape": list(value.shape), "dtype": str(stored.dtype)})
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     with atomic_open(os.path.join(folder, WEIGHTS_FILE), "wb") as f:
@@ -214,10 +219,14 @@ def save_artifact(model, folder, sources=(), weights_dtype="float16", cache_dir=
     with atomic_open(os.path.join(folder, MODEL_FILE), "wb") as f:
         f.write(json.dumps(config, sort_keys=True).encode("utf-8"))
     description = {
-        "class": type(model).__name__, "sources": list(sources), "lora_rank": lora_rank,
-        "weights_dtype": weights_dtype, "stored_parameters": int(sum(a.size for a in arrays.values())),
+        "class": type(model).__name__,
+        "sources": list(sources),
+        "lora_rank": lora_rank,
+        "weights_dtype": weights_dtype,
+        "stored_parameters": int(sum(a.size for a in arrays.values())),
         "total_parameters": int(sum(int(np.prod(v.shape)) for v in model.weights)),
-        "weights_sha256": hashlib.sha256(buffer.getvalue()).hexdigest(), "weights": manifest,
+        "weights_sha256": hashlib.sha256(buffer.getvalue()).hexdigest(),
+        "weights": manifest,
     }
     with atomic_open(os.path.join(folder, ARTIFACT_FILE), "wb") as f:
         f.write((json.dumps(description, indent=1) + "\n").encode("utf-8"))
@@ -236,16 +245,19 @@ def load_artifact(folder, cache_dir=None):
         config = json.load(f)
     found = file_sha256(os.path.join(folder, WEIGHTS_FILE))
     if found != description["weights_sha256"]:
-        raise ValueError(f"{folder}/{WEIGHTS_FILE}: sha256 {found} does not match artifact.json "
-                         f"({description['weights_sha256']}); the file is corrupted")
-    model, _ = _rebuild(config, description["sources"], description["lora_rank"], cache_dir,
-                        assets_from=folder)
+        raise ValueError(
+            f"{folder}/{WEIGHTS_FILE}: sha256 {found} does not match artifact.json "
+            f"({description['weights_sha256']}); the file is corrupted"
+        )
+    model, _ = _rebuild(config, description["sources"], description["lora_rank"], cache_dir, assets_from=folder)
     weights = model.weights
     with np.load(os.path.join(folder, WEIGHTS_FILE), allow_pickle=False) as arrays:
         for entry in description["weights"]:
             index = entry["index"]
             if index >= len(weights) or tuple(weights[index].shape) != tuple(entry["shape"]):
-                raise ValueError(f"{folder}: stored weight {entry['path']} {entry['shape']} does not fit "
-                                 f"the rebuilt model (weight {index})")
+                raise ValueError(
+                    f"{folder}: stored weight {entry['path']} {entry['shape']} does not fit "
+                    f"the rebuilt model (weight {index})"
+                )
             weights[index].assign(arrays[f"w{index}"].astype(weights[index].dtype))
     return model

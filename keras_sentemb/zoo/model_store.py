@@ -21,6 +21,9 @@ import tempfile
 import urllib.parse
 import urllib.request
 
+import tensorflow as tf
+from tqdm.auto import tqdm
+
 from keras_sentemb.utils.atomic_files import atomic_directory, atomic_open
 from keras_sentemb.zoo.safe_archive import pack_folder, unpack_archive
 
@@ -30,8 +33,7 @@ FETCHED_MARKER = ".fetched.json"
 
 def zoo_home():
     """`$KERAS_SENTEMB_HOME` (default `~/.cache/keras_sentemb`): where fetched models live."""
-    return os.environ.get("KERAS_SENTEMB_HOME") or os.path.join(os.path.expanduser("~"), ".cache",
-                                                                 "keras_sentemb")
+    return os.environ.get("KERAS_SENTEMB_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "keras_sentemb")
 
 
 def cached_model_dir(name, version, home=None):
@@ -66,7 +68,6 @@ def _open_binary(location):
         return urllib.request.urlopen(location, timeout=60)
     if _is_local(location):
         return open(_local_path(location), "rb")
-    import tensorflow as tf
 
     return tf.io.gfile.GFile(location, "rb")
 
@@ -83,7 +84,6 @@ def _write_bytes(location, data):
         with atomic_open(_local_path(location), "wb") as f:
             f.write(data)
         return
-    import tensorflow as tf
 
     folder = location.rsplit("/", 1)[0]
     tf.io.gfile.makedirs(folder)
@@ -109,7 +109,7 @@ def read_store_index(store):
     except json.JSONDecodeError as error:
         raise ValueError(f"{location}: not valid JSON ({error.msg})") from None
     if not isinstance(index, dict) or not isinstance(index.get("models"), dict):
-        raise ValueError(f"{location}: expected {{\"models\": {{...}}}}")
+        raise ValueError(f'{location}: expected {{"models": {{...}}}}')
     return index
 
 
@@ -130,12 +130,13 @@ def publish_folder(folder, name, version, store):
     model = index["models"].setdefault(name, {"latest": version, "versions": {}})
     existing = model["versions"].get(str(version))
     if existing and existing["sha256"] != digest:
-        raise FileExistsError(f"{name} v{version} is already in {store} with other contents "
-                              f"(sha256 {existing['sha256'][:12]}…); publish a new version")
+        raise FileExistsError(
+            f"{name} v{version} is already in {store} with other contents "
+            f"(sha256 {existing['sha256'][:12]}…); publish a new version"
+        )
     entry = {"archive": relative, "sha256": digest, "bytes": len(archive)}
     _write_bytes(_join(store, *relative.split("/")), archive)
-    _write_bytes(_join(store, *relative.split("/")) + ".sha256",
-                 f"{digest}  {relative.rsplit('/', 1)[1]}\n".encode())
+    _write_bytes(_join(store, *relative.split("/")) + ".sha256", f"{digest}  {relative.rsplit('/', 1)[1]}\n".encode())
     model["versions"][str(version)] = entry
     model["latest"] = max(int(v) for v in model["versions"])
     _write_bytes(_join(store, INDEX), (json.dumps(index, indent=1, sort_keys=True) + "\n").encode())
@@ -144,12 +145,18 @@ def publish_folder(folder, name, version, store):
 
 def _download(location, destination, expected_bytes, progress):
     """Streams `location` into the open binary file `destination`; returns its sha256."""
-    from tqdm.auto import tqdm
 
     digest = hashlib.sha256()
-    with _open_binary(location) as source, tqdm(total=expected_bytes, unit="B", unit_scale=True,
-                                desc=f"fetch {location.rsplit('/', 1)[-1]}",
-                                disable=not progress) as bar:
+    with (
+        _open_binary(location) as source,
+        tqdm(
+            total=expected_bytes,
+            unit="B",
+            unit_scale=True,
+            desc=f"fetch {location.rsplit('/', 1)[-1]}",
+            disable=not progress,
+        ) as bar,
+    ):
         received = 0
         while chunk := source.read(1 << 20):
             destination.write(chunk)
@@ -157,7 +164,7 @@ def _download(location, destination, expected_bytes, progress):
             received += len(chunk)
             bar.update(len(chunk))
     if expected_bytes is not None and received != expected_bytes:
-        raise IOError(f"{location}: download interrupted after {received} of {expected_bytes} bytes")
+        raise OSError(f"{location}: download interrupted after {received} of {expected_bytes} bytes")
     return digest.hexdigest()
 
 
@@ -171,8 +178,9 @@ def fetch_model(name, store, version=None, home=None, progress=True):
     version = int(version or model["latest"])
     entry = model["versions"].get(str(version))
     if entry is None:
-        raise ValueError(f"{store} has no version {version} of {name!r}; it has "
-                         f"{sorted(int(v) for v in model['versions'])}")
+        raise ValueError(
+            f"{store} has no version {version} of {name!r}; it has {sorted(int(v) for v in model['versions'])}"
+        )
     target = cached_model_dir(name, version, home)
     marker = os.path.join(target, FETCHED_MARKER)
     if os.path.isfile(marker):
@@ -181,14 +189,15 @@ def fetch_model(name, store, version=None, home=None, progress=True):
                 return target
     location = _join(store, *entry["archive"].split("/"))
     os.makedirs(os.path.dirname(target), exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=f".{name}-v{version}.", suffix=".tar.gz",
-                                     dir=os.path.dirname(target))
+    fd, temporary = tempfile.mkstemp(prefix=f".{name}-v{version}.", suffix=".tar.gz", dir=os.path.dirname(target))
     try:
         with os.fdopen(fd, "wb") as f:
             digest = _download(location, f, entry.get("bytes"), progress)
         if digest != entry["sha256"]:
-            raise ValueError(f"{location}: sha256 {digest} does not match the store's "
-                             f"{entry['sha256']}; the archive is corrupted, nothing was cached")
+            raise ValueError(
+                f"{location}: sha256 {digest} does not match the store's "
+                f"{entry['sha256']}; the archive is corrupted, nothing was cached"
+            )
         with atomic_directory(target) as staging:
             unpack_archive(temporary, name, staging)
             with open(os.path.join(staging, FETCHED_MARKER), "w", encoding="utf-8") as f:

@@ -5,10 +5,11 @@ import os
 import numpy as np
 import pytest
 
+from keras_sentemb.apps.cli import main
+from keras_sentemb.apps.saved_model_folder import serving_folder
 from keras_sentemb.beam import read_embedding_records, run_embed_corpus
-from keras_sentemb.export.saved_model_folder import serving_folder
-from keras_sentemb.cli import main
-from keras_sentemb.models import HashedEncoder
+from keras_sentemb.export import export_saved_model
+from keras_sentemb.training import distill_hashed_encoder
 from tests.conftest import make_tiny_encoder
 
 PART_A = ["the cat sat on the mat", "", "a dog ran fast", "   ", "hello world"]
@@ -18,9 +19,10 @@ PART_B = ["rain and storm", "the oven bread", "caf\u00e9 stra\u00dfe", "a cat ra
 @pytest.fixture(scope="module")
 def hashed_export(tmp_path_factory):
     encoder = make_tiny_encoder(seed=8)
-    hashed = HashedEncoder.distill(encoder, encoder.encode(PART_A + PART_B), bits=64, epochs=1,
-                                   batch_size=8, verbose=0)
-    folder = hashed.export(tmp_path_factory.mktemp("served") / "tiny", version=3)
+    hashed = distill_hashed_encoder(
+        encoder, encoder.encode(PART_A + PART_B), bits=64, epochs=1, batch_size=8, verbose=0
+    )
+    folder = export_saved_model(hashed, tmp_path_factory.mktemp("served") / "tiny", version=3)
     return hashed, folder
 
 
@@ -45,8 +47,9 @@ def expected_rows(folder):
 
 def test_parquet_rows_hold_the_encode_vectors_and_hash_codes_of_every_line(hashed_export, corpus, tmp_path):
     hashed, model_dir = hashed_export
-    summary = run_embed_corpus(model_dir, [str(corpus / "*.txt")], str(tmp_path / "out" / "corpus"),
-                               num_shards=2, batch_size=3)
+    summary = run_embed_corpus(
+        model_dir, [str(corpus / "*.txt")], str(tmp_path / "out" / "corpus"), num_shards=2, batch_size=3
+    )
     assert len(summary["files"]) == 2 and all(f.endswith(".parquet") for f in summary["files"])
     assert summary["sentences"] == 8 and summary["blank_lines"] == 2
     ids, embeddings, codes = read_embedding_records(str(tmp_path / "out" / "corpus-*.parquet"))
@@ -58,8 +61,9 @@ def test_parquet_rows_hold_the_encode_vectors_and_hash_codes_of_every_line(hashe
     # a second run under the same prefix: refused, or with overwrite the old shards are replaced
     with pytest.raises(FileExistsError, match="earlier run"):
         run_embed_corpus(model_dir, [str(corpus / "a.txt")], str(tmp_path / "out" / "corpus"))
-    again = run_embed_corpus(model_dir, [str(corpus / "a.txt")], str(tmp_path / "out" / "corpus"),
-                             num_shards=1, overwrite=True)
+    again = run_embed_corpus(
+        model_dir, [str(corpus / "a.txt")], str(tmp_path / "out" / "corpus"), num_shards=1, overwrite=True
+    )
     assert [os.path.basename(f) for f in again["files"]] == ["corpus-00000-of-00001.parquet"]
     assert len(read_embedding_records(str(tmp_path / "out" / "corpus-*.parquet"))[0]) == 3
 
@@ -68,9 +72,21 @@ def test_cli_writes_tfrecord_shards_from_the_export_base_folder(hashed_export, c
     hashed, model_dir = hashed_export
     base = os.path.dirname(model_dir)  # the highest version folder inside is used
     (corpus / "ids.tsv").write_text("q1\tthe dog sat\nq2\thello cat\n", encoding="utf-8")
-    status = main(["embed-corpus", base, str(corpus / "ids.tsv"), "-o", str(tmp_path / "rec"),
-                   "--format", "tfrecord", "--ids-in-first-column", "--no-codes",
-                   "--direct_num_workers=1", "--progress"])
+    status = main(
+        [
+            "embed-corpus",
+            base,
+            str(corpus / "ids.tsv"),
+            "-o",
+            str(tmp_path / "rec"),
+            "--format",
+            "tfrecord",
+            "--ids-in-first-column",
+            "--no-codes",
+            "--direct_num_workers=1",
+            "--progress",
+        ]
+    )
     assert status == 0
     printed = capsys.readouterr()
     assert "wrote 2 rows" in printed.out and "embedded: " in printed.err  # the progress bar
@@ -87,8 +103,7 @@ def test_bad_inputs_fail_with_clear_errors(hashed_export, corpus, tmp_path):
         serving_folder("minilm-l6", runner="DataflowRunner")
     (corpus / "bad.tsv").write_text("q1\tfine\nno tab here\n", encoding="utf-8")
     with pytest.raises(Exception, match=r"bad\.tsv:2: expected `id<TAB>text`"):
-        run_embed_corpus(model_dir, [str(corpus / "bad.tsv")], str(tmp_path / "y"),
-                         ids_in_first_column=True)
+        run_embed_corpus(model_dir, [str(corpus / "bad.tsv")], str(tmp_path / "y"), ids_in_first_column=True)
     with pytest.raises(FileNotFoundError, match="no files match .*missing-"):
         run_embed_corpus(model_dir, [str(corpus / "missing-*.txt")], str(tmp_path / "z"))
     with pytest.raises(ValueError, match="output_format"):

@@ -55,7 +55,10 @@ def test_reads_labelled_sentences_with_integer_labels(tmp_path):
     "text, message",
     [
         ("score\tsentence1\tsentence2\n4.0\tA\n", r"s.tsv:2: expected 3 fields, got 2"),
-        ("score\tsentence1\tsentence2\n1\tA\tB\nhigh\tA\tB\n", r"s.tsv:3: column 'score': score 'high' is not a number"),
+        (
+            "score\tsentence1\tsentence2\n1\tA\tB\nhigh\tA\tB\n",
+            r"s.tsv:3: column 'score': score 'high' is not a number",
+        ),
         ("score\tsentence1\tsentence2\n7.5\tA\tB\n", r"s.tsv:2: column 'score': score 7.5 is outside \[0.0, 5.0\]"),
         ("score\tsentence1\tsentence2\nnan\tA\tB\n", r"s.tsv:2: column 'score': score nan is outside"),
         ("score\tsentence1\tsentence2\n1\t  \tB\n", r"s.tsv:2: column 'sentence1': empty sentence"),

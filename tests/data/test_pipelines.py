@@ -22,14 +22,14 @@ def sentence(n):
 def scored_pairs(count=64, seed=0):
     rng = np.random.default_rng(seed)
     lengths = rng.integers(1, 28, size=(count, 2))
-    return ScoredPairs([sentence(a) for a, _ in lengths], [sentence(b) for _, b in lengths],
-                       list(rng.uniform(0, 5, size=count)))
+    return ScoredPairs(
+        [sentence(a) for a, _ in lengths], [sentence(b) for _, b in lengths], list(rng.uniform(0, 5, size=count))
+    )
 
 
 def test_batches_hold_packed_ids_masks_and_labels():
     pairs = ScoredPairs(["cat dog", "rain"], ["storm", "the oven mat"], [1.0, 4.0])
-    features, labels = next(iter(examples_dataset(pairs, TOKENIZER, batch_size=2, shuffle=False,
-                                                  bucketing=False)))
+    features, labels = next(iter(examples_dataset(pairs, TOKENIZER, batch_size=2, shuffle=False, bucketing=False)))
     np.testing.assert_array_equal(features["sentence1"]["token_ids"], [[2, 7, 8, 3], [2, 20, 3, 0]])
     np.testing.assert_array_equal(features["sentence1"]["padding_mask"], [[1, 1, 1, 1], [1, 1, 1, 0]])
     np.testing.assert_array_equal(features["sentence2"]["token_ids"][0], [2, 21, 3, 0, 0])
@@ -81,8 +81,10 @@ def test_rejects_other_inputs_and_empty_examples():
         examples_dataset(ScoredPairs([], [], []), TOKENIZER)
 
 
-@pytest.mark.parametrize("name, label_dtype", [("glue/stsb", tf.float32), ("glue/mrpc", tf.int32),
-                                               ("snli", tf.int32), ("multi_nli", tf.int32)])
+@pytest.mark.parametrize(
+    "name, label_dtype",
+    [("glue/stsb", tf.float32), ("glue/mrpc", tf.int32), ("snli", tf.int32), ("multi_nli", tf.int32)],
+)
 def test_tfds_datasets_with_glue_and_snli_features(name, label_dtype):
     with tfds.testing.mock_data(num_examples=12):
         split = tfds.load(name, split="train")
@@ -116,8 +118,9 @@ def test_sentence_targets_pair_word_ids_with_teacher_vectors():
 
     tokenizer = WordTokenizer(TINY_WORDS)
     targets = np.arange(12, dtype="float32").reshape(3, 4)
-    data = sentence_targets_dataset(["the cat sat", "", "dog"], targets, tokenizer, batch_size=2,
-                                    shuffle=False, bucketing=False)
+    data = sentence_targets_dataset(
+        ["the cat sat", "", "dog"], targets, tokenizer, batch_size=2, shuffle=False, bucketing=False
+    )
     batches = list(data)
     assert len(data) == 2 == len(batches)
     features, target = batches[0]

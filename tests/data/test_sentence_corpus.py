@@ -10,11 +10,12 @@ def data_dir(tmp_path):
     (tmp_path / "stsb").mkdir()
     (tmp_path / "sst2").mkdir()
     (tmp_path / "stsb" / "train.tsv").write_text(
-        "score\tsentence1\tsentence2\n1.0\tA cat.\tA dog.\n2.0\tA dog.\tRain falls.\n", encoding="utf-8")
+        "score\tsentence1\tsentence2\n1.0\tA cat.\tA dog.\n2.0\tA dog.\tRain falls.\n", encoding="utf-8"
+    )
     (tmp_path / "stsb" / "test.tsv").write_text(
-        "score\tsentence1\tsentence2\n3.0\tRain falls.\tSnow.\n", encoding="utf-8")
-    (tmp_path / "sst2" / "train.tsv").write_text("label\tsentence\n1\tgreat film\n0\tA cat.\n",
-                                                 encoding="utf-8")
+        "score\tsentence1\tsentence2\n3.0\tRain falls.\tSnow.\n", encoding="utf-8"
+    )
+    (tmp_path / "sst2" / "train.tsv").write_text("label\tsentence\n1\tgreat film\n0\tA cat.\n", encoding="utf-8")
     return tmp_path
 
 
@@ -23,8 +24,7 @@ def test_keeps_first_occurrences_in_file_then_row_order(data_dir):
 
 
 def test_excluded_files_remove_their_sentences_everywhere(data_dir):
-    assert collect_sentences(data_dir, exclude_files=["stsb/test.tsv"]) == ["A cat.", "A dog.",
-                                                                            "great film"]
+    assert collect_sentences(data_dir, exclude_files=["stsb/test.tsv"]) == ["A cat.", "A dog.", "great film"]
 
 
 def test_unknown_or_missing_files_are_clear_errors(data_dir, tmp_path):

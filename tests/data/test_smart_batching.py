@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from keras_sentemb.data.smart_batching import default_length_buckets, pack_rows, plan_batches
+from keras_sentemb.data.length_buckets import default_length_buckets, pack_rows, plan_batches
 
 
 def test_every_index_appears_exactly_once_and_longest_come_first():

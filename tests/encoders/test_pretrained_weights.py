@@ -5,7 +5,7 @@ import json
 import pytest
 
 from keras_sentemb.encoders import pretrained_weights
-from keras_sentemb.encoders.pretrained_weights import (
+from keras_sentemb.pretrained.pretrained_weights import (
     PretrainedSource,
     resolve_pretrained_dir,
     sentence_settings,
@@ -38,9 +38,7 @@ def test_sentence_settings_follow_the_sentence_transformers_files(tmp_path):
     (tmp_path / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 128}))
     (tmp_path / "1_Pooling").mkdir()
     (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps({"pooling_mode_max_tokens": True}))
-    (tmp_path / "modules.json").write_text(
-        json.dumps([{"type": "sentence_transformers.models.Normalize"}])
-    )
+    (tmp_path / "modules.json").write_text(json.dumps([{"type": "sentence_transformers.models.Normalize"}]))
     assert sentence_settings(tmp_path) == {
         "lowercase": True,
         "strip_accents": True,

@@ -53,9 +53,7 @@ def test_truncates_to_max_length_minus_two_content_ids():
 def test_pack_adds_cls_sep_and_pads_to_the_longest_row():
     tokenizer = SentenceTokenizer(TINY_VOCAB, max_length=16)
     packed = tokenizer.pack(tokenizer.content_ids(tf.constant(["cat dog", ""])))
-    np.testing.assert_array_equal(
-        packed["token_ids"], [[ID["[CLS]"], ID["cat"], ID["dog"], ID["[SEP]"]], [2, 3, 0, 0]]
-    )
+    np.testing.assert_array_equal(packed["token_ids"], [[ID["[CLS]"], ID["cat"], ID["dog"], ID["[SEP]"]], [2, 3, 0, 0]])
     np.testing.assert_array_equal(packed["padding_mask"], [[1, 1, 1, 1], [1, 1, 0, 0]])
 
 

@@ -16,8 +16,7 @@ def ids_of(tokenizer, texts):
 def test_lower_cases_and_splits_punctuation_and_contractions():
     tokenizer = WordTokenizer(TINY_WORDS)
     words = tokenizer.words(tf.constant(["The cat DOESN'T sit.", "it's a-b"])).to_list()
-    assert words == [[b"the", b"cat", b"does", b"n't", b"sit", b"."],
-                     [b"it", b"'s", b"a", b"-", b"b"]]
+    assert words == [[b"the", b"cat", b"does", b"n't", b"sit", b"."], [b"it", b"'s", b"a", b"-", b"b"]]
 
 
 def test_ids_follow_the_vocabulary_order_after_padding_and_oov():
@@ -59,8 +58,9 @@ def test_config_round_trip():
     assert ids_of(clone, ["The cat"])["token_ids"].numpy().tolist() == [[1, 4]]
 
 
-@pytest.mark.parametrize("vocabulary, match", [([], "empty"), (["a", ""], "empty word"),
-                                               (["a", "b", "a"], "repeats the word 'a'")])
+@pytest.mark.parametrize(
+    "vocabulary, match", [([], "empty"), (["a", ""], "empty word"), (["a", "b", "a"], "repeats the word 'a'")]
+)
 def test_rejects_bad_vocabularies(vocabulary, match):
     with pytest.raises(ValueError, match=match):
         WordTokenizer(vocabulary)

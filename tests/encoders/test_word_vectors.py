@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from keras_sentemb.encoders import WordEmbeddings, WordVectors, load_glove
-from keras_sentemb.encoders.word_vectors import minilm_word_table
+from keras_sentemb.pretrained.word_vectors import minilm_word_table
 
 
 def test_glove_gives_the_most_frequent_words_as_unit_vectors():
@@ -52,8 +52,7 @@ def test_word_vectors_check_rows_against_the_vocabulary():
 
 
 def test_word_embeddings_look_up_every_table_and_stay_frozen():
-    tables = {"glove": np.arange(8, dtype="float32").reshape(4, 2),
-              "minilm": np.ones((4, 3), "float32")}
+    tables = {"glove": np.arange(8, dtype="float32").reshape(4, 2), "minilm": np.ones((4, 3), "float32")}
     layer = WordEmbeddings({"glove": (4, 2), "minilm": (4, 3)}, tables=tables)
     glove, minilm = (np.asarray(x) for x in layer(np.array([[3, 0]])))
     np.testing.assert_array_equal(glove, [[[6, 7], [0, 1]]])

@@ -19,7 +19,7 @@ class CharacterTrigramEncoder:
         for row, text in enumerate(texts):
             padded = f"  {text.lower()} "
             for i in range(len(padded) - 2):
-                bucket = zlib.crc32(padded[i:i + 3].encode()) % self.embedding_dim
+                bucket = zlib.crc32(padded[i : i + 3].encode()) % self.embedding_dim
                 vectors[row, bucket] += 1.0 if bucket % 3 else -1.0
         if normalize:
             vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)

@@ -26,8 +26,7 @@ def test_scored_pairs_get_spearman_and_pearson():
 def test_labeled_pairs_get_accuracy_and_f1_of_the_argmax_class():
     pairs = LabeledPairs(["a", "b", "c", "d"], ["e", "f", "g", "h"], [1, 0, 1, 1])
     logits = [[0.0, 2.0], [1.0, 0.0], [3.0, 1.0], [0.0, 1.0]]  # predicts 1, 0, 0, 1
-    assert pair_scorer_metrics(FixedScorer(logits), pairs) == pytest.approx(
-        {"accuracy": 75.0, "f1": 80.0})
+    assert pair_scorer_metrics(FixedScorer(logits), pairs) == pytest.approx({"accuracy": 75.0, "f1": 80.0})
 
 
 def test_other_examples_are_refused():

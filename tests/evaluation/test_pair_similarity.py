@@ -11,12 +11,15 @@ RNG = np.random.default_rng(0)
 U, V = RNG.normal(size=(6, 5)), RNG.normal(size=(6, 5))
 
 
-@pytest.mark.parametrize("name, reference", [
-    ("cosine", lambda u, v: 1 - cosine(u, v)),
-    ("dot", np.dot),
-    ("euclidean", lambda u, v: -euclidean(u, v)),
-    ("manhattan", lambda u, v: -cityblock(u, v)),
-])
+@pytest.mark.parametrize(
+    "name, reference",
+    [
+        ("cosine", lambda u, v: 1 - cosine(u, v)),
+        ("dot", np.dot),
+        ("euclidean", lambda u, v: -euclidean(u, v)),
+        ("manhattan", lambda u, v: -cityblock(u, v)),
+    ],
+)
 def test_float_similarities_match_scipy(name, reference):
     expected = [reference(u, v) for u, v in zip(U, V)]
     np.testing.assert_allclose(pair_similarity(name, U, V), expected, rtol=1e-10)

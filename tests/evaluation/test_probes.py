@@ -28,8 +28,7 @@ def reference_pipeline(c):
 def test_cross_validated_probe_equals_sklearn_cross_val_score_at_one_c():
     x, y = blobs()
     ours = cross_validated_probe(x, y, folds=5, c_values=(0.5,), seed=3)
-    reference = cross_val_score(reference_pipeline(0.5), x, y,
-                                cv=StratifiedKFold(5, shuffle=True, random_state=3))
+    reference = cross_val_score(reference_pipeline(0.5), x, y, cv=StratifiedKFold(5, shuffle=True, random_state=3))
     assert ours.accuracy == pytest.approx(reference.mean() * 100.0)
     assert ours.accuracy_std == pytest.approx(reference.std() * 100.0)
     assert ours.c == [0.5] * 5 and ours.folds == 5 and ours.test_size == len(y)
@@ -39,8 +38,11 @@ def test_train_test_probe_chooses_c_like_sklearn_grid_search():
     x, y = blobs(seed=1)
     test_x, test_y = blobs(seed=1, n_per_class=10)  # same centres, fresh noise
     ours = train_test_probe(x, y, test_x, test_y, seed=0)
-    search = GridSearchCV(reference_pipeline(1.0), {"logisticregression__C": list(C_VALUES)},
-                          cv=StratifiedKFold(5, shuffle=True, random_state=0)).fit(x, y)
+    search = GridSearchCV(
+        reference_pipeline(1.0),
+        {"logisticregression__C": list(C_VALUES)},
+        cv=StratifiedKFold(5, shuffle=True, random_state=0),
+    ).fit(x, y)
     assert ours.c == [search.best_params_["logisticregression__C"]]
     assert ours.accuracy == pytest.approx(search.score(test_x, test_y) * 100.0)
 
@@ -64,8 +66,10 @@ def test_probes_are_deterministic_under_a_seed():
 def test_string_labels_are_learned_like_integers():
     x, y = blobs(seed=5)
     names = np.array(["LOC", "NUM", "HUM"])[y]
-    assert (cross_validated_probe(x, names, folds=5, seed=0, c_values=(1.0,)).accuracy
-            == cross_validated_probe(x, y, folds=5, seed=0, c_values=(1.0,)).accuracy)
+    assert (
+        cross_validated_probe(x, names, folds=5, seed=0, c_values=(1.0,)).accuracy
+        == cross_validated_probe(x, y, folds=5, seed=0, c_values=(1.0,)).accuracy
+    )
 
 
 def test_a_separable_label_is_found():
@@ -81,24 +85,31 @@ def test_a_test_label_unseen_in_training_is_an_error_naming_it():
     with pytest.raises(ValueError, match=r"label\(s\) \[7\] occur in the evaluation split but never"):
         train_test_probe(x, y, test_x, test_y)
     with pytest.raises(ValueError, match=r"\['spam'\].*dev split|dev split.*\['spam'\]"):
-        train_test_probe(x, y.astype(str), x[:3], y[:3].astype(str), dev_features=x[:2],
-                         dev_labels=np.array(["0", "spam"]))
+        train_test_probe(
+            x, y.astype(str), x[:3], y[:3].astype(str), dev_features=x[:2], dev_labels=np.array(["0", "spam"])
+        )
 
 
-@pytest.mark.parametrize("labels, message", [
-    (np.zeros(30, int), "at least two classes"),
-    (np.array([0] * 27 + [1] * 3), r"class\(es\) \[1\] have fewer than 5 examples"),
-])
+@pytest.mark.parametrize(
+    "labels, message",
+    [
+        (np.zeros(30, int), "at least two classes"),
+        (np.array([0] * 27 + [1] * 3), r"class\(es\) \[1\] have fewer than 5 examples"),
+    ],
+)
 def test_unlearnable_label_sets_are_errors(labels, message):
     x = np.random.default_rng(0).normal(size=(30, 4))
     with pytest.raises(ValueError, match=message):
         cross_validated_probe(x, labels, folds=5)
 
 
-@pytest.mark.parametrize("features, message", [
-    (np.full((30, 4), np.nan), "NaN or infinite"),
-    (np.zeros((30,)), "2-D"),
-])
+@pytest.mark.parametrize(
+    "features, message",
+    [
+        (np.full((30, 4), np.nan), "NaN or infinite"),
+        (np.zeros((30,)), "2-D"),
+    ],
+)
 def test_bad_features_are_errors(features, message):
     with pytest.raises(ValueError, match=message):
         cross_validated_probe(features, np.arange(30) % 2, folds=5)

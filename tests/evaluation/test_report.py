@@ -9,8 +9,11 @@ from keras_sentemb.evaluation.report import evaluate, format_table, write_report
 from keras_sentemb.evaluation.tasks import HashRecallTask, STSTask
 from tests.evaluation.fake_encoders import ConstantEncoder, SignHashedEncoder
 
-PAIRS = ScoredPairs(["a man plays", "a cat sleeps", "rain falls", "the sun"],
-                    ["a man is playing", "stocks fell", "a storm", "the moon"], [4.8, 0.3, 3.1, 2.0])
+PAIRS = ScoredPairs(
+    ["a man plays", "a cat sleeps", "rain falls", "the sun"],
+    ["a man is playing", "stocks fell", "a storm", "the moon"],
+    [4.8, 0.3, 3.1, 2.0],
+)
 CORPUS = [f"sentence number {i} about {w}" for i, w in enumerate(["bread", "rain", "music", "dogs"] * 30)]
 
 
@@ -22,8 +25,9 @@ def run_tasks(encoder, tasks):
 
 
 def test_the_report_holds_metrics_details_versions_and_plots(tmp_path):
-    results = run_tasks(SignHashedEncoder(), [STSTask("toy-sts", PAIRS),
-                                              HashRecallTask("recall", CORPUS, queries=10, k=3, rerank=3)])
+    results = run_tasks(
+        SignHashedEncoder(), [STSTask("toy-sts", PAIRS), HashRecallTask("recall", CORPUS, queries=10, k=3, rerank=3)]
+    )
     path = write_report(results, tmp_path / "report", model_name="fake", model_info={"bits": 32})
     report = json.loads(open(path, encoding="utf-8").read())
     assert report["model"] == "fake" and report["model_info"] == {"bits": 32}

@@ -38,14 +38,17 @@ def test_blank_lines_and_a_byte_order_mark_are_ignored(tmp_path):
     assert read_sts_file(path).scores == [1.0, 2.0]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("1\ta\tb\n2\tc\n", r"x.tsv:2: expected 3 TAB-separated fields \(score, sentence1, sentence2\), got 2"),
-    ("1\ta\tb\n2\tc\td\textra\n", r"x.tsv:2: expected 3 TAB-separated fields .* got 4"),
-    ("1\ta\tb\nhigh\tc\td\n", r"x.tsv:2: score 'high' is not a number"),
-    ("1\ta\tb\nnan\tc\td\n", r"x.tsv:2: score 'nan' is not a finite number"),
-    ("1\ta\tb\n2\t \td\n", r"x.tsv:2: sentence1 is empty"),
-    ("1\ta\tb\n", "at least two scored pairs, got 1"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("1\ta\tb\n2\tc\n", r"x.tsv:2: expected 3 TAB-separated fields \(score, sentence1, sentence2\), got 2"),
+        ("1\ta\tb\n2\tc\td\textra\n", r"x.tsv:2: expected 3 TAB-separated fields .* got 4"),
+        ("1\ta\tb\nhigh\tc\td\n", r"x.tsv:2: score 'high' is not a number"),
+        ("1\ta\tb\nnan\tc\td\n", r"x.tsv:2: score 'nan' is not a finite number"),
+        ("1\ta\tb\n2\t \td\n", r"x.tsv:2: sentence1 is empty"),
+        ("1\ta\tb\n", "at least two scored pairs, got 1"),
+    ],
+)
 def test_a_malformed_sts_line_is_an_error_naming_file_and_line(tmp_path, text, message):
     with pytest.raises(ValueError, match=message):
         read_sts_file(write(tmp_path, "x.tsv", text))
@@ -68,11 +71,14 @@ def test_classification_labels_are_kept_as_strings():
     assert data.labels[0] == "LOC" and data.sentences[0] == "where is the station ?"
 
 
-@pytest.mark.parametrize("text, message", [
-    ("pos\tgood\nneg\n", r"y.tsv:2: expected 2 TAB-separated fields \(label, sentence\), got 1"),
-    ("pos\tgood\n\tbad\n", r"y.tsv:2: label is empty"),
-    ("label\tsentence\n", "no labelled sentences"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("pos\tgood\nneg\n", r"y.tsv:2: expected 2 TAB-separated fields \(label, sentence\), got 1"),
+        ("pos\tgood\n\tbad\n", r"y.tsv:2: label is empty"),
+        ("label\tsentence\n", "no labelled sentences"),
+    ],
+)
 def test_a_malformed_classification_line_is_an_error(tmp_path, text, message):
     with pytest.raises(ValueError, match=message):
         read_classification_file(write(tmp_path, "y.tsv", text))

@@ -31,7 +31,8 @@ TASKS = os.path.join(FIXTURES, "eval_tasks")
 PAIRS = ScoredPairs(
     ["a man plays a guitar", "a woman slices an onion", "the cat sat", "rain in the city", "a dog runs"],
     ["a man is playing guitar", "someone cuts an onion", "stock markets fell", "a storm in town", "a dog is running"],
-    [5.0, 4.0, 0.2, 2.5, 4.6])
+    [5.0, 4.0, 0.2, 2.5, 4.6],
+)
 WORDS = ["bread", "oven", "guitar", "onion", "storm", "river", "mountain", "coffee", "train", "music"]
 
 
@@ -133,7 +134,8 @@ def test_hash_recall_matches_a_brute_force_hamming_search():
     assert result.details["bits"] == [16, 32]
     assert result.metrics["recall@5"] == pytest.approx(neighbour_recall(found[:, :5], true))
     assert result.metrics["recall@5_in_top20"] == pytest.approx(
-        recall_at_k(found[:, :20].tolist(), [set(t) for t in true.tolist()], k=20))
+        recall_at_k(found[:, :20].tolist(), [set(t) for t in true.tolist()], k=20)
+    )
 
 
 def test_hash_recall_needs_a_hashed_model_and_enough_sentences():
@@ -150,20 +152,31 @@ def test_code_bit_prefixes_double_up_to_the_code_length():
 
 
 def test_build_tasks_reads_user_folders_and_names_tasks_after_files():
-    tasks = build_tasks(["sts-dir", "senteval-dir"], sts_dir=os.path.join(TASKS, "sts"),
-                        senteval_dir=os.path.join(TASKS, "classification"), folds=3)
-    assert [t.name for t in tasks] == ["sts-dir/captions", "sts-dir/questions",
-                                       "senteval-dir/questions", "senteval-dir/sentiment"]
+    tasks = build_tasks(
+        ["sts-dir", "senteval-dir"],
+        sts_dir=os.path.join(TASKS, "sts"),
+        senteval_dir=os.path.join(TASKS, "classification"),
+        folds=3,
+    )
+    assert [t.name for t in tasks] == [
+        "sts-dir/captions",
+        "sts-dir/questions",
+        "senteval-dir/questions",
+        "senteval-dir/sentiment",
+    ]
     split, single = tasks[2], tasks[3]
     assert split.test is not None and split.dev is not None and single.test is None
 
 
-@pytest.mark.parametrize("names, kwargs, error, message", [
-    (["stsb", "glue"], {}, ValueError, r"unknown task\(s\) \['glue'\]"),
-    (["sts-dir"], {}, ValueError, "sts-dir needs --sts-dir"),
-    (["senteval-dir"], {}, ValueError, "senteval-dir needs --senteval-dir"),
-    (["stsb"], {"data_dir": "/nonexistent"}, FileNotFoundError, "set --data"),
-])
+@pytest.mark.parametrize(
+    "names, kwargs, error, message",
+    [
+        (["stsb", "glue"], {}, ValueError, r"unknown task\(s\) \['glue'\]"),
+        (["sts-dir"], {}, ValueError, "sts-dir needs --sts-dir"),
+        (["senteval-dir"], {}, ValueError, "senteval-dir needs --senteval-dir"),
+        (["stsb"], {"data_dir": "/nonexistent"}, FileNotFoundError, "set --data"),
+    ],
+)
 def test_build_tasks_rejects_what_it_cannot_run(names, kwargs, error, message):
     with pytest.raises(error, match=message):
         build_tasks(names, **kwargs)

@@ -31,8 +31,17 @@ def test_a_zoo_build_that_fails_after_packing_keeps_the_previous_model(tmp_path,
     zoo_dir = tmp_path / "zoo"
     write_tiny_zoo_model(str(zoo_dir))
     before = tree_digest(zoo_dir / "tiny-encoder")
-    recipe = recipes.Recipe("tiny-encoder", "tiny", "tests", "none", "none", (),
-                            lambda context: make_tiny_encoder(seed=10), weights_dtype="float32", needs=())
+    recipe = recipes.Recipe(
+        "tiny-encoder",
+        "tiny",
+        "tests",
+        "none",
+        "none",
+        (),
+        lambda context: make_tiny_encoder(seed=10),
+        weights_dtype="float32",
+        needs=(),
+    )
     monkeypatch.setitem(zoo_build.RECIPES, "tiny-encoder", recipe)
     calls = []
 
@@ -45,8 +54,9 @@ def test_a_zoo_build_that_fails_after_packing_keeps_the_previous_model(tmp_path,
     monkeypatch.setattr(zoo_build, "measure", measure_then_fail)
     (tmp_path / "data" / "stsb").mkdir(parents=True)
     with pytest.raises(Crash):
-        zoo_build.build_model("tiny-encoder", str(zoo_dir), str(tmp_path / "data"), repo=str(tmp_path),
-                              cache_dir=str(tmp_path / "cache"))
+        zoo_build.build_model(
+            "tiny-encoder", str(zoo_dir), str(tmp_path / "data"), repo=str(tmp_path), cache_dir=str(tmp_path / "cache")
+        )
     assert len(calls) == 2
     assert tree_digest(zoo_dir / "tiny-encoder") == before
     assert sorted(os.listdir(zoo_dir)) == ["index.json", "tiny-encoder"]

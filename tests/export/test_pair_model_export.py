@@ -10,6 +10,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from keras_sentemb.export import export_saved_model
 from keras_sentemb.zoo.model_artifact import load_artifact, save_artifact
 from tests.conftest import make_tiny_cross_encoder
 from tests.models.test_dse import make_dse
@@ -38,9 +39,13 @@ SERVE = textwrap.dedent("""
 
 def serve_in_fresh_process(*folders):
     """What each SavedModel answers in one new process that imports only TF and TF Text."""
-    run = subprocess.run([sys.executable, "-c", SERVE, json.dumps([FIRST, SECOND]), *folders],
-                         capture_output=True, text=True, check=True,
-                         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    run = subprocess.run(
+        [sys.executable, "-c", SERVE, json.dumps([FIRST, SECOND]), *folders],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+    )
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
@@ -48,15 +53,17 @@ def test_cross_encoder_and_dse_savedmodels_answer_like_the_models(tmp_path):
     cross_encoder = make_tiny_cross_encoder(num_labels=2, seed=3)
     dse = make_dse(num_labels=1, seed=2)
     dse.head.output_layer.kernel.assign(np.random.default_rng(0).normal(size=dse.head.output_layer.kernel.shape))
-    served_ce, served_dse = serve_in_fresh_process(cross_encoder.export(tmp_path / "ce", version=1),
-                                                   dse.export(tmp_path / "dse", version=1))
+    served_ce, served_dse = serve_in_fresh_process(
+        export_saved_model(cross_encoder, tmp_path / "ce", version=1),
+        export_saved_model(dse, tmp_path / "dse", version=1),
+    )
     assert served_ce["signatures"] == ["serving_default"]
     np.testing.assert_allclose(served_ce["scores"], cross_encoder.predict_pairs(FIRST, SECOND), atol=1e-5)
     assert served_dse["signatures"] == ["score", "serving_default"]
     np.testing.assert_allclose(served_dse["embedding"], dse.embed(FIRST), atol=1e-5)
     np.testing.assert_allclose(np.array(served_dse["scores"])[:, 0], dse.predict_pairs(FIRST, SECOND), atol=1e-4)
     with pytest.raises(FileExistsError):
-        cross_encoder.export(tmp_path / "ce", version=1)
+        export_saved_model(cross_encoder, tmp_path / "ce", version=1)
 
 
 def test_lora_cross_encoder_trains_adapters_and_head_only_and_packs_small(tmp_path):
@@ -68,8 +75,9 @@ def test_lora_cross_encoder_trains_adapters_and_head_only_and_packs_small(tmp_pa
         if variable.path.endswith("lora_kernel_b"):
             variable.assign(np.random.default_rng(1).normal(0, 0.1, variable.shape))
     description = save_artifact(model, tmp_path / "a", weights_dtype="float32")
-    np.testing.assert_allclose(load_artifact(tmp_path / "a").predict_pairs(FIRST, SECOND),
-                               model.predict_pairs(FIRST, SECOND), atol=1e-5)
+    np.testing.assert_allclose(
+        load_artifact(tmp_path / "a").predict_pairs(FIRST, SECOND), model.predict_pairs(FIRST, SECOND), atol=1e-5
+    )
     assert description["lora_rank"] == 2
 
 

@@ -11,19 +11,19 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from keras_sentemb.export import export_saved_model
 from tests.conftest import make_tiny_encoder
 
 TEXTS = ["the cat sat on the mat .", "", "a dog ran fast", "hello world ! " * 20]
 # Strings a client may send: invalid UTF-8, NULs, a huge text, special-token text, emoji.
-HOSTILE = [b"\xff\xfe\xfd", b"\xc3", b"\x00" * 64, b"x" * 200_000, "[SEP] [CLS]".encode(),
-           "😀".encode() * 3000, b"   ", b""]
+HOSTILE = [b"\xff\xfe\xfd", b"\xc3", b"\x00" * 64, b"x" * 200_000, b"[SEP] [CLS]", "😀".encode() * 3000, b"   ", b""]
 
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     encoder = make_tiny_encoder(seed=3)
     base = tmp_path_factory.mktemp("serving") / "tiny"
-    folder = encoder.export(base, version=7)
+    folder = export_saved_model(encoder, base, version=7)
     return encoder, base, folder
 
 
@@ -57,9 +57,19 @@ def test_fresh_process_with_only_tensorflow_gives_the_same_vectors(exported, tmp
     (tmp_path / "texts.json").write_text(json.dumps(TEXTS))
     (tmp_path / "hostile.json").write_text(json.dumps([h.hex() for h in HOSTILE]))
     result = subprocess.run(
-        [sys.executable, "-c", script, folder, str(tmp_path / "texts.json"),
-         str(tmp_path / "out.npy"), str(tmp_path / "hostile.json")],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        [
+            sys.executable,
+            "-c",
+            script,
+            folder,
+            str(tmp_path / "texts.json"),
+            str(tmp_path / "out.npy"),
+            str(tmp_path / "hostile.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": ""},
     )
     assert result.returncode == 0, result.stderr[-3000:]
@@ -85,9 +95,7 @@ def test_hub_keras_layer_inside_a_tf_keras_model(exported):
     encoder, _, folder = exported
     texts = tf_keras.Input(shape=(), dtype=tf.string)
     model = tf_keras.Model(texts, hub.KerasLayer(folder, trainable=False)(texts))
-    np.testing.assert_allclose(
-        model.predict(tf.constant(TEXTS), verbose=0), encoder.encode(TEXTS), atol=1e-5
-    )
+    np.testing.assert_allclose(model.predict(tf.constant(TEXTS), verbose=0), encoder.encode(TEXTS), atol=1e-5)
 
 
 def test_tfsm_layer_in_keras_3(exported):
@@ -108,9 +116,9 @@ def test_hostile_strings_give_finite_vectors_in_process(exported):
 def test_refuses_to_overwrite_a_version_unless_asked(exported):
     encoder, base, folder = exported
     with pytest.raises(FileExistsError, match="overwrite=True"):
-        encoder.export(base, version=7)
+        export_saved_model(encoder, base, version=7)
     before = os.path.getmtime(os.path.join(folder, "saved_model.pb"))
-    encoder.export(base, version=7, overwrite=True)
+    export_saved_model(encoder, base, version=7, overwrite=True)
     assert os.path.getmtime(os.path.join(folder, "saved_model.pb")) >= before
     assert sorted(os.listdir(base)) == ["7"]
 
@@ -119,7 +127,7 @@ def test_refuses_to_overwrite_a_version_unless_asked(exported):
 def test_rejects_bad_versions(exported, version, tmp_path):
     encoder, _, _ = exported
     with pytest.raises(ValueError, match="version"):
-        encoder.export(tmp_path / "m", version=version)
+        export_saved_model(encoder, tmp_path / "m", version=version)
 
 
 def test_eight_threads_on_one_loaded_model_get_the_serial_vectors(exported):
@@ -129,8 +137,10 @@ def test_eight_threads_on_one_loaded_model_get_the_serial_vectors(exported):
 
     _, _, folder = exported
     serve = tf.saved_model.load(folder).signatures["serving_default"]
-    batches = [[f"{w} {i}" for w in ("the cat sat", "a dog ran fast", "hello world", "rain")[: 1 + i % 4]]
-               + TEXTS[: i % 3] for i in range(32)]
+    batches = [
+        [f"{w} {i}" for w in ("the cat sat", "a dog ran fast", "hello world", "rain")[: 1 + i % 4]] + TEXTS[: i % 3]
+        for i in range(32)
+    ]
     serial = [serve(texts=tf.constant(batch))["embedding"].numpy() for batch in batches]
     with ThreadPoolExecutor(max_workers=8) as pool:
         threaded = list(pool.map(lambda batch: serve(texts=tf.constant(batch))["embedding"].numpy(), batches))
@@ -157,7 +167,8 @@ def test_arbitrary_strings_never_crash_encode_or_the_signature(exported):
     bytes, invalid UTF-8, texts of thousands of characters — `encode` returns finite unit
     vectors or refuses with the documented ValueError naming `texts[i]`, and the exported
     signature (which replaces invalid UTF-8) returns finite vectors equal to `encode`'s."""
-    from hypothesis import HealthCheck, given, settings, strategies as st
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
 
     encoder, _, folder = exported
     serve = tf.saved_model.load(folder).signatures["serving_default"]
@@ -168,8 +179,12 @@ def test_arbitrary_strings_never_crash_encode_or_the_signature(exported):
         st.text(st.sampled_from("ab é猫😀\x00\t\n"), min_size=3000, max_size=6000),
     )
 
-    @settings(max_examples=40, deadline=None, derandomize=True,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @settings(
+        max_examples=40,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
     @given(st.lists(any_text, min_size=1, max_size=4))
     def check(texts):
         utf8 = [_utf8_or_none(t) for t in texts]
@@ -205,7 +220,7 @@ def test_an_export_that_crashes_mid_write_keeps_the_previous_version(exported, m
 
     monkeypatch.setattr(tf.saved_model, "save", save_then_crash)
     with pytest.raises(Crash):
-        make_tiny_encoder(seed=6).export(base, version=7, overwrite=True)
+        export_saved_model(make_tiny_encoder(seed=6), base, version=7, overwrite=True)
     assert tree_digest(folder) == before
     assert os.listdir(base) == ["7"]  # no staging folder left
     monkeypatch.undo()

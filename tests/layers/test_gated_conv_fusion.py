@@ -53,11 +53,11 @@ def test_padding_never_changes_the_sentence_vector(filter_length):
 def test_filter_length_one_ignores_word_order_and_three_does_not():
     order = [4, 2, 0, 3, 1]
     bag = GatedConvFusion(units=8, filter_length=1)
-    np.testing.assert_allclose(np.asarray(bag([GLOVE[:, order], OTHER[:, order]])),
-                               np.asarray(bag([GLOVE, OTHER])), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(bag([GLOVE[:, order], OTHER[:, order]])), np.asarray(bag([GLOVE, OTHER])), rtol=1e-5, atol=1e-6
+    )
     context = GatedConvFusion(units=8, filter_length=3)
-    assert not np.allclose(np.asarray(context([GLOVE[:, order], OTHER[:, order]])),
-                           np.asarray(context([GLOVE, OTHER])))
+    assert not np.allclose(np.asarray(context([GLOVE[:, order], OTHER[:, order]])), np.asarray(context([GLOVE, OTHER])))
 
 
 def test_gates_lie_strictly_between_zero_and_one():
@@ -86,8 +86,10 @@ def test_config_round_trip_and_output_shape():
     assert fusion.compute_output_shape([(None, 5, 6), (None, 5, 4)]) == (None, 5)
 
 
-@pytest.mark.parametrize("kwargs", [{"units": 0}, {"units": 4, "num_layers": 0},
-                                    {"units": 4, "filter_length": 2}, {"units": 4, "output_units": 0}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"units": 0}, {"units": 4, "num_layers": 0}, {"units": 4, "filter_length": 2}, {"units": 4, "output_units": 0}],
+)
 def test_rejects_bad_arguments(kwargs):
     with pytest.raises(ValueError):
         GatedConvFusion(**kwargs)

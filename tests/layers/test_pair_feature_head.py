@@ -35,8 +35,7 @@ def test_config_round_trip():
     assert isinstance(clone, PairFeatureHead) and clone.get_config() == head.get_config()
 
 
-@pytest.mark.parametrize("kwargs", [{"features": ()}, {"features": ("u", "w")},
-                                    {"features": ("u", "u")}, {"units": 0}])
+@pytest.mark.parametrize("kwargs", [{"features": ()}, {"features": ("u", "w")}, {"features": ("u", "u")}, {"units": 0}])
 def test_rejects_bad_arguments(kwargs):
     with pytest.raises(ValueError):
         PairFeatureHead(**{"units": 2, **kwargs})

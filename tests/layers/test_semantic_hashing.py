@@ -17,8 +17,7 @@ def test_relaxed_codes_are_sigmoids_of_the_layer_normalised_projection_over_tau(
     z = X @ kernel + bias
     z = (z - z.mean(-1, keepdims=True)) / np.sqrt(z.var(-1, keepdims=True) + 1e-5)
     layer.temperature.assign(0.25)
-    np.testing.assert_allclose(keras.ops.convert_to_numpy(layer(X)), 1 / (1 + np.exp(-z / 0.25)),
-                               atol=1e-5)
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(layer(X)), 1 / (1 + np.exp(-z / 0.25)), atol=1e-5)
 
 
 def test_hard_codes_threshold_at_one_half_whatever_the_temperature():
@@ -80,7 +79,9 @@ def test_straight_through_gives_hard_codes_forward_and_the_sigmoid_gradient_back
             out = layer(x)
             loss = tf.reduce_sum(out * tf.range(64, dtype=tf.float32))
         grads.append(tape.gradient(loss, layer.projection.kernel).numpy())
-    np.testing.assert_array_equal(keras.ops.convert_to_numpy(hard_layer(X)),
-                                  keras.ops.convert_to_numpy(relaxed_layer.binarize(X)).astype("float32"))
+    np.testing.assert_array_equal(
+        keras.ops.convert_to_numpy(hard_layer(X)),
+        keras.ops.convert_to_numpy(relaxed_layer.binarize(X)).astype("float32"),
+    )
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-7)
     assert hard_layer.get_config()["straight_through"] is True

@@ -58,14 +58,10 @@ def test_exclude_special_tokens_drops_first_and_last_real_token():
 
 def test_pools_chosen_layers_and_concatenates_them_in_order():
     layers = [STATES * k for k in (1.0, 10.0, 100.0, 1000.0)]
-    out = np.asarray(
-        SiamesePooler("mean", layer_indices=(-2, -1))(layers, padding_mask=MASK)
-    )
+    out = np.asarray(SiamesePooler("mean", layer_indices=(-2, -1))(layers, padding_mask=MASK))
     mean = pool("mean")
     np.testing.assert_allclose(out, np.concatenate([mean * 100, mean * 1000], -1), rtol=1e-6)
-    assert SiamesePooler("mean", layer_indices=(0, 1, 2, 3)).compute_output_shape(
-        [(None, 4, 2)] * 4
-    ) == (None, 8)
+    assert SiamesePooler("mean", layer_indices=(0, 1, 2, 3)).compute_output_shape([(None, 4, 2)] * 4) == (None, 8)
 
 
 def test_uses_the_keras_mask_when_no_padding_mask_is_given():
@@ -85,9 +81,7 @@ def test_output_is_float32_even_for_bfloat16_states():
 def test_config_round_trip_and_saving():
     layer = SiamesePooler("max", layer_indices=(-4, -1), exclude_special_tokens=True)
     clone = SiamesePooler.from_config(layer.get_config())
-    assert (clone.mode, clone.layer_indices, clone.exclude_special_tokens) == (
-        "max", (-4, -1), True
-    )
+    assert (clone.mode, clone.layer_indices, clone.exclude_special_tokens) == ("max", (-4, -1), True)
     revived = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(layer))
     assert isinstance(revived, SiamesePooler) and revived.get_config() == layer.get_config()
 

@@ -134,7 +134,8 @@ def test_mnrl_training_makes_each_anchor_rank_its_positive_first():
     after = train(model, losses.MultipleNegativesRankingLoss(), ids, np.zeros(4, "float32"))
     anchors, positives = after[:, 0], after[:, 1]
     similarity = (anchors / np.linalg.norm(anchors, axis=1, keepdims=True)) @ (
-        positives / np.linalg.norm(positives, axis=1, keepdims=True)).T
+        positives / np.linalg.norm(positives, axis=1, keepdims=True)
+    ).T
     assert similarity.argmax(axis=1).tolist() == [0, 1, 2, 3]
 
 
@@ -155,8 +156,9 @@ def test_distillation_loss_mixes_teacher_and_label_terms_like_numpy():
     student = np.array([[0.2], [0.9], [0.4]], np.float32)
     targets = np.array([[0.0, 0.5], [1.0, 0.7], [0.5, 0.5]], np.float32)  # [label, teacher]
     for alpha in (0.0, 0.3, 1.0):
-        expected = np.mean(alpha * (student[:, 0] - targets[:, 1]) ** 2
-                           + (1 - alpha) * (student[:, 0] - targets[:, 0]) ** 2)
+        expected = np.mean(
+            alpha * (student[:, 0] - targets[:, 1]) ** 2 + (1 - alpha) * (student[:, 0] - targets[:, 0]) ** 2
+        )
         assert np.isclose(float(DistillationLoss(alpha)(targets, student)), expected, atol=1e-6)
     logits = np.array([[2.0, 0.0], [0.0, 1.0]], np.float32)
     targets = np.array([[1, 1.5, 0.5], [1, 0.0, 2.0]], np.float32)  # [class, T_0, T_1]

@@ -6,6 +6,7 @@ import pytest
 import tensorflow as tf
 
 from keras_sentemb.data.pipelines import sentence_targets_dataset
+from keras_sentemb.export import export_saved_model
 from keras_sentemb.losses import SRALoss
 from keras_sentemb.models import BiLSTMSRA
 from tests.conftest import make_tiny_word_vectors
@@ -31,8 +32,7 @@ def test_output_is_tanh_of_a_bias_free_projection_of_the_pooled_bilstm():
 def test_padding_never_changes_an_embedding(pooling):
     model = tiny_sra(pooling=pooling)
     alone = model.encode(["dog ran"], normalize=False)
-    batched = model.encode(["dog ran", "the cat sat on the mat . the dog ran fast"], batch_size=2,
-                           normalize=False)
+    batched = model.encode(["dog ran", "the cat sat on the mat . the dog ran fast"], batch_size=2, normalize=False)
     np.testing.assert_allclose(batched[0], alone[0], rtol=1e-5, atol=1e-6)
 
 
@@ -68,9 +68,8 @@ def test_save_load_round_trip_and_export(tmp_path):
     loaded = keras.saving.load_model(path)
     assert isinstance(loaded, BiLSTMSRA) and loaded.get_config() == model.get_config()
     np.testing.assert_allclose(loaded.encode(SENTENCES), model.encode(SENTENCES), rtol=1e-6, atol=1e-6)
-    served = tf.saved_model.load(model.export(str(tmp_path / "served")))
-    np.testing.assert_allclose(served(tf.constant(SENTENCES)).numpy(), model.encode(SENTENCES),
-                               rtol=1e-5, atol=1e-6)
+    served = tf.saved_model.load(export_saved_model(model, str(tmp_path / "served")))
+    np.testing.assert_allclose(served(tf.constant(SENTENCES)).numpy(), model.encode(SENTENCES), rtol=1e-5, atol=1e-6)
 
 
 def test_rejects_an_unknown_pooling():
@@ -88,12 +87,12 @@ def test_pair_fine_tuning_with_an_mlp_over_four_features_and_kd_round_trips(tmp_
     model = tiny_sra()
     head = PairFeatureHead(2, ("u", "v", "abs_diff", "product"), hidden_units=(8,), name="pair_mlp")
     sbert = SBERT(model, objective="classification", head=head)
-    sbert.compile(optimizer=keras.optimizers.Adam(1e-2),
-                  loss=DistillationLoss(alpha=0.5, objective="classification"))
+    sbert.compile(optimizer=keras.optimizers.Adam(1e-2), loss=DistillationLoss(alpha=0.5, objective="classification"))
     pairs = LabeledPairs(["the cat sat", "a dog ran"], ["the cat", "the mat"], [1, 0])
     teacher = np.array([[1.0, 3.0], [2.0, -1.0]], "float32")
-    data = examples_dataset(pairs, model.tokenizer, batch_size=2, bucketing=False,
-                            labels=np.column_stack([pairs.labels, teacher]))
+    data = examples_dataset(
+        pairs, model.tokenizer, batch_size=2, bucketing=False, labels=np.column_stack([pairs.labels, teacher])
+    )
     history = sbert.fit(data, epochs=3, verbose=0)
     assert history.history["loss"][-1] < history.history["loss"][0]
     path = str(tmp_path / "pairs.keras")

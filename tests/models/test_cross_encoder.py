@@ -16,8 +16,11 @@ SECOND = ["a cat sat", "the dog ran fast", "hello world", "storm", "bread"]
 
 def one_pair_logits(model, first, second):
     ids, segments = model.tokenizer.pair_ids(tf.constant([first]), tf.constant([second]))
-    inputs = {"token_ids": ids.to_tensor(), "segment_ids": segments.to_tensor(),
-              "padding_mask": tf.ones_like(ids.to_tensor())}
+    inputs = {
+        "token_ids": ids.to_tensor(),
+        "segment_ids": segments.to_tensor(),
+        "padding_mask": tf.ones_like(ids.to_tensor()),
+    }
     return model(inputs).numpy()[0]
 
 
@@ -73,9 +76,13 @@ def test_a_classifier_defaults_to_softmax_cross_entropy():
     model = make_tiny_cross_encoder(num_labels=2)
     model.compile(optimizer="adam")
     assert isinstance(model.loss, keras.losses.SparseCategoricalCrossentropy)
-    features, labels = next(iter(cross_pairs_dataset(
-        LabeledPairs(FIRST, SECOND, [1, 1, 0, 1, 0]), model.tokenizer, shuffle=False,
-        bucketing=False)))
+    features, labels = next(
+        iter(
+            cross_pairs_dataset(
+                LabeledPairs(FIRST, SECOND, [1, 1, 0, 1, 0]), model.tokenizer, shuffle=False, bucketing=False
+            )
+        )
+    )
     assert set(features) == {"token_ids", "segment_ids", "padding_mask"}
     assert labels.dtype == tf.int32 and model(features).shape == (5, 2)
 
@@ -86,5 +93,4 @@ def test_keras_file_round_trip_keeps_the_scores(tmp_path):
     model.save(path)
     restored = keras.models.load_model(path)
     assert isinstance(restored, CrossEncoder) and restored.num_labels == 2
-    np.testing.assert_allclose(restored.predict_pairs(FIRST, SECOND),
-                               model.predict_pairs(FIRST, SECOND), atol=1e-6)
+    np.testing.assert_allclose(restored.predict_pairs(FIRST, SECOND), model.predict_pairs(FIRST, SECOND), atol=1e-6)

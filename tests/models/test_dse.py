@@ -8,7 +8,8 @@ import tensorflow as tf
 from keras_sentemb.data.examples import ScoredPairs
 from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.losses import distillation_loss
-from keras_sentemb.models import DSE, dse as dse_module
+from keras_sentemb.models import DSE
+from keras_sentemb.models import dse as dse_module
 from tests.conftest import make_tiny_encoder
 
 FIRST = ["the cat sat on the mat", "a dog ran", "hello", "rain and storm", "the oven was hot ."]
@@ -16,8 +17,9 @@ SECOND = ["a cat sat", "the dog ran fast", "hello world", "storm", "bread"]
 
 
 def make_dse(num_labels=1, alpha=0.5, freeze_encoder=False, seed=0):
-    encoder = make_tiny_encoder(seed=seed, pooling="mean", layer_indices=(-2, -1),
-                                exclude_special_tokens=True, normalize=False)
+    encoder = make_tiny_encoder(
+        seed=seed, pooling="mean", layer_indices=(-2, -1), exclude_special_tokens=True, normalize=False
+    )
     dse = DSE(encoder, num_labels=num_labels, alpha=alpha, freeze_encoder=freeze_encoder)
     kernel = dse.head.output_layer.kernel  # zeros at the start; make f non-trivial
     kernel.assign(np.random.default_rng(seed).normal(scale=0.1, size=kernel.shape))
@@ -40,16 +42,16 @@ def test_f_matches_a_numpy_reference(num_labels):
     dse = make_dse(num_labels)
     u, v = random_embeddings(7, dse, 1), random_embeddings(7, dse, 2)
     expected = numpy_f(dse, u, v)
-    np.testing.assert_allclose(dse.score(u, v), expected[:, 0] if num_labels == 1 else expected,
-                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dse.score(u, v), expected[:, 0] if num_labels == 1 else expected, rtol=1e-5, atol=1e-5)
 
 
 def test_student_embeds_both_sentences_with_one_shared_encoder():
     dse = make_dse()
     assert dse.embedding_dim == 32  # two layers × 16 dims
     vectors = dse.embed(FIRST + SECOND)
-    np.testing.assert_allclose(dse.predict_pairs(FIRST, SECOND),
-                               numpy_f(dse, vectors[:5], vectors[5:])[:, 0], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        dse.predict_pairs(FIRST, SECOND), numpy_f(dse, vectors[:5], vectors[5:])[:, 0], rtol=1e-4, atol=1e-5
+    )
 
 
 @pytest.mark.parametrize("num_labels", [1, 2])
@@ -73,8 +75,9 @@ def test_score_matrix_equals_the_naive_double_loop_in_bounded_blocks(num_labels,
 
 def gradient_function(dse):
     """(α, targets [label, teacher]) → d loss / d weights on one batch of the five pairs."""
-    data = examples_dataset(ScoredPairs(FIRST, SECOND, [0.0] * 5), dse.tokenizer,
-                            batch_size=8, shuffle=False, bucketing=False)
+    data = examples_dataset(
+        ScoredPairs(FIRST, SECOND, [0.0] * 5), dse.tokenizer, batch_size=8, shuffle=False, bucketing=False
+    )
     features, _ = next(iter(data))
 
     @tf.function
@@ -115,8 +118,7 @@ def test_frozen_student_trains_only_the_head():
     before = [w.numpy() for w in dse.encoder.weights]
     dse.compile(optimizer=keras.optimizers.Adam(1e-2))
     targets = np.column_stack([np.linspace(0, 1, 5), np.linspace(1, 0, 5)]).astype(np.float32)
-    dse.fit(examples_dataset(ScoredPairs(FIRST, SECOND, [0.0] * 5), dse.tokenizer, labels=targets),
-            epochs=2, verbose=0)
+    dse.fit(examples_dataset(ScoredPairs(FIRST, SECOND, [0.0] * 5), dse.tokenizer, labels=targets), epochs=2, verbose=0)
     for b, w in zip(before, dse.encoder.weights):
         np.testing.assert_array_equal(b, w.numpy())
 
@@ -153,8 +155,7 @@ def test_keras_file_round_trip_keeps_the_scores(tmp_path):
     dse.save(path)
     restored = keras.models.load_model(path)
     assert isinstance(restored, DSE) and (restored.alpha, restored.freeze_encoder) == (0.3, True)
-    np.testing.assert_allclose(restored.predict_pairs(FIRST, SECOND), dse.predict_pairs(FIRST, SECOND),
-                               atol=1e-5)
+    np.testing.assert_allclose(restored.predict_pairs(FIRST, SECOND), dse.predict_pairs(FIRST, SECOND), atol=1e-5)
 
 
 def test_one_query_walks_the_catalog_in_tiles_with_the_same_scores(monkeypatch):

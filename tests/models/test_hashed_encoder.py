@@ -11,20 +11,31 @@ import keras
 import numpy as np
 import pytest
 
+from keras_sentemb.export import export_saved_model
 from keras_sentemb.layers import SemanticHashing
 from keras_sentemb.models import HashedEncoder
 from keras_sentemb.retrieval import BinaryIndex
+from keras_sentemb.training import distill_hashed_encoder
 from tests.conftest import make_tiny_encoder
 
-TEXTS = ["the cat sat on the mat", "a dog ran fast", "hello world", "rain and storm",
-         "the oven bread", "a cat ran", "the dog sat", "hello cat", ""]
+TEXTS = [
+    "the cat sat on the mat",
+    "a dog ran fast",
+    "hello world",
+    "rain and storm",
+    "the oven bread",
+    "a cat ran",
+    "the dog sat",
+    "hello cat",
+    "",
+]
 
 
 @pytest.fixture(scope="module")
 def hashed():
     encoder = make_tiny_encoder(seed=4)
     embeddings = encoder.encode(TEXTS * 8)
-    return HashedEncoder.distill(encoder, embeddings, bits=64, epochs=3, batch_size=24, verbose=0)
+    return distill_hashed_encoder(encoder, embeddings, bits=64, epochs=3, batch_size=24, verbose=0)
 
 
 def test_hash_of_texts_is_the_packed_code_of_their_unit_embeddings(hashed):
@@ -71,7 +82,7 @@ def test_rejects_a_non_hashing_layer_and_mismatched_embeddings(hashed):
 def test_export_serves_hash_and_search_in_a_fresh_process(hashed, tmp_path):
     table = hashed.hash(TEXTS)
     ids = np.arange(len(TEXTS)) + 1000
-    folder = hashed.export(tmp_path / "served", version=1, code_table=table, code_ids=ids)
+    folder = export_saved_model(hashed, tmp_path / "served", version=1, code_table=table, code_ids=ids)
     queries = ["the cat sat on the mat", "hello", b"\xff\xfe"]
     script = textwrap.dedent(
         """
@@ -99,9 +110,13 @@ def test_export_serves_hash_and_search_in_a_fresh_process(hashed, tmp_path):
         """
     )
     texts = [q if isinstance(q, str) else q.decode("latin-1") for q in queries[:2]]
-    out = subprocess.run([sys.executable, "-c", script, folder, json.dumps(texts)],
-                         capture_output=True, text=True, check=True,
-                         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    out = subprocess.run(
+        [sys.executable, "-c", script, folder, json.dumps(texts)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+    )
     served = json.loads(out.stdout.strip().splitlines()[-1])
     assert served["sigs"] == ["embed_and_hash", "hash", "search", "serving_default"]
     np.testing.assert_array_equal(np.array(served["codes"], np.uint8), hashed.hash(texts))
@@ -119,5 +134,5 @@ def test_export_serves_hash_and_search_in_a_fresh_process(hashed, tmp_path):
 def test_plain_encoder_export_has_no_hash_signature(tmp_path):
     import tensorflow as tf
 
-    folder = make_tiny_encoder(seed=1).export(tmp_path / "plain")
+    folder = export_saved_model(make_tiny_encoder(seed=1), tmp_path / "plain")
     assert sorted(tf.saved_model.load(folder).signatures) == ["serving_default"]

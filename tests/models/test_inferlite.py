@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from keras_sentemb.export import export_saved_model
 from keras_sentemb.models import SBERT, InferLite
 from tests.conftest import make_tiny_word_vectors
 
@@ -26,18 +27,19 @@ def test_encodes_raw_texts_to_unit_vectors_in_input_order():
 def test_padding_never_changes_an_embedding(filter_length):
     model = tiny_inferlite(filter_length=filter_length, num_layers=3)
     alone = model.encode(["dog ran"], normalize=False)
-    with_long_neighbour = model.encode(["dog ran", "the cat sat on the mat . the dog ran fast"],
-                                       normalize=False, batch_size=2)
+    with_long_neighbour = model.encode(
+        ["dog ran", "the cat sat on the mat . the dog ran fast"], normalize=False, batch_size=2
+    )
     np.testing.assert_allclose(with_long_neighbour[0], alone[0], rtol=1e-5, atol=1e-6)
 
 
 def test_with_filter_length_one_the_embedding_ignores_word_order():
     bag = tiny_inferlite(filter_length=1)
-    np.testing.assert_allclose(bag.encode("the cat sat on the mat"),
-                               bag.encode("mat the on sat cat the"), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        bag.encode("the cat sat on the mat"), bag.encode("mat the on sat cat the"), rtol=1e-5, atol=1e-6
+    )
     context = tiny_inferlite(filter_length=3)
-    assert not np.allclose(context.encode("the cat sat on the mat"),
-                           context.encode("mat the on sat cat the"))
+    assert not np.allclose(context.encode("the cat sat on the mat"), context.encode("mat the on sat cat the"))
 
 
 def test_gate_values_lie_in_the_open_unit_interval():
@@ -74,8 +76,7 @@ def test_trains_under_sbert_with_the_nli_head():
     sbert.compile(optimizer=keras.optimizers.Adam(1e-2))
     before = [w.numpy().copy() for w in model.trainable_weights]
     tables = [w.numpy().copy() for w in model.word_embeddings.weights]
-    sbert.fit(examples_dataset(pairs, model.tokenizer, batch_size=2, bucketing=False), epochs=1,
-              verbose=0)
+    sbert.fit(examples_dataset(pairs, model.tokenizer, batch_size=2, bucketing=False), epochs=1, verbose=0)
     assert any(not np.allclose(b, w.numpy()) for b, w in zip(before, model.trainable_weights))
     assert all(np.array_equal(t, w.numpy()) for t, w in zip(tables, model.word_embeddings.weights))
     assert [tuple(w.shape) for w in sbert.head.trainable_weights][-2:] == [(4, 3), (3,)]
@@ -93,11 +94,12 @@ def test_save_load_round_trip(tmp_path):
 
 def test_exported_saved_model_takes_strings(tmp_path):
     model = tiny_inferlite()
-    folder = model.export(str(tmp_path / "inferlite"))
+    folder = export_saved_model(model, str(tmp_path / "inferlite"))
     served = tf.saved_model.load(folder).signatures["serving_default"]
     texts = ["the cat sat", "", "a dog ran fast ."]
-    np.testing.assert_allclose(served(texts=tf.constant(texts))["embedding"].numpy(),
-                               model.encode(texts), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        served(texts=tf.constant(texts))["embedding"].numpy(), model.encode(texts), rtol=1e-5, atol=1e-6
+    )
 
 
 def test_rejects_tables_that_do_not_match_the_tokenizer():

@@ -8,8 +8,11 @@ from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.models import SBERT
 from tests.conftest import make_tiny_encoder
 
-PAIRS = ScoredPairs(["the cat sat", "a dog ran", "rain", "hello world"],
-                    ["a cat", "the dog", "bread in the oven", "world"], [4.5, 4.0, 0.0, 3.0])
+PAIRS = ScoredPairs(
+    ["the cat sat", "a dog ran", "rain", "hello world"],
+    ["a cat", "the dog", "bread in the oven", "world"],
+    [4.5, 4.0, 0.0, 3.0],
+)
 TEXTS = ["the cat sat on the mat", "rain and storm", "hello"]
 
 

@@ -21,9 +21,7 @@ def test_matches_sentence_transformers_within_1e_3(minilm_encoder):
     assert len(sentences) >= 100 and reference.shape == (len(sentences), 384)
     ours = minilm_encoder.encode(sentences, batch_size=32)
     worst = np.abs(ours - reference).max(axis=1)
-    assert worst.max() < 1e-3, [
-        (sentences[i][:50], float(worst[i])) for i in np.argsort(-worst)[:3]
-    ]
+    assert worst.max() < 1e-3, [(sentences[i][:50], float(worst[i])) for i in np.argsort(-worst)[:3]]
 
 
 def test_follows_the_sentence_transformers_configuration(minilm_encoder):

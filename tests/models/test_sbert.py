@@ -34,9 +34,13 @@ def test_pair_objectives_return_u_and_v_stacked():
 
 @pytest.mark.parametrize(
     "objective, loss_type",
-    [("regression", losses.CosineSimilarityLoss), ("cosent", losses.CoSENTLoss),
-     ("classification", losses.SoftmaxPairLoss), ("triplet", losses.TripletLoss),
-     ("mnrl", losses.MultipleNegativesRankingLoss)],
+    [
+        ("regression", losses.CosineSimilarityLoss),
+        ("cosent", losses.CoSENTLoss),
+        ("classification", losses.SoftmaxPairLoss),
+        ("triplet", losses.TripletLoss),
+        ("mnrl", losses.MultipleNegativesRankingLoss),
+    ],
 )
 def test_compile_picks_the_objective_default_loss(objective, loss_type):
     sbert = SBERT(make_tiny_encoder(), objective)

@@ -32,11 +32,11 @@ def test_fine_tuning_fits_the_labels_and_trains_the_encoder():
     classifier = tiny_classifier()
     classifier.compile(optimizer=keras.optimizers.Adam(3e-2))
     encoder_before = [w.numpy().copy() for w in classifier.encoder.trainable_weights]
-    classifier.fit(examples_dataset(TRAIN, classifier.encoder.tokenizer, batch_size=4,
-                                    bucketing=False), epochs=30, verbose=0)
+    classifier.fit(
+        examples_dataset(TRAIN, classifier.encoder.tokenizer, batch_size=4, bucketing=False), epochs=30, verbose=0
+    )
     assert (classifier.predict_texts(TRAIN.sentences).argmax(-1) == TRAIN.labels).all()
-    assert any(not np.allclose(b, w.numpy()) for b, w in
-               zip(encoder_before, classifier.encoder.trainable_weights))
+    assert any(not np.allclose(b, w.numpy()) for b, w in zip(encoder_before, classifier.encoder.trainable_weights))
 
 
 def test_knowledge_distillation_uses_the_teacher_logits():
@@ -44,9 +44,18 @@ def test_knowledge_distillation_uses_the_teacher_logits():
     classifier.compile(optimizer="adam", distillation_alpha=1.0)
     assert isinstance(classifier.loss, DistillationLoss) and classifier.loss.alpha == 1.0
     teacher = np.array([[2.0, -1.0], [0.0, 1.0], [1.0, 0.0], [-1.0, 3.0]], "float32")
-    batch = next(iter(examples_dataset(TRAIN, classifier.encoder.tokenizer, batch_size=4,
-                                       bucketing=False, shuffle=False,
-                                       labels=np.column_stack([TRAIN.labels, teacher]))))
+    batch = next(
+        iter(
+            examples_dataset(
+                TRAIN,
+                classifier.encoder.tokenizer,
+                batch_size=4,
+                bucketing=False,
+                shuffle=False,
+                labels=np.column_stack([TRAIN.labels, teacher]),
+            )
+        )
+    )
     logits = np.asarray(classifier(batch[0]))
     expected = np.mean(np.sum((logits - teacher) ** 2, axis=1))
     np.testing.assert_allclose(float(classifier.loss(batch[1], logits)), expected, rtol=1e-5)
@@ -58,8 +67,9 @@ def test_save_load_round_trip(tmp_path):
     classifier.save(path)
     loaded = keras.saving.load_model(path)
     assert isinstance(loaded, SentenceClassifier) and isinstance(loaded.encoder, BiLSTMSRA)
-    np.testing.assert_allclose(loaded.predict_texts(TRAIN.sentences),
-                               classifier.predict_texts(TRAIN.sentences), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(
+        loaded.predict_texts(TRAIN.sentences), classifier.predict_texts(TRAIN.sentences), rtol=1e-6, atol=1e-6
+    )
 
 
 def test_rejects_fewer_than_two_classes():

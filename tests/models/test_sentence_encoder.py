@@ -40,9 +40,9 @@ def test_padding_in_a_batch_never_changes_an_embedding(tiny_encoder):
 
 def test_model_output_matches_the_pooled_backbone_sequence_output(tiny_encoder):
     packed = tiny_encoder.tokenizer.pack(tiny_encoder.tokenizer.content_ids(np.array(TEXTS)))
-    states = tiny_encoder.backbone(
-        {**packed, "segment_ids": keras.ops.zeros_like(packed["token_ids"])}
-    )["sequence_output"]
+    states = tiny_encoder.backbone({**packed, "segment_ids": keras.ops.zeros_like(packed["token_ids"])})[
+        "sequence_output"
+    ]
     mask = np.asarray(packed["padding_mask"], "float32")[..., None]
     expected = (np.asarray(states) * mask).sum(1) / mask.sum(1)
     np.testing.assert_allclose(tiny_encoder(packed), expected, atol=1e-5)
@@ -67,12 +67,8 @@ def test_texts_longer_than_max_length_are_truncated(tiny_encoder):
     words = ["cat", "dog", "rain", "storm", "bread", "oven", "mat"] * 4
     kept = " ".join(words[: limit - 2])
     longer = " ".join(words)
-    np.testing.assert_allclose(
-        tiny_encoder.encode([longer]), tiny_encoder.encode([kept]), atol=1e-6
-    )
-    assert not np.allclose(
-        tiny_encoder.encode([" ".join(words[: limit - 3])]), tiny_encoder.encode([kept])
-    )
+    np.testing.assert_allclose(tiny_encoder.encode([longer]), tiny_encoder.encode([kept]), atol=1e-6)
+    assert not np.allclose(tiny_encoder.encode([" ".join(words[: limit - 3])]), tiny_encoder.encode([kept]))
 
 
 def test_one_trace_serves_every_batch_shape():

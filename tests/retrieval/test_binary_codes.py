@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from keras_sentemb.retrieval import (
-    hamming_distances, hamming_similarity, pack_bits, sign_threshold_codes, unpack_bits)
+from keras_sentemb.retrieval import hamming_distances, hamming_similarity, pack_bits, sign_threshold_codes, unpack_bits
 
 
 def naive_hamming(a_bits, b_bits):
@@ -24,8 +23,9 @@ def test_hamming_distances_equal_a_naive_bit_count(bits):
     rng = np.random.default_rng(bits)
     a, b = rng.integers(0, 2, (4, bits)), rng.integers(0, 2, (6, bits))
     np.testing.assert_array_equal(hamming_distances(pack_bits(a), pack_bits(b)), naive_hamming(a, b))
-    np.testing.assert_allclose(hamming_similarity(pack_bits(a), pack_bits(b)),
-                               1 - 2 * naive_hamming(a, b) / bits, atol=1e-6)
+    np.testing.assert_allclose(
+        hamming_similarity(pack_bits(a), pack_bits(b)), 1 - 2 * naive_hamming(a, b) / bits, atol=1e-6
+    )
 
 
 def test_sign_threshold_at_the_embedding_width_is_quantize_embeddings_ubinary():
@@ -43,11 +43,14 @@ def test_sign_threshold_at_other_lengths_projects_with_a_seeded_random_matrix():
     assert abs(hamming_distances(codes[:1], codes[1:2])[0, 0] / 512 - angle / np.pi) < 0.08
 
 
-@pytest.mark.parametrize("bad, error", [
-    (np.zeros((2, 8), np.int32), TypeError),     # wrong dtype
-    ([[0] * 8], TypeError),                      # not an array
-    (np.zeros((8,), np.uint8), ValueError),      # not 2-D
-])
+@pytest.mark.parametrize(
+    "bad, error",
+    [
+        (np.zeros((2, 8), np.int32), TypeError),  # wrong dtype
+        ([[0] * 8], TypeError),  # not an array
+        (np.zeros((8,), np.uint8), ValueError),  # not 2-D
+    ],
+)
 def test_unpack_rejects_codes_that_are_not_packed_uint8_matrices(bad, error):
     with pytest.raises(error):
         unpack_bits(bad)

@@ -17,12 +17,29 @@ from keras_sentemb.data.pipelines import (
     examples_dataset,
     sentence_targets_dataset,
 )
+from keras_sentemb.training import distill_hashed_encoder
 from tests.conftest import make_tiny_cross_encoder, make_tiny_encoder, make_tiny_word_vectors
 
-FIRST = ["the cat sat on the mat", "a dog ran", "hello", "rain and storm", "the oven was hot",
-         "a cat", "the dog sat", "hello world"] * 2
-SECOND = ["a cat sat", "the dog ran fast", "hello world", "storm", "bread", "the mat",
-          "a dog was fast", "the world"] * 2
+FIRST = [
+    "the cat sat on the mat",
+    "a dog ran",
+    "hello",
+    "rain and storm",
+    "the oven was hot",
+    "a cat",
+    "the dog sat",
+    "hello world",
+] * 2
+SECOND = [
+    "a cat sat",
+    "the dog ran fast",
+    "hello world",
+    "storm",
+    "bread",
+    "the mat",
+    "a dog was fast",
+    "the world",
+] * 2
 SCORES = [4.5, 3.0, 2.5, 2.0, 0.5, 1.5, 3.5, 4.0, 4.8, 2.8, 2.2, 1.8, 0.2, 1.2, 3.2, 3.8]
 LABELS = [0, 1, 2, 1, 2, 0, 0, 1, 2, 2, 1, 0, 1, 0, 2, 1]
 BATCH = dict(batch_size=8, shuffle=False, bucketing=False)
@@ -32,6 +49,7 @@ LENGTH = 16  # every batch padded to one length: `fit` traces its step once
 
 def fixed_length(dataset, length=LENGTH):
     """Pads every [batch, T] int tensor of the features to [batch, length]."""
+
     def pad(tensor):
         return tf.pad(tensor, [[0, 0], [0, length - tf.shape(tensor)[1]]])
 
@@ -99,11 +117,11 @@ def dse():
     encoder = make_tiny_encoder(seed=3, pooling="mean", normalize=False)
     model = DSE(encoder, num_labels=1, alpha=0.5)
     model.head.output_layer.kernel.assign(
-        np.random.default_rng(3).normal(scale=0.1, size=model.head.output_layer.kernel.shape))
+        np.random.default_rng(3).normal(scale=0.1, size=model.head.output_layer.kernel.shape)
+    )
     model.compile(optimizer=keras.optimizers.Adam(1e-2))
     teacher = np.column_stack([np.array(SCORES) / 5, np.linspace(-1, 1, len(SCORES))]).astype("float32")
-    return model, examples_dataset(ScoredPairs(FIRST, SECOND, SCORES), model.tokenizer, labels=teacher,
-                                   **BATCH)
+    return model, examples_dataset(ScoredPairs(FIRST, SECOND, SCORES), model.tokenizer, labels=teacher, **BATCH)
 
 
 def inferlite_nli():
@@ -133,10 +151,21 @@ def sentence_classifier():
     return model, examples_dataset(LabeledSentences(FIRST, LABELS), encoder.tokenizer, **BATCH)
 
 
-CASES = {case.__name__: case for case in (
-    sbert_mnrl, sbert_cosent, sbert_classification, cross_encoder, dse, inferlite_nli,
-    bilstm_sra_distillation, sentence_classifier, word_mnrl, word_cosent,
-)}
+CASES = {
+    case.__name__: case
+    for case in (
+        sbert_mnrl,
+        sbert_cosent,
+        sbert_classification,
+        cross_encoder,
+        dse,
+        inferlite_nli,
+        bilstm_sra_distillation,
+        sentence_classifier,
+        word_mnrl,
+        word_cosent,
+    )
+}
 
 
 class BatchLosses(keras.callbacks.Callback):
@@ -157,22 +186,29 @@ def loss_trajectory(name):
         model, data = CASES[name]()
         record = BatchLosses()
         # one iterator for all epochs: a new one per epoch costs ~1 s of tf.data setup
-        model.fit(fixed_length(data).repeat(), steps_per_epoch=len(data), epochs=EPOCHS, verbose=0,
-                  callbacks=[record])
+        model.fit(fixed_length(data).repeat(), steps_per_epoch=len(data), epochs=EPOCHS, verbose=0, callbacks=[record])
     return record.losses
 
 
 def hashed_encoder_trajectory():
     """`HashedEncoder.distill` jointly with a pair task (CodeSimilarityLoss over all pairs of a
     neighbour batch + CoSENT over the scored pairs of the step): per-epoch losses."""
-    from keras_sentemb.models import HashedEncoder
 
     encoder = make_tiny_encoder(seed=7)
     rng = np.random.default_rng(7)
     embeddings, first, second = rng.normal(size=(3, 16, encoder.embedding_dim)).astype("float32")
-    hashed = HashedEncoder.distill(encoder, embeddings, bits=64, epochs=EPOCHS * 2, batch_size=8,
-                                   learning_rate=1e-2, pairs=(first, second, rng.random(16)),
-                                   pair_weight=0.5, pair_batch_size=4, verbose=0)
+    hashed = distill_hashed_encoder(
+        encoder,
+        embeddings,
+        bits=64,
+        epochs=EPOCHS * 2,
+        batch_size=8,
+        learning_rate=1e-2,
+        pairs=(first, second, rng.random(16)),
+        pair_weight=0.5,
+        pair_batch_size=4,
+        verbose=0,
+    )
     return [float(x) for x in hashed.history.history["loss"]]
 
 

@@ -11,7 +11,7 @@ RNG = np.random.default_rng(0)
 VECTORS = RNG.normal(size=(512, 16)).astype("float32")
 FIRST, SECOND = RNG.normal(size=(2, 256, 16)).astype("float32")
 HIDDEN = RNG.normal(size=16)
-SCORES = -np.abs(FIRST @ HIDDEN - SECOND @ HIDDEN)   # similar along one hidden direction only
+SCORES = -np.abs(FIRST @ HIDDEN - SECOND @ HIDDEN)  # similar along one hidden direction only
 
 
 def pair_spearman(hashing):
@@ -23,15 +23,23 @@ def pair_spearman(hashing):
 
 
 def distill(pair_weight):
-    return distill_code(VECTORS, 64, epochs=10, batch_size=128, learning_rate=3e-2,
-                        pairs=(FIRST, SECOND, SCORES), pair_weight=pair_weight, pair_batch_size=64,
-                        verbose=0)
+    return distill_code(
+        VECTORS,
+        64,
+        epochs=10,
+        batch_size=128,
+        learning_rate=3e-2,
+        pairs=(FIRST, SECOND, SCORES),
+        pair_weight=pair_weight,
+        pair_batch_size=64,
+        verbose=0,
+    )
 
 
 def test_the_pair_task_makes_hamming_similarity_follow_the_pair_scores():
     plain, _ = distill(0.0)
     joint, history = distill(1.0)
-    assert pair_spearman(joint) > pair_spearman(plain) + 0.25     # measured: 0.49 vs 0.10
+    assert pair_spearman(joint) > pair_spearman(plain) + 0.25  # measured: 0.49 vs 0.10
     assert {"codes_loss", "pair_codes_loss", "temperature"} <= set(history.history)
     losses = history.history["pair_codes_loss"]
     assert losses[-1] < losses[0]

@@ -23,9 +23,11 @@ ENV = {**os.environ, "PYTHONPATH": REPO, "TF_CPP_MIN_LOG_LEVEL": "3", "KERAS_BAC
 # both tests: + the transformer models (SBERT mnrl / cosent / classification, CrossEncoder,
 # DSE), about 10 minutes in all.
 EVERY_CASE = os.environ.get("KERAS_SENTEMB_ALL_REPLICA_CASES") == "1"
-MIRRORED_CASES = (replica_cases.ALL_CASES if EVERY_CASE else
-                  ["word_cosent", "inferlite_nli", "bilstm_sra_distillation", "sentence_classifier",
-                   "hashed_encoder"])
+MIRRORED_CASES = (
+    replica_cases.ALL_CASES
+    if EVERY_CASE
+    else ["word_cosent", "inferlite_nli", "bilstm_sra_distillation", "sentence_classifier", "hashed_encoder"]
+)
 # in-batch negatives: each worker's anchors must see the other worker's positives
 MULTI_WORKER_CASES = replica_cases.ALL_CASES if EVERY_CASE else ["word_mnrl"]
 
@@ -54,8 +56,14 @@ MIRRORED_SCRIPT = textwrap.dedent(
 
 
 def test_every_model_fits_under_mirrored_strategy_as_on_one_device():
-    out = subprocess.run([sys.executable, "-c", MIRRORED_SCRIPT, *MIRRORED_CASES], env=ENV, cwd=REPO,
-                         capture_output=True, text=True, timeout=600)
+    out = subprocess.run(
+        [sys.executable, "-c", MIRRORED_SCRIPT, *MIRRORED_CASES],
+        env=ENV,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result.pop("replicas") == 2
@@ -82,10 +90,16 @@ def test_two_workers_on_loopback_follow_the_one_worker_global_batch_trajectory(c
     processes = []
     for index in range(2):
         tf_config = {"cluster": {"worker": workers}, "task": {"type": "worker", "index": index}}
-        processes.append(subprocess.Popen(
-            [sys.executable, "-m", "tests.training.multi_worker_fit", case, str(tmp_path / f"w{index}.json")],
-            env={**ENV, "TF_CONFIG": json.dumps(tf_config)}, cwd=REPO,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+        processes.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "tests.training.multi_worker_fit", case, str(tmp_path / f"w{index}.json")],
+                env={**ENV, "TF_CONFIG": json.dumps(tf_config)},
+                cwd=REPO,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+        )
     try:
         one_worker = replica_cases.loss_trajectory(case)  # meanwhile, here: one worker, global batch
         logs = [p.communicate(timeout=400)[0] for p in processes]
@@ -98,6 +112,8 @@ def test_two_workers_on_loopback_follow_the_one_worker_global_batch_trajectory(c
             worker = json.load(f)
         assert worker["replicas"] == 2
         assert len(worker["losses"]) == len(one_worker) == 4
-        print(f"worker {index}: largest relative difference "
-              f"{largest_relative_difference(worker['losses'], one_worker):.2g}")
+        print(
+            f"worker {index}: largest relative difference "
+            f"{largest_relative_difference(worker['losses'], one_worker):.2g}"
+        )
         np.testing.assert_allclose(worker["losses"], one_worker, rtol=2e-4, atol=1e-5)

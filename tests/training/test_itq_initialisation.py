@@ -21,8 +21,9 @@ def test_bias_centres_the_data_so_each_bit_is_balanced():
 
 
 def test_iterations_lower_the_quantization_error_of_a_random_rotation():
-    assert quantization_error(X, *itq_projection(X, 16, iterations=50)) < \
-        quantization_error(X, *itq_projection(X, 16, iterations=0))
+    assert quantization_error(X, *itq_projection(X, 16, iterations=50)) < quantization_error(
+        X, *itq_projection(X, 16, iterations=0)
+    )
 
 
 def test_the_kernel_is_an_orthonormal_basis_of_the_top_principal_directions():

@@ -24,7 +24,7 @@ def test_mined_neighbours_are_the_exact_cosine_top_k_without_the_anchor():
 
 def test_a_duplicate_sentence_is_a_neighbour_but_the_anchor_itself_is_not():
     unit = unit_vectors(30)
-    unit[17] = unit[4]                      # the same sentence twice
+    unit[17] = unit[4]  # the same sentence twice
     anchors, neighbours = mine_neighbours(unit, pool=3, max_anchors=30)
     assert neighbours[list(anchors).index(4), 0] == 17
     assert neighbours[list(anchors).index(17), 0] == 4
@@ -42,14 +42,13 @@ def test_a_batch_is_anchors_then_their_neighbours_then_random_rows():
     unit = unit_vectors(300)
     anchors, neighbours = mine_neighbours(unit, pool=10, max_anchors=100)
     pool = dict(zip(anchors, neighbours))
-    rows = neighbour_batch_rows(len(unit), anchors, neighbours, batch_size=50, steps=6,
-                                neighbours_per_anchor=3, seed=1)
+    rows = neighbour_batch_rows(len(unit), anchors, neighbours, batch_size=50, steps=6, neighbours_per_anchor=3, seed=1)
     assert rows.shape == (6, 50) and rows.min() >= 0 and rows.max() < len(unit)
     for batch in rows:
-        chosen = batch[:12]                              # 50 // (1 + 3) anchors
+        chosen = batch[:12]  # 50 // (1 + 3) anchors
         assert len(set(chosen)) == 12 and set(chosen) <= set(anchors)
         for i, anchor in enumerate(chosen):
-            picked = batch[12 + 3 * i: 12 + 3 * (i + 1)]
+            picked = batch[12 + 3 * i : 12 + 3 * (i + 1)]
             assert len(set(picked)) == 3 and set(picked) <= set(pool[anchor])
     np.testing.assert_array_equal(rows, neighbour_batch_rows(len(unit), anchors, neighbours, 50, 6, 3, seed=1))
     assert not np.array_equal(rows, neighbour_batch_rows(len(unit), anchors, neighbours, 50, 6, 3, seed=2))

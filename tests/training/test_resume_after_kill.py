@@ -43,8 +43,16 @@ def train(callbacks):
     from keras_sentemb.models import BiLSTMSRA
     from tests.conftest import make_tiny_word_vectors
 
-    sentences = ["the cat sat", "a dog ran", "the mat", "a cat ran fast", "the dog is on the mat",
-                 "do n't", "the cat is fast", "a dog sat on a mat"]
+    sentences = [
+        "the cat sat",
+        "a dog ran",
+        "the mat",
+        "a cat ran fast",
+        "the dog is on the mat",
+        "do n't",
+        "the cat is fast",
+        "a dog sat on a mat",
+    ]
     keras.utils.set_random_seed(12)
     model = BiLSTMSRA.from_word_vectors(make_tiny_word_vectors(), teacher_dim=5, units=4)
     model.compile(optimizer=keras.optimizers.Adam(5e-2), loss=SRALoss())

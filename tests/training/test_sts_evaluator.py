@@ -9,8 +9,11 @@ from keras_sentemb.models import SBERT
 from keras_sentemb.training import STSEvaluator
 from tests.conftest import make_tiny_encoder
 
-PAIRS = ScoredPairs(["the cat sat", "a dog ran", "rain and storm", "hello world"],
-                    ["a cat sat", "the dog ran", "the oven", "hello"], [4.5, 4.0, 0.5, 3.5])
+PAIRS = ScoredPairs(
+    ["the cat sat", "a dog ran", "rain and storm", "hello world"],
+    ["a cat sat", "the dog ran", "the oven", "hello"],
+    [4.5, 4.0, 0.5, 3.5],
+)
 
 
 def test_logs_dev_correlations_each_epoch_and_restores_the_best_weights():
@@ -19,8 +22,13 @@ def test_logs_dev_correlations_each_epoch_and_restores_the_best_weights():
     sbert.compile(optimizer=keras.optimizers.Adam(1e-2))
     evaluator = STSEvaluator(encoder, PAIRS, name="dev", restore_best_weights=True, verbose=0)
     data = examples_dataset(PAIRS, encoder.tokenizer, batch_size=2)
-    history = sbert.fit(data.repeat(), steps_per_epoch=len(data), epochs=3,  # one iterator for all epochs
-                        callbacks=[evaluator], verbose=0)
+    history = sbert.fit(
+        data.repeat(),
+        steps_per_epoch=len(data),
+        epochs=3,  # one iterator for all epochs
+        callbacks=[evaluator],
+        verbose=0,
+    )
     assert len(history.history["dev_spearman"]) == 3 and len(history.history["dev_pearson"]) == 3
     best = max(history.history["dev_spearman"])
     assert evaluator.best_spearman == best
@@ -33,8 +41,7 @@ def test_with_an_ema_optimizer_it_judges_the_averaged_weights_that_fit_ends_with
     sbert.compile(optimizer=keras.optimizers.Adam(1e-2, use_ema=True, ema_momentum=0.9))
     evaluator = STSEvaluator(encoder, PAIRS, name="dev", verbose=0)
     data = examples_dataset(PAIRS, encoder.tokenizer, batch_size=2)
-    history = sbert.fit(data.repeat(), steps_per_epoch=len(data), epochs=2, callbacks=[evaluator],
-                        verbose=0)
+    history = sbert.fit(data.repeat(), steps_per_epoch=len(data), epochs=2, callbacks=[evaluator], verbose=0)
     final_pearson = evaluator.evaluate()[1]
     np.testing.assert_allclose(final_pearson, history.history["dev_pearson"][-1], atol=1e-6)
     averages = [a.numpy() for a in sbert.optimizer._model_variables_moving_average]

@@ -43,8 +43,7 @@ def test_a_second_fit_continues_from_the_optimizer_step():
     model, layer, x, y = model_and_data()
     model.fit(x, y, batch_size=2, epochs=1, verbose=0, callbacks=[TemperatureSchedule(total_steps=8)])
     record = RecordTemperature(layer)
-    model.fit(x, y, batch_size=2, epochs=1, verbose=0,
-              callbacks=[TemperatureSchedule(total_steps=8), record])
+    model.fit(x, y, batch_size=2, epochs=1, verbose=0, callbacks=[TemperatureSchedule(total_steps=8), record])
     assert record.seen[0] == pytest.approx(math.exp(4 / 8 * math.log(0.05)), rel=1e-6)
 
 

@@ -8,11 +8,14 @@ from keras_sentemb.data.examples import ScoredPairs
 from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.losses import CosineSimilarityLoss, SimilarityDistributionLoss
 from keras_sentemb.models import BiLSTMSRA
-from keras_sentemb.training.transfer import TransferModel
+from keras_sentemb.models.transfer_model import TransferModel
 from tests.conftest import make_tiny_encoder, make_tiny_word_vectors
 
-PAIRS = ScoredPairs(["the cat sat", "a dog ran fast", "the mat", "dog"],
-                    ["the cat", "the dog ran", "a cat sat on the mat", "dog"], [4.0, 3.2, 1.0, 5.0])
+PAIRS = ScoredPairs(
+    ["the cat sat", "a dog ran fast", "the mat", "dog"],
+    ["the cat", "the dog ran", "a cat sat on the mat", "dog"],
+    [4.0, 3.2, 1.0, 5.0],
+)
 
 
 def word_encoder():
@@ -25,8 +28,11 @@ def fit_once(model):
     data = examples_dataset(PAIRS, model.encoder.tokenizer, batch_size=4, bucketing=False)
     before = {w.path: w.numpy().copy() for w in model.weights}
     model.fit(data, epochs=1, verbose=0)
-    return {path for path, value in before.items()
-            if not np.allclose(value, next(w for w in model.weights if w.path == path).numpy())}
+    return {
+        path
+        for path, value in before.items()
+        if not np.allclose(value, next(w for w in model.weights if w.path == path).numpy())
+    }
 
 
 def wem_paths(encoder):
@@ -39,8 +45,7 @@ def test_ue_trains_nothing_and_scores_by_cosine():
     with pytest.raises(ValueError, match="trains nothing"):
         model.compile()
     u, v = encoder.encode(PAIRS.sentences1), encoder.encode(PAIRS.sentences2)
-    np.testing.assert_allclose(model.predict_scores(PAIRS.sentences1, PAIRS.sentences2),
-                               np.sum(u * v, 1), rtol=1e-5)
+    np.testing.assert_allclose(model.predict_scores(PAIRS.sentences1, PAIRS.sentences2), np.sum(u * v, 1), rtol=1e-5)
 
 
 def test_ft_trains_only_the_classifier():
@@ -73,8 +78,9 @@ def test_classifier_is_sigmoid_of_product_and_abs_diff_then_softmax_and_expected
     u = encoder.encode(PAIRS.sentences1, normalize=False)
     v = encoder.encode(PAIRS.sentences2, normalize=False)
     scores = model.predict_scores(PAIRS.sentences1, PAIRS.sentences2)
-    (w_h, b_h), (w_p, b_p) = [[np.asarray(x) for x in layer.weights]
-                              for layer in (model.head.hidden_layers[0], model.head.output_layer)]
+    (w_h, b_h), (w_p, b_p) = [
+        [np.asarray(x) for x in layer.weights] for layer in (model.head.hidden_layers[0], model.head.output_layer)
+    ]
     h = 1 / (1 + np.exp(-(np.concatenate([u * v, np.abs(u - v)], 1) @ w_h + b_h)))
     logits = h @ w_p + b_p
     p = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)

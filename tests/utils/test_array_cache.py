@@ -5,7 +5,12 @@ import os
 import numpy as np
 
 from keras_sentemb.utils.array_cache import (
-    cached_array, fingerprint, fingerprint_texts, fingerprint_weights, load_cached_array)
+    cached_array,
+    fingerprint,
+    fingerprint_texts,
+    fingerprint_weights,
+    load_cached_array,
+)
 from tests.conftest import make_tiny_encoder
 
 
@@ -41,8 +46,9 @@ def test_a_corrupted_entry_is_detected_and_recomputed(tmp_path):
     data[-1] ^= 0xFF
     path.write_bytes(bytes(data))
     assert load_cached_array(tmp_path, "vectors", "c" * 20) is None
-    np.testing.assert_array_equal(cached_array(tmp_path, "vectors", "c" * 20, compute),
-                                  np.arange(100, dtype=np.float32))
+    np.testing.assert_array_equal(
+        cached_array(tmp_path, "vectors", "c" * 20, compute), np.arange(100, dtype=np.float32)
+    )
     assert compute.calls == 2
     assert not [name for name in os.listdir(tmp_path) if name.startswith(".")]  # no temp files
 

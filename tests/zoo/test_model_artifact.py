@@ -6,7 +6,8 @@ import os
 import numpy as np
 import pytest
 
-from keras_sentemb.models import BiLSTMSRA, HashedEncoder
+from keras_sentemb.models import BiLSTMSRA
+from keras_sentemb.training import distill_hashed_encoder
 from keras_sentemb.zoo.model_artifact import load_artifact, save_artifact, word_vectors_source
 from tests.conftest import make_tiny_encoder, make_tiny_word_vectors
 
@@ -73,7 +74,7 @@ def test_a_word_source_with_another_vocabulary_is_refused(tmp_path, tiny_word_ve
 
 def test_a_hashed_encoder_keeps_its_codes(tmp_path):
     encoder = make_tiny_encoder(seed=5)
-    hashed = HashedEncoder.distill(encoder, encoder.encode(TEXTS * 4), bits=64, epochs=1, verbose=0)
+    hashed = distill_hashed_encoder(encoder, encoder.encode(TEXTS * 4), bits=64, epochs=1, verbose=0)
     save_artifact(hashed, tmp_path / "h", weights_dtype="float32")
     np.testing.assert_array_equal(load_artifact(tmp_path / "h").hash(TEXTS), hashed.hash(TEXTS))
 
@@ -93,8 +94,8 @@ def test_a_corrupted_weights_file_is_refused(tmp_path):
 def test_lora_factors_are_recovered_from_a_merged_keras_file(tmp_path):
     import keras
 
-    from keras_sentemb.zoo.lora_factors import restore_lora_factors
     from tests.conftest import make_tiny_cross_encoder
+    from zoo.recipes.lora_factors import restore_lora_factors
 
     trained = make_tiny_cross_encoder(seed=6)
     trained.enable_lora(2)
@@ -102,7 +103,7 @@ def test_lora_factors_are_recovered_from_a_merged_keras_file(tmp_path):
         if "lora_kernel" in variable.path or variable.path.startswith("logits/"):
             variable.assign(np.random.default_rng(2).normal(0, 0.2, variable.shape))
     trained.save(tmp_path / "ce.keras")
-    merged = keras.saving.load_model(tmp_path / "ce.keras")          # Keras merges LoRA on save
+    merged = keras.saving.load_model(tmp_path / "ce.keras")  # Keras merges LoRA on save
     assert not any("lora" in v.path for v in merged.weights)
     target = make_tiny_cross_encoder(seed=6)
     target.enable_lora(2)

@@ -5,8 +5,8 @@ import os
 import pytest
 
 from keras_sentemb.zoo import zoo_dir
-from keras_sentemb.zoo.readme_table import END, START, replace_table, zoo_table
-from keras_sentemb.zoo.zoo_build import read_zoo_index
+from zoo.recipes.readme_table import END, START, replace_table, zoo_table
+from zoo.recipes.zoo_build import read_zoo_index
 
 README = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "README.md")
 
@@ -15,14 +15,26 @@ def test_the_readme_table_matches_the_zoo_index(monkeypatch):
     monkeypatch.delenv("KERAS_SENTEMB_ZOO", raising=False)
     text = open(README, encoding="utf-8").read()
     table = text.split(START, 1)[1].split(END, 1)[0].strip()
-    assert table == zoo_table(read_zoo_index(zoo_dir())), \
-        "run `python -m keras_sentemb.zoo.readme_table README.md` after a zoo build"
+    assert table == zoo_table(read_zoo_index(zoo_dir())), (
+        "run `python -m zoo.recipes.readme_table README.md` after a zoo build"
+    )
 
 
 def test_the_table_lists_metrics_and_replacing_needs_markers():
-    index = {"models": {"m": {"version": 2, "size_bytes": 1_500_000, "use": "tests",
-                              "metrics": {"stsb_test_spearman": 80.0, "stsb_test_hamming_spearman": 78.5,
-                                          "sentences_per_second": 1234}}}}
+    index = {
+        "models": {
+            "m": {
+                "version": 2,
+                "size_bytes": 1_500_000,
+                "use": "tests",
+                "metrics": {
+                    "stsb_test_spearman": 80.0,
+                    "stsb_test_hamming_spearman": 78.5,
+                    "sentences_per_second": 1234,
+                },
+            }
+        }
+    }
     row = zoo_table(index).splitlines()[2]
     assert row == "| `m` v2 | 1.50 MB | 1,234 sent/s | 80.00 / 78.50 (Hamming) | tests |"
     assert replace_table(f"a\n{START}\nold\n{END}\nb", "new") == f"a\n{START}\nnew\n{END}\nb"

@@ -1,7 +1,7 @@
 """The zoo API end to end on a tiny model: list, card, load, export, and a round trip
 publish → loopback HTTP → fetch into an empty cache → load with identical embeddings.
 Without a store nothing touches the network. (Serving an export in a fresh process is
-tested in tests/export; `python -m keras_sentemb.zoo.export_check` does it for every zoo model.)"""
+tested in tests/export; `python -m zoo.recipes.export_check` does it for every zoo model.)"""
 
 import json
 import os
@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from keras_sentemb import zoo
-from keras_sentemb.cli import main
+from keras_sentemb.apps.cli import main
 from keras_sentemb.zoo.model_artifact import save_artifact
-from keras_sentemb.zoo.model_card import render_card
-from keras_sentemb.zoo.zoo_build import folder_bytes, write_zoo_index
 from tests.conftest import make_tiny_encoder
 from tests.zoo.test_model_store import serve
+from zoo.recipes.model_card import render_card
+from zoo.recipes.zoo_build import folder_bytes, write_zoo_index
 
 TEXTS = ["the cat sat on the mat .", "a dog ran fast", "hello world"]
 
@@ -26,19 +26,38 @@ def write_tiny_zoo_model(zoo_dir, name="tiny-encoder", version=1):
     encoder = make_tiny_encoder(seed=9)
     folder = os.path.join(zoo_dir, name)
     artifact = save_artifact(encoder, folder, weights_dtype="float32")
-    config = {"name": name, "version": version, "summary": "a tiny random BERT", "use": "tests",
-              "base": "none", "training_data": "none", "class": artifact["class"], "sources": [],
-              "weights_dtype": "float32", "stored_parameters": artifact["stored_parameters"],
-              "total_parameters": artifact["total_parameters"], "metrics": {"stsb_test_spearman": 1.0},
-              "measured_by": "nothing", "size_bytes": folder_bytes(folder),
-              "build": {"command": f"keras-sentemb zoo build {name}", "runs": None, "seconds": 0,
-                        "machine": "test", "date": "2026-01-01", "seed": 0}}
+    config = {
+        "name": name,
+        "version": version,
+        "summary": "a tiny random BERT",
+        "use": "tests",
+        "base": "none",
+        "training_data": "none",
+        "class": artifact["class"],
+        "sources": [],
+        "weights_dtype": "float32",
+        "stored_parameters": artifact["stored_parameters"],
+        "total_parameters": artifact["total_parameters"],
+        "metrics": {"stsb_test_spearman": 1.0},
+        "measured_by": "nothing",
+        "size_bytes": folder_bytes(folder),
+        "build": {
+            "command": f"keras-sentemb zoo build {name}",
+            "runs": None,
+            "seconds": 0,
+            "machine": "test",
+            "date": "2026-01-01",
+            "seed": 0,
+        },
+    }
     with open(os.path.join(folder, "config.json"), "w", encoding="utf-8") as f:
         json.dump(config, f)
     with open(os.path.join(folder, "card.md"), "w", encoding="utf-8") as f:
         f.write(render_card(config))
-    write_zoo_index(zoo_dir, {"models": {name: {k: config[k] for k in
-                                                ("version", "summary", "use", "class", "size_bytes", "metrics")}}})
+    write_zoo_index(
+        zoo_dir,
+        {"models": {name: {k: config[k] for k in ("version", "summary", "use", "class", "size_bytes", "metrics")}}},
+    )
     return encoder
 
 
@@ -62,13 +81,15 @@ def test_publish_serve_fetch_and_load_give_identical_embeddings(tiny_zoo, tmp_pa
     encoder, _, home = tiny_zoo
     store = tmp_path / "store"
     entry = zoo.publish("tiny-encoder", str(store))
-    monkeypatch.setenv("KERAS_SENTEMB_ZOO", str(tmp_path / "empty-zoo"))   # only the cache is left
+    monkeypatch.setenv("KERAS_SENTEMB_ZOO", str(tmp_path / "empty-zoo"))  # only the cache is left
     with pytest.raises(ValueError, match="not available offline"):
         zoo.load("tiny-encoder")
     with serve(store) as url:
         folder = zoo.fetch("tiny-encoder", url, progress=False)
-    assert folder.startswith(str(home)) and json.load(open(os.path.join(folder, ".fetched.json")))[
-        "sha256"] == entry["sha256"]
+    assert (
+        folder.startswith(str(home))
+        and json.load(open(os.path.join(folder, ".fetched.json")))["sha256"] == entry["sha256"]
+    )
     np.testing.assert_array_equal(zoo.load("tiny-encoder").encode(TEXTS), encoder.encode(TEXTS))
     assert [m["location"] for m in zoo.list()] == ["cache"]
 
@@ -94,8 +115,22 @@ def test_the_cli_lists_prints_cards_and_evaluates_zoo_models(tiny_zoo, tmp_path,
     assert main(["zoo", "card", "tiny-encoder"]) == 0
     assert "## How it was built" in capsys.readouterr().out
     sts = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "eval_tasks", "sts")
-    assert main(["evaluate", "zoo:tiny-encoder", "--tasks", "sts-dir", "--sts-dir", sts, "--no-plots",
-                 "-o", str(tmp_path / "r")]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "zoo:tiny-encoder",
+                "--tasks",
+                "sts-dir",
+                "--sts-dir",
+                sts,
+                "--no-plots",
+                "-o",
+                str(tmp_path / "r"),
+            ]
+        )
+        == 0
+    )
     assert main(["zoo", "fetch", "tiny-encoder", "--store", str(tmp_path / "nowhere")]) == 2
     assert "has no model 'tiny-encoder'" in capsys.readouterr().err
 
@@ -104,14 +139,15 @@ def test_measure_reproduces_the_quality_and_updates_only_the_speed(tiny_zoo, tmp
     _, zoo_dir, _ = tiny_zoo
     data = tmp_path / "data" / "stsb"
     data.mkdir(parents=True)
-    rows = "".join(f"{i % 5}.0\tthe cat sat {'on the mat' * (i % 3)}\ta dog ran {'fast' * (i % 4)}\n"
-                   for i in range(12))
+    rows = "".join(
+        f"{i % 5}.0\tthe cat sat {'on the mat' * (i % 3)}\ta dog ran {'fast' * (i % 4)}\n" for i in range(12)
+    )
     (data / "test.tsv").write_text("score\tsentence1\tsentence2\n" + rows, encoding="utf-8")
     assert main(["zoo", "measure", "tiny-encoder", "--data", str(tmp_path / "data"), "--update-speed"]) == 0
     printed = capsys.readouterr().out
     assert "stsb_test_spearman" in printed and "sentences_per_second" in printed
     config = json.load(open(zoo_dir / "tiny-encoder" / "config.json"))
-    assert config["metrics"]["stsb_test_spearman"] == 1.0          # the build's figure is kept
+    assert config["metrics"]["stsb_test_spearman"] == 1.0  # the build's figure is kept
     assert config["metrics"]["sentences_per_second"] > 0 and config["measured_by"].endswith("tiny-encoder")
     assert "re-measured on" in (zoo_dir / "tiny-encoder" / "card.md").read_text()
     assert zoo.list()[0]["metrics"]["sentences_per_second"] == config["metrics"]["sentences_per_second"]

@@ -1,7 +1,7 @@
 """Committed zoo models load offline to the model their build measured: their outputs for
 the probe texts equal those recorded in probe.json. The suite checks one model of each kind
 that rebuilds from the MiniLM wheel (LoRA delta, hashing head, pair scorer), keeping its time
-budget; `python -m keras_sentemb.zoo.export_check` loads and serves every model."""
+budget; `python -m zoo.recipes.export_check` loads and serves every model."""
 
 import json
 import os
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from keras_sentemb import zoo
-from keras_sentemb.zoo.zoo_build import model_outputs, read_zoo_index
+from zoo.recipes.zoo_build import model_outputs, read_zoo_index
 
 ZOO = zoo.zoo_dir()
 INDEX = read_zoo_index(ZOO)["models"] if not os.environ.get("KERAS_SENTEMB_ZOO") else {}

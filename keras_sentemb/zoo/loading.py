@@ -4,12 +4,14 @@ import os
 
 import keras
 
+from keras_sentemb.models.bilstm_sra import BiLSTMSRA
+from keras_sentemb.models.hashed_encoder import HashedEncoder
+from keras_sentemb.models.inferlite import InferLite
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
+from keras_sentemb.zoo.local_zoo import load
 
 
 def _sentence_encoders():
-    from keras_sentemb.models.bilstm_sra import BiLSTMSRA
-    from keras_sentemb.models.inferlite import InferLite
 
     return (SentenceEncoder, InferLite, BiLSTMSRA)
 
@@ -26,7 +28,6 @@ def load_sentence_encoder(name_or_path="minilm-l6", dtype=None):
 
 def load_any_encoder(name_or_path="minilm-l6", dtype=None):
     """Like `load_sentence_encoder`, but a `.keras` file may also hold a `HashedEncoder`."""
-    from keras_sentemb.models.hashed_encoder import HashedEncoder
 
     return _load(name_or_path, dtype, _sentence_encoders() + (HashedEncoder,))
 
@@ -36,9 +37,7 @@ def _load(name_or_path, dtype, accepted):
     whose model must be one of the `accepted` classes."""
     spec = os.fspath(name_or_path)
     if spec.startswith("zoo:"):
-        from keras_sentemb import zoo
-
-        model = zoo.load(spec[len("zoo:"):])
+        model = load(spec[len("zoo:") :])
         if not isinstance(model, accepted):
             names = " or ".join(cls.__name__ for cls in accepted)
             raise TypeError(f"{spec} is a {type(model).__name__}, not a {names}")

@@ -5,22 +5,37 @@ import os
 import re
 import tempfile
 
-LOCAL_RUNNERS = (None, "DirectRunner", "direct", "SwitchingDirectRunner", "BundleBasedDirectRunner",
-                 "FnApiRunner", "PrismRunner", "prism")
+import tensorflow as tf
+
+from keras_sentemb.export import export_saved_model
+from keras_sentemb.zoo.loading import load_any_encoder
+
+LOCAL_RUNNERS = (
+    None,
+    "DirectRunner",
+    "direct",
+    "SwitchingDirectRunner",
+    "BundleBasedDirectRunner",
+    "FnApiRunner",
+    "PrismRunner",
+    "prism",
+)
 
 
 def exported_version(path):
     """The SavedModel folder `path` names: `path` itself when it holds `saved_model.pb`,
     else its highest numbered version folder (TF Serving's layout); None when neither."""
-    import tensorflow as tf
 
     if tf.io.gfile.exists(tf.io.gfile.join(path, "saved_model.pb")):
         return path
     if not tf.io.gfile.isdir(path):
         return None
-    versions = [int(name.rstrip("/")) for name in tf.io.gfile.listdir(path)
-                if re.fullmatch(r"\d+/?", name)
-                and tf.io.gfile.exists(tf.io.gfile.join(path, name.rstrip("/"), "saved_model.pb"))]
+    versions = [
+        int(name.rstrip("/"))
+        for name in tf.io.gfile.listdir(path)
+        if re.fullmatch(r"\d+/?", name)
+        and tf.io.gfile.exists(tf.io.gfile.join(path, name.rstrip("/"), "saved_model.pb"))
+    ]
     return tf.io.gfile.join(path, str(max(versions))) if versions else None
 
 
@@ -34,9 +49,10 @@ def serving_folder(spec, runner=None):
     if runner not in LOCAL_RUNNERS:
         raise ValueError(
             f"{spec} is not an exported SavedModel; with --runner={runner} export it first to a "
-            "path the workers can read (`keras-sentemb export gs://bucket/model --model ...`)")
-    from keras_sentemb.models.loading import load_any_encoder
+            "path the workers can read (`keras-sentemb export gs://bucket/model --model ...`)"
+        )
 
     encoder = load_any_encoder(spec)
-    return encoder.export(os.path.join(tempfile.mkdtemp(prefix="keras_sentemb_export_"), "model"),
-                          version=1)
+    return export_saved_model(
+        encoder, os.path.join(tempfile.mkdtemp(prefix="keras_sentemb_export_"), "model"), version=1
+    )

@@ -40,9 +40,7 @@ def resolve_pretrained_dir(name_or_path):
     command to run, when the package that carries the weights is not installed.
     """
     if not isinstance(name_or_path, (str, os.PathLike)):
-        raise TypeError(
-            f"expected a preset name or a folder path, got {type(name_or_path).__name__}"
-        )
+        raise TypeError(f"expected a preset name or a folder path, got {type(name_or_path).__name__}")
     name_or_path = os.fspath(name_or_path)
     if os.path.isdir(name_or_path):
         folder = name_or_path
@@ -58,14 +56,11 @@ def resolve_pretrained_dir(name_or_path):
         folder = os.path.join(list(spec.submodule_search_locations)[0], source.subdir)
     else:
         raise ValueError(
-            f"Unknown pretrained encoder {name_or_path!r}: not a folder and not one of "
-            f"{sorted(PRETRAINED_SOURCES)}."
+            f"Unknown pretrained encoder {name_or_path!r}: not a folder and not one of {sorted(PRETRAINED_SOURCES)}."
         )
     missing = [f for f in REQUIRED_FILES if not os.path.isfile(os.path.join(folder, f))]
     if missing:
-        raise FileNotFoundError(
-            f"{folder} is not a Hugging Face BERT folder: missing {', '.join(missing)}."
-        )
+        raise FileNotFoundError(f"{folder} is not a Hugging Face BERT folder: missing {', '.join(missing)}.")
     return folder
 
 
@@ -111,10 +106,7 @@ def sentence_settings(folder):
         # The reference BERT tokenizer strips accents whenever it lower-cases, unless
         # tokenizer_config.json says otherwise.
         "strip_accents": lowercase if strip_accents is None else bool(strip_accents),
-        "max_length": int(
-            sbert_config.get("max_seq_length")
-            or model_config.get("max_position_embeddings", 512)
-        ),
+        "max_length": int(sbert_config.get("max_seq_length") or model_config.get("max_position_embeddings", 512)),
         "pooling": pooling,
         "normalize": any(
             str(module.get("type", "")).endswith(".Normalize")

@@ -36,8 +36,10 @@ def restore_lora_factors(trained, target, tolerance=1e-4):
         layer.lora_kernel_b.assign(b.astype(np.float32))
         adapted.update({layer._kernel.path, layer.lora_kernel_a.path, layer.lora_kernel_b.path})
     if worst > tolerance:
-        raise ValueError(f"the trained kernels differ from the base by more than a rank-{rank} update "
-                         f"(error {worst:.2e}); was the model trained with LoRA of this rank?")
+        raise ValueError(
+            f"the trained kernels differ from the base by more than a rank-{rank} update "
+            f"(error {worst:.2e}); was the model trained with LoRA of this rank?"
+        )
     for variable in target.weights:
         if variable.path in adapted:
             continue

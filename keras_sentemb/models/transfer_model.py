@@ -10,8 +10,8 @@ from keras_sentemb.data.pipelines import PAIR_KEYS
 from keras_sentemb.layers.pair_feature_head import PairFeatureHead
 from keras_sentemb.losses.similarity_distribution_loss import score_classes
 from keras_sentemb.models.column_embedding import embed_columns, embed_pairs_once
-from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.models.pipeline_training import PipelineTraining
+from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 
 SETTINGS = ("ue", "ft", "nt", "dnt")
 
@@ -65,8 +65,17 @@ class TransferModel(PipelineTraining, keras.Model):
     >>> model.predict_scores(test.sentences1, test.sentences2)                           # doctest: +SKIP
     """
 
-    def __init__(self, encoder, setting, freeze_word_embeddings=False, objective="kl",
-                 score_range=(0.0, 5.0), target_range=(0.0, 1.0), hidden_units=50, **kwargs):
+    def __init__(
+        self,
+        encoder,
+        setting,
+        freeze_word_embeddings=False,
+        objective="kl",
+        score_range=(0.0, 5.0),
+        target_range=(0.0, 1.0),
+        hidden_units=50,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         if setting not in SETTINGS:
             raise ValueError(f"setting must be one of {SETTINGS}, got {setting!r}")
@@ -82,9 +91,12 @@ class TransferModel(PipelineTraining, keras.Model):
         self.head = None
         if setting in ("ft", "nt"):
             self.head = PairFeatureHead(
-                int(self.classes.shape[0]), ("product", "abs_diff"),
-                hidden_units=(self.hidden_units,), hidden_activation="sigmoid",
-                name="similarity_head")
+                int(self.classes.shape[0]),
+                ("product", "abs_diff"),
+                hidden_units=(self.hidden_units,),
+                hidden_activation="sigmoid",
+                name="similarity_head",
+            )
         # Build now (one dummy pair), so that weights exist before the first batch.
         dummy = {"token_ids": ops.ones((1, 3), "int32"), "padding_mask": ops.ones((1, 3), "int32")}
         self({key: dummy for key in PAIR_KEYS})
@@ -110,17 +122,20 @@ class TransferModel(PipelineTraining, keras.Model):
         if self.setting == "ue":
             raise ValueError("setting 'ue' trains nothing: score pairs with predict_scores")
         if loss is None:
-            loss = (losses_lib.CosineSimilarityLoss(self.score_range, self.target_range)
-                    if self.setting == "dnt" else
-                    losses_lib.SimilarityDistributionLoss(self.objective, self.score_range))
+            loss = (
+                losses_lib.CosineSimilarityLoss(self.score_range, self.target_range)
+                if self.setting == "dnt"
+                else losses_lib.SimilarityDistributionLoss(self.objective, self.score_range)
+            )
         super().compile(optimizer=optimizer, loss=loss, **kwargs)
 
     def predict_scores(self, sentences1, sentences2, batch_size=64):
         """Scores of aligned pairs, NumPy [N]: ŷ = rᵀp̂ for FT/NT, cosine for UE/DNT."""
         u, v = embed_pairs_once(
-            lambda texts: self.encoder.encode(texts, batch_size=batch_size, normalize=False,
-                                              progress=False),
-            sentences1, sentences2)
+            lambda texts: self.encoder.encode(texts, batch_size=batch_size, normalize=False, progress=False),
+            sentences1,
+            sentences2,
+        )
         if self.head is None:
             u = u / np.maximum(np.linalg.norm(u, axis=1, keepdims=True), 1e-12)
             v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
@@ -129,10 +144,16 @@ class TransferModel(PipelineTraining, keras.Model):
         return ops.convert_to_numpy(ops.sum(probabilities * self.classes[None, :], axis=-1))
 
     def get_config(self):
-        return {"name": self.name, "encoder": serialize_nested(self.encoder),
-                "setting": self.setting, "freeze_word_embeddings": self.freeze_word_embeddings,
-                "objective": self.objective, "score_range": list(self.score_range),
-                "target_range": list(self.target_range), "hidden_units": self.hidden_units}
+        return {
+            "name": self.name,
+            "encoder": serialize_nested(self.encoder),
+            "setting": self.setting,
+            "freeze_word_embeddings": self.freeze_word_embeddings,
+            "objective": self.objective,
+            "score_range": list(self.score_range),
+            "target_range": list(self.target_range),
+            "hidden_units": self.hidden_units,
+        }
 
     @classmethod
     def from_config(cls, config):

@@ -35,14 +35,12 @@ class WordEmbeddings(keras.layers.Layer):
         # non-trainable would never get a gradient). A saved `trainable` wins.
         kwargs.setdefault("trainable", bool(trainable_tables))
         super().__init__(**kwargs)
-        self.table_shapes = {str(name): tuple(int(n) for n in shape)
-                             for name, shape in dict(table_shapes).items()}
+        self.table_shapes = {str(name): tuple(int(n) for n in shape) for name, shape in dict(table_shapes).items()}
         if not self.table_shapes:
             raise ValueError("WordEmbeddings needs at least one table")
         rows = {shape[0] for shape in self.table_shapes.values()}
         if len(rows) != 1 or any(len(s) != 2 or min(s) < 1 for s in self.table_shapes.values()):
-            raise ValueError(f"every table must be [rows, dims] with the same rows, got "
-                             f"{self.table_shapes}")
+            raise ValueError(f"every table must be [rows, dims] with the same rows, got {self.table_shapes}")
         self.trainable_tables = bool(trainable_tables)
         tables = dict(tables or {})
         unknown = set(tables) - set(self.table_shapes)
@@ -56,10 +54,15 @@ class WordEmbeddings(keras.layers.Layer):
                 if value.shape != shape:
                     raise ValueError(f"table {name!r}: expected shape {shape}, got {value.shape}")
                 initial = keras.initializers.Constant(value)
-            self.tables.append(self.add_weight(
-                name=f"{name}_table", shape=shape, initializer=initial,
-                trainable=True, dtype="float32",
-            ))
+            self.tables.append(
+                self.add_weight(
+                    name=f"{name}_table",
+                    shape=shape,
+                    initializer=initial,
+                    trainable=True,
+                    dtype="float32",
+                )
+            )
         self.built = True
 
     @property
@@ -79,6 +82,8 @@ class WordEmbeddings(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update(table_shapes={name: list(shape) for name, shape in self.table_shapes.items()},
-                      trainable_tables=self.trainable_tables)
+        config.update(
+            table_shapes={name: list(shape) for name, shape in self.table_shapes.items()},
+            trainable_tables=self.trainable_tables,
+        )
         return config

@@ -6,7 +6,7 @@ import keras
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from keras_sentemb.encoders.ragged_rows import content_rows_in_chunks
+from keras_sentemb.tokenizers.ragged_rows import content_rows_in_chunks
 
 # A token is a contraction tail ("n't", "'s", "'re", "'ve", "'ll", "'d", "'m", as GloVe's
 # Stanford tokenizer splits them), one punctuation or symbol character, or a run of
@@ -15,7 +15,6 @@ _SPLIT_PATTERN = r"\s+|n't\b|'(?:s|re|ve|ll|d|m)\b|[\p{P}\p{S}]"
 _KEEP_PATTERN = r"n't\b|'(?:s|re|ve|ll|d|m)\b|[\p{P}\p{S}]"
 PADDING_ID = 0
 OOV_ID = 1
-
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -55,8 +54,7 @@ class WordTokenizer(keras.layers.Layer):
         if not vocabulary:
             raise ValueError("WordTokenizer: the vocabulary is empty")
         if "" in vocabulary:
-            raise ValueError("WordTokenizer: the vocabulary holds an empty word (row "
-                             f"{vocabulary.index('')})")
+            raise ValueError(f"WordTokenizer: the vocabulary holds an empty word (row {vocabulary.index('')})")
         repeated = [word for word, count in collections.Counter(vocabulary).items() if count > 1]
         if repeated:
             raise ValueError(f"WordTokenizer: the vocabulary repeats the word {repeated[0]!r}")
@@ -68,7 +66,10 @@ class WordTokenizer(keras.layers.Layer):
         self.pad_token_id = PADDING_ID
         self.oov_token_id = OOV_ID
         self._lookup = keras.layers.StringLookup(
-            vocabulary=vocabulary, num_oov_indices=1, mask_token="", output_mode="int",
+            vocabulary=vocabulary,
+            num_oov_indices=1,
+            mask_token="",
+            output_mode="int",
             name="word_lookup",
         )
 
@@ -80,14 +81,15 @@ class WordTokenizer(keras.layers.Layer):
     def words(self, texts):
         """The tokens of each text of a 1-D string tensor: a `tf.RaggedTensor` of strings."""
         texts = tf.strings.unicode_transcode(
-            texts, input_encoding="UTF-8", output_encoding="UTF-8", errors="replace",
+            texts,
+            input_encoding="UTF-8",
+            output_encoding="UTF-8",
+            errors="replace",
             replacement_char=0xFFFD,
         )
         if self.lowercase:
             texts = tf.strings.lower(texts, encoding="utf-8")
-        return tf_text.regex_split(
-            texts, delim_regex_pattern=_SPLIT_PATTERN, keep_delim_regex_pattern=_KEEP_PATTERN
-        )
+        return tf_text.regex_split(texts, delim_regex_pattern=_SPLIT_PATTERN, keep_delim_regex_pattern=_KEEP_PATTERN)
 
     def content_ids(self, texts):
         """Word ids of each text: a `tf.RaggedTensor` int32 [batch, (≤ max_length)]."""
@@ -109,8 +111,7 @@ class WordTokenizer(keras.layers.Layer):
         """`{"token_ids", "padding_mask"}` int32 [batch, T], T = the longest row (≥ 1)."""
         rows = self.add_special_tokens(content_ids)
         token_ids = rows.to_tensor(default_value=PADDING_ID)
-        padding_mask = tf.sequence_mask(rows.row_lengths(), maxlen=tf.shape(token_ids)[1],
-                                        dtype=tf.int32)
+        padding_mask = tf.sequence_mask(rows.row_lengths(), maxlen=tf.shape(token_ids)[1], dtype=tf.int32)
         return {"token_ids": tf.cast(token_ids, tf.int32), "padding_mask": padding_mask}
 
     def content_id_rows(self, texts, chunk_size=8192):
@@ -122,6 +123,5 @@ class WordTokenizer(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update(vocabulary=list(self.vocabulary), lowercase=self.lowercase,
-                      max_length=self.max_length)
+        config.update(vocabulary=list(self.vocabulary), lowercase=self.lowercase, max_length=self.max_length)
         return config

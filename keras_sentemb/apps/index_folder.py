@@ -22,16 +22,19 @@ import hashlib
 import json
 import os
 
+import keras
 import numpy as np
 
+from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.retrieval.binary_index import BinaryIndex
+from keras_sentemb.training import distill_hashed_encoder
 from keras_sentemb.utils.atomic_files import atomic_directory
+from keras_sentemb.zoo.loading import load_any_encoder
 
 FILES = ("hashed_encoder.keras", "index.npz", "embeddings.npy", "corpus.txt", "meta.json")
 
 
-def build_index_folder(corpus, folder, model="minilm-l6", bits=256, epochs=5, seed=0,
-                       overwrite=False, progress=None):
+def build_index_folder(corpus, folder, model="minilm-l6", bits=256, epochs=5, seed=0, overwrite=False, progress=None):
     """Encodes and hashes `corpus` (a list of lines) and writes an index folder.
 
     `model` is a `HashedEncoder`, a `.keras` file holding one, or anything
@@ -39,8 +42,6 @@ def build_index_folder(corpus, folder, model="minilm-l6", bits=256, epochs=5, se
     on the corpus embeddings (`HashedEncoder.distill`, `epochs`, `seed`) first.
     Returns the folder path.
     """
-    from keras_sentemb.models.hashed_encoder import HashedEncoder
-    from keras_sentemb.models.loading import load_any_encoder
 
     if not corpus:
         raise ValueError("the corpus is empty: nothing to index")
@@ -52,14 +53,20 @@ def build_index_folder(corpus, folder, model="minilm-l6", bits=256, epochs=5, se
     if isinstance(encoder, HashedEncoder):
         hashed, how = encoder, f"the head of {model if isinstance(model, str) else encoder.name}"
     else:
-        hashed = HashedEncoder.distill(encoder, embeddings, bits, epochs=epochs, seed=seed,
-                                       verbose=1 if progress else 0)
+        hashed = distill_hashed_encoder(
+            encoder, embeddings, bits, epochs=epochs, seed=seed, verbose=1 if progress else 0
+        )
         how = f"distilled on this corpus: {bits} bits, {epochs} epochs, seed {seed}"
     index = BinaryIndex(hashed.bits)
     index.add(hashed.hash_embeddings(embeddings))
     text = "".join(line + "\n" for line in corpus)
-    meta = {"bits": hashed.bits, "lines": len(corpus), "code": how, "encoder": hashed.encoder.name,
-            "corpus_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
+    meta = {
+        "bits": hashed.bits,
+        "lines": len(corpus),
+        "code": how,
+        "encoder": hashed.encoder.name,
+        "corpus_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+    }
 
     with atomic_directory(folder) as staging:
         hashed.save(os.path.join(staging, "hashed_encoder.keras"))
@@ -82,7 +89,6 @@ class IndexFolder:
     """A folder written by `build_index_folder`, opened for searching."""
 
     def __init__(self, folder):
-        import keras
 
         self.folder = os.fspath(folder)
         missing = [name for name in FILES if not os.path.exists(os.path.join(self.folder, name))]

@@ -1,12 +1,13 @@
-"""What the word-level sentence encoders (InferLite, BiLSTM-SRA) share: raw strings in,
-vectors out (`encode` with smart batching, `embed_fn`, `export`)."""
+"""WordEncoder: what the word-level sentence encoders (InferLite, BiLSTM-SRA) share: raw
+strings in, vectors out (`encode` with smart batching, `embed_fn`, config)."""
 
+import keras
 import numpy as np
 
-from keras_sentemb.encoders.word_embeddings import WordEmbeddings
-from keras_sentemb.encoders.word_tokenizer import OOV_ID, PADDING_ID, WordTokenizer
-from keras_sentemb.models.nested_config import deserialize_nested, serialize_nested
-from keras_sentemb.models.text_encoding import TextEncoding
+from keras_sentemb.layers.word_embeddings import WordEmbeddings
+from keras_sentemb.models.embedding_model import EmbeddingModel
+from keras_sentemb.tokenizers.word_tokenizer import OOV_ID, PADDING_ID, WordTokenizer
+from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 
 
 def pack_word_rows(rows, length):
@@ -29,10 +30,10 @@ def pack_word_rows(rows, length):
 
 def word_inputs():
     """The functional inputs of a word encoder: int32 `token_ids` and `padding_mask` [batch, T]."""
-    import keras
-
-    return (keras.Input(shape=(None,), dtype="int32", name="token_ids"),
-            keras.Input(shape=(None,), dtype="int32", name="padding_mask"))
+    return (
+        keras.Input(shape=(None,), dtype="int32", name="token_ids"),
+        keras.Input(shape=(None,), dtype="int32", name="padding_mask"),
+    )
 
 
 def checked_word_embeddings(tokenizer, table_shapes, tables=None):
@@ -40,13 +41,14 @@ def checked_word_embeddings(tokenizer, table_shapes, tables=None):
     `tokenizer` (vocabulary + padding + OOV)."""
     embeddings = WordEmbeddings(table_shapes, tables=tables, name="word_embeddings")
     if embeddings.vocabulary_size != tokenizer.vocabulary_size:
-        raise ValueError(f"tables have {embeddings.vocabulary_size} rows but the tokenizer "
-                         f"gives {tokenizer.vocabulary_size} ids")
+        raise ValueError(
+            f"tables have {embeddings.vocabulary_size} rows but the tokenizer gives {tokenizer.vocabulary_size} ids"
+        )
     return embeddings
 
 
-class WordEncoding(TextEncoding):
-    """Mixin (before `keras.Model`) for models mapping `{"token_ids", "padding_mask"}` of a
+class WordEncoder(EmbeddingModel):
+    """Base (before `keras.Model`, see `EmbeddingModel`) of the models mapping `{"token_ids", "padding_mask"}` of a
     `WordTokenizer` to one vector per text. The model's `__init__` takes `(tokenizer,
     table_shapes, tables=None, **architecture)` and sets `self.tokenizer`,
     `self.word_embeddings` (from `checked_word_embeddings`) and `self.table_shapes`; its
@@ -103,11 +105,3 @@ class WordEncoding(TextEncoding):
             TypeError / ValueError: a non-text element or invalid UTF-8 bytes (its index).
         """
         return self.encode_texts(texts, batch_size, normalize, progress)
-
-    def export(self, filepath, version=1, overwrite=False):
-        """Writes a TF Serving SavedModel at `filepath/<version>/`: strings in, unit vectors
-        out (signature `serving_default`: `texts` → `{"embedding"}`), word tokenisation
-        in-graph. See `keras_sentemb.export.export_for_serving`."""
-        from keras_sentemb.export.serving_export import export_for_serving
-
-        return export_for_serving(self, filepath, version=version, overwrite=overwrite)

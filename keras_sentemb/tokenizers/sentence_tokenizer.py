@@ -7,14 +7,13 @@ import keras_hub
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from keras_sentemb.encoders.ragged_rows import content_rows_in_chunks, numpy_rows
+from keras_sentemb.tokenizers.ragged_rows import content_rows_in_chunks, numpy_rows
 
 # Characters that BERT's reference tokenizer deletes before splitting: control and format
 # characters (categories Cc, Cf), private-use characters (Co), NUL and U+FFFD. Tab, LF and
 # CR are whitespace and are turned into spaces first.
 _WHITESPACE_CONTROLS = r"[\t\n\r]"
 _DELETED_CHARACTERS = r"[\p{Cc}\p{Cf}\p{Co}\x{FFFD}]"
-
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -70,9 +69,7 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
         )
         self.lowercase_text = bool(lowercase)
         if not isinstance(max_length, int) or max_length < 3:
-            raise ValueError(
-                f"SentenceTokenizer: max_length must be an int >= 3, got {max_length!r}."
-            )
+            raise ValueError(f"SentenceTokenizer: max_length must be an int >= 3, got {max_length!r}.")
         self.max_length = max_length
 
     def clean_text(self, texts):
@@ -92,9 +89,7 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
 
     def _lower_except_special_tokens(self, texts):
         pattern = "|".join(re.escape(token) for token in sorted(set(self.special_tokens)))
-        pieces = tf_text.regex_split(
-            texts, delim_regex_pattern=pattern, keep_delim_regex_pattern=pattern
-        )
+        pieces = tf_text.regex_split(texts, delim_regex_pattern=pattern, keep_delim_regex_pattern=pattern)
         special = tf.strings.regex_full_match(pieces, pattern)
         lowered = tf.where(special, pieces, tf.strings.lower(pieces, encoding="utf-8"))
         return tf.strings.reduce_join(lowered, axis=-1)
@@ -166,9 +161,7 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
         """
         first = self.content_ids(texts_a)
         second = self.content_ids(texts_b)
-        trimmed = tf_text.RoundRobinTrimmer(max_seq_length=self.max_length - 3).trim(
-            [first, second]
-        )
+        trimmed = tf_text.RoundRobinTrimmer(max_seq_length=self.max_length - 3).trim([first, second])
         ids, segments = tf_text.combine_segments(
             trimmed,
             start_of_sequence_id=self.cls_token_id,
@@ -180,9 +173,7 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
         """`{"token_ids", "padding_mask"}` int32 [batch, T]: `[CLS] ids [SEP] [PAD]…`."""
         packed = self.add_special_tokens(content_ids)
         token_ids = packed.to_tensor(default_value=self.pad_token_id)
-        padding_mask = tf.sequence_mask(
-            packed.row_lengths(), maxlen=tf.shape(token_ids)[1], dtype=tf.int32
-        )
+        padding_mask = tf.sequence_mask(packed.row_lengths(), maxlen=tf.shape(token_ids)[1], dtype=tf.int32)
         return {"token_ids": tf.cast(token_ids, tf.int32), "padding_mask": padding_mask}
 
     def get_config(self):

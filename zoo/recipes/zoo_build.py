@@ -18,15 +18,22 @@ import numpy as np
 
 from keras_sentemb.utils.atomic_files import atomic_directory, atomic_open
 from keras_sentemb.zoo.model_artifact import load_artifact, save_artifact
-from keras_sentemb.zoo.model_card import render_card
-from keras_sentemb.zoo.recipes import RECIPES, recipe_sources
+from keras_sentemb.zoo.zoo_index import INDEX_FILE, read_zoo_index
+from zoo.recipes.model_card import render_card
+from zoo.recipes.recipes import RECIPES, recipe_sources
 
 MODEL_BUDGET_BYTES = 10 * 1024 * 1024
-INDEX_FILE = "index.json"
 PROBE_FILE = "probe.json"
-PROBE_TEXTS = ["A man is playing a guitar.", "Will it rain tomorrow?", "", "Straße, café und Ünïcödé",
-               "The stock market fell sharply today after the announcement.", "a", "猫が座った。",
-               "How do I bake bread at home without an oven?"]
+PROBE_TEXTS = [
+    "A man is playing a guitar.",
+    "Will it rain tomorrow?",
+    "",
+    "Straße, café und Ünïcödé",
+    "The stock market fell sharply today after the announcement.",
+    "a",
+    "猫が座った。",
+    "How do I bake bread at home without an oven?",
+]
 
 
 @dataclasses.dataclass
@@ -98,8 +105,9 @@ def model_outputs(model, texts):
     """What a model computes for texts: unit embeddings (followed by the 0/1 code bits for a
     hashed model), or the scores of (text, reversed text) for a cross-encoder."""
     if hasattr(model, "hash"):
-        return np.concatenate([model.encode(texts, progress=False),
-                               model.hash(texts, packed=False).astype(np.float32)], axis=1)
+        return np.concatenate(
+            [model.encode(texts, progress=False), model.hash(texts, packed=False).astype(np.float32)], axis=1
+        )
     if hasattr(model, "encode"):
         return model.encode(texts, progress=False)
     return np.asarray(model.predict_pairs(texts, texts[::-1], progress=False))
@@ -111,14 +119,6 @@ def write_probe(folder, model):
     outputs = model_outputs(model, PROBE_TEXTS)
     with atomic_open(os.path.join(folder, PROBE_FILE), "wb") as f:
         f.write(json.dumps({"texts": PROBE_TEXTS, "outputs": np.asarray(outputs, np.float32).tolist()}).encode())
-
-
-def read_zoo_index(zoo_dir):
-    path = os.path.join(zoo_dir, INDEX_FILE)
-    if not os.path.isfile(path):
-        return {"models": {}}
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
 
 
 def write_zoo_index(zoo_dir, index):
@@ -146,12 +146,22 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
         shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work, exist_ok=True)
     # paths relative to the checkout (the example runs there), so the card records no machine path
-    arguments = list(recipe.command[1:]) + (["--data", os.path.relpath(data_dir, repo),
-                                             "--output", os.path.relpath(work, repo), "--seed", str(seed)]
-                                            if recipe.command else [])
-    context = BuildContext(repo=repo, data_dir=data_dir, work=work, log=os.path.join(work, "train.log"),
-                           seed=seed, cache_dir=cache_dir, arguments=arguments, load=load,
-                           reuse=reuse_training)
+    arguments = list(recipe.command[1:]) + (
+        ["--data", os.path.relpath(data_dir, repo), "--output", os.path.relpath(work, repo), "--seed", str(seed)]
+        if recipe.command
+        else []
+    )
+    context = BuildContext(
+        repo=repo,
+        data_dir=data_dir,
+        work=work,
+        log=os.path.join(work, "train.log"),
+        seed=seed,
+        cache_dir=cache_dir,
+        arguments=arguments,
+        load=load,
+        reuse=reuse_training,
+    )
     start = time.perf_counter()
     trained = recipe.make(context)
     train_seconds = time.perf_counter() - start
@@ -165,8 +175,7 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
         train_seconds = previous["build"]["train_seconds"]
     trained_metrics, texts = measure(trained, data_dir)
     with atomic_directory(os.path.join(zoo_dir, name)) as staging:
-        artifact = save_artifact(trained, staging, recipe_sources(trained), recipe.weights_dtype,
-                                 cache_dir=cache_dir)
+        artifact = save_artifact(trained, staging, recipe_sources(trained), recipe.weights_dtype, cache_dir=cache_dir)
         loaded = load_artifact(staging, cache_dir=cache_dir)
         metrics, _ = measure(loaded, data_dir)
         difference = np.abs(model_outputs(loaded, texts) - model_outputs(trained, texts)).max()
@@ -174,28 +183,44 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
         metrics[f"trained_{headline}"] = trained_metrics[headline]
         metrics["artifact_max_abs_diff"] = float(f"{difference:.3g}")
         config = {
-            "name": name, "version": version, "summary": recipe.summary, "use": recipe.use,
-            "base": recipe.base, "training_data": recipe.training_data, "class": artifact["class"],
-            "sources": artifact["sources"], "weights_dtype": artifact["weights_dtype"],
+            "name": name,
+            "version": version,
+            "summary": recipe.summary,
+            "use": recipe.use,
+            "base": recipe.base,
+            "training_data": recipe.training_data,
+            "class": artifact["class"],
+            "sources": artifact["sources"],
+            "weights_dtype": artifact["weights_dtype"],
             "stored_parameters": artifact["stored_parameters"],
             "total_parameters": artifact["total_parameters"],
-            "metrics": metrics, "measured_by": f"keras-sentemb zoo measure {name}",
-            "build": {"command": f"keras-sentemb zoo build {name}",
-                      "runs": f"python examples/{recipe.command[0]} " + " ".join(arguments)
-                      if recipe.command else None,
-                      "seconds": round(time.perf_counter() - start) if not (reuse_training and previous)
-                      else previous["build"]["seconds"], "train_seconds": round(train_seconds),
-                      "machine": _machine(),
-                      "date": datetime.date.today().isoformat() if not (reuse_training and previous)
-                      else previous["build"]["date"], "seed": seed},
+            "metrics": metrics,
+            "measured_by": f"keras-sentemb zoo measure {name}",
+            "build": {
+                "command": f"keras-sentemb zoo build {name}",
+                "runs": f"python examples/{recipe.command[0]} " + " ".join(arguments) if recipe.command else None,
+                "seconds": round(time.perf_counter() - start)
+                if not (reuse_training and previous)
+                else previous["build"]["seconds"],
+                "train_seconds": round(train_seconds),
+                "machine": _machine(),
+                "date": datetime.date.today().isoformat()
+                if not (reuse_training and previous)
+                else previous["build"]["date"],
+                "seed": seed,
+            },
         }
         if reuse_training and previous:
-            config["build"]["repacked"] = {"date": datetime.date.today().isoformat(),
-                                           "seconds": round(time.perf_counter() - start)}
+            config["build"]["repacked"] = {
+                "date": datetime.date.today().isoformat(),
+                "seconds": round(time.perf_counter() - start),
+            }
         config["size_bytes"] = folder_bytes(staging)
         if config["size_bytes"] > MODEL_BUDGET_BYTES:
-            raise ValueError(f"{name}: the artifact takes {config['size_bytes'] / 1e6:.1f} MB, over the "
-                             f"{MODEL_BUDGET_BYTES / 1e6:.0f} MB budget of a zoo model")
+            raise ValueError(
+                f"{name}: the artifact takes {config['size_bytes'] / 1e6:.1f} MB, over the "
+                f"{MODEL_BUDGET_BYTES / 1e6:.0f} MB budget of a zoo model"
+            )
         write_probe(staging, loaded)
         write_config_and_card(staging, config)
         config["size_bytes"] = folder_bytes(staging)
@@ -213,15 +238,25 @@ def write_config_and_card(folder, config):
         f.write(render_card(config).encode("utf-8"))
 
 
-INDEX_METRICS = ("stsb_test_spearman", "stsb_test_hamming_spearman", "stsb_test_pair_spearman",
-                 "sentences_per_second", "pairs_per_second")
+INDEX_METRICS = (
+    "stsb_test_spearman",
+    "stsb_test_hamming_spearman",
+    "stsb_test_pair_spearman",
+    "sentences_per_second",
+    "pairs_per_second",
+)
 
 
 def index_entry(config):
     """The index.json entry of a model: what `zoo.list()` and the README table show."""
-    return {"version": config["version"], "summary": config["summary"], "use": config["use"],
-            "class": config["class"], "size_bytes": config["size_bytes"],
-            "metrics": {k: config["metrics"][k] for k in INDEX_METRICS if k in config["metrics"]}}
+    return {
+        "version": config["version"],
+        "summary": config["summary"],
+        "use": config["use"],
+        "class": config["class"],
+        "size_bytes": config["size_bytes"],
+        "metrics": {k: config["metrics"][k] for k in INDEX_METRICS if k in config["metrics"]},
+    }
 
 
 def rebuild_zoo_index(zoo_dir):

@@ -4,8 +4,8 @@ import os
 
 import keras_hub
 
-from keras_sentemb.encoders.pretrained_weights import resolve_pretrained_dir, sentence_settings
-from keras_sentemb.encoders.sentence_tokenizer import SentenceTokenizer
+from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir, sentence_settings
+from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
 
 
 def load_backbone_and_tokenizer(name_or_path="minilm-l6", dtype=None, max_length=None):

@@ -1,8 +1,8 @@
 """Checks that `zoo.export` of each zoo model serves, in a fresh process that imports only
 tensorflow and tensorflow_text, what `zoo.load(name)` computes in Python.
 
-    python -m keras_sentemb.zoo.export_check                 # every model of zoo/index.json
-    python -m keras_sentemb.zoo.export_check minilm-l6 ...   # some of them
+    python -m zoo.recipes.export_check                 # every model of zoo/index.json
+    python -m zoo.recipes.export_check minilm-l6 ...   # some of them
 
 Prints one line per model: signatures, the largest difference of unit embeddings (or of
 pair scores for a cross-encoder) over the probe texts — 1 if any code bit of a hashed
@@ -42,7 +42,7 @@ SERVE = textwrap.dedent("""
 def check_model(name, folder):
     """(signatures, max difference, seconds) of exporting and serving `name`."""
     from keras_sentemb import zoo
-    from keras_sentemb.zoo.zoo_build import PROBE_TEXTS
+    from zoo.recipes.zoo_build import PROBE_TEXTS
 
     start = time.perf_counter()
     model = zoo.load(name)
@@ -51,9 +51,13 @@ def check_model(name, folder):
     else:
         expected = np.asarray(model.predict_pairs(PROBE_TEXTS, PROBE_TEXTS[::-1], progress=False), np.float64)
     served_path = zoo.export(name, os.path.join(folder, name), version=1)
-    run = subprocess.run([sys.executable, "-c", SERVE, served_path, json.dumps(PROBE_TEXTS)],
-                         capture_output=True, text=True, check=False,
-                         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    run = subprocess.run(
+        [sys.executable, "-c", SERVE, served_path, json.dumps(PROBE_TEXTS)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+    )
     if run.returncode != 0:
         raise RuntimeError(f"{name}: serving failed:\n{run.stderr[-2000:]}")
     served = json.loads(run.stdout.strip().splitlines()[-1])
@@ -69,7 +73,7 @@ def check_model(name, folder):
 
 def main(argv=None):
     from keras_sentemb import zoo
-    from keras_sentemb.zoo.zoo_build import read_zoo_index
+    from zoo.recipes.zoo_build import read_zoo_index
 
     names = list(argv if argv is not None else sys.argv[1:]) or sorted(read_zoo_index(zoo.zoo_dir())["models"])
     failed = False
@@ -78,8 +82,11 @@ def main(argv=None):
             signatures, difference, seconds = check_model(name, folder)
             ok = difference <= 1e-4
             failed |= not ok
-            print(f"{name:<28} {', '.join(signatures):<28} max |Δ| {difference:.2e} "
-                  f"{'ok' if ok else 'MISMATCH'}  ({seconds:.0f} s)", flush=True)
+            print(
+                f"{name:<28} {', '.join(signatures):<28} max |Δ| {difference:.2e} "
+                f"{'ok' if ok else 'MISMATCH'}  ({seconds:.0f} s)",
+                flush=True,
+            )
     return 1 if failed else 0
 
 

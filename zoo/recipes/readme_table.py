@@ -1,6 +1,6 @@
 """The README's zoo table, generated from `zoo/index.json` (so it never drifts).
 
-    python -m keras_sentemb.zoo.readme_table README.md     # rewrites the marked table in place
+    python -m zoo.recipes.readme_table README.md     # rewrites the marked table in place
 
 The table sits between `<!-- zoo-table:start -->` and `<!-- zoo-table:end -->`.
 """
@@ -34,12 +34,13 @@ def _speed(metrics):
 
 def zoo_table(index):
     """Markdown table rows (model, size, speed, STS-B, use) for a zoo index dict."""
-    lines = ["| model | size | speed (2-core CPU) | STS-B test Spearman | what it is for |",
-             "|---|---:|---:|---|---|"]
+    lines = ["| model | size | speed (2-core CPU) | STS-B test Spearman | what it is for |", "|---|---:|---:|---|---|"]
     for name in sorted(index["models"]):
         entry = index["models"][name]
-        lines.append(f"| `{name}` v{entry['version']} | {entry['size_bytes'] / 1e6:.2f} MB | "
-                     f"{_speed(entry['metrics'])} | {_sts(entry['metrics'])} | {entry['use']} |")
+        lines.append(
+            f"| `{name}` v{entry['version']} | {entry['size_bytes'] / 1e6:.2f} MB | "
+            f"{_speed(entry['metrics'])} | {_sts(entry['metrics'])} | {entry['use']} |"
+        )
     return "\n".join(lines)
 
 
@@ -54,7 +55,7 @@ def replace_table(text, table):
 
 def main(argv=None):
     from keras_sentemb.zoo import zoo_dir
-    from keras_sentemb.zoo.zoo_build import read_zoo_index
+    from zoo.recipes.zoo_build import read_zoo_index
 
     path = (argv or sys.argv[1:] or ["README.md"])[0]
     with open(path, encoding="utf-8") as f:

@@ -1,20 +1,36 @@
 """The `keras-sentemb` command: encode, search and export from the shell.
 
-    keras-sentemb encode corpus.txt -o corpus.npy
-    keras-sentemb search --corpus corpus.txt --query "How do I bake bread?" --top-k 5
-    keras-sentemb export serving/minilm --version 1
-    keras-sentemb index build corpus.txt -o corpus_index --bits 256
-    keras-sentemb index search corpus_index --query "How do I bake bread?" --rerank 10
-    keras-sentemb evaluate minilm-l6 --tasks stsb,sts-dir --sts-dir my_sts -o reports/minilm
-    keras-sentemb zoo list
-    keras-sentemb embed-corpus serving/minilm "corpus/*.txt" -o out/corpus   (Apache Beam)
+keras-sentemb encode corpus.txt -o corpus.npy
+keras-sentemb search --corpus corpus.txt --query "How do I bake bread?" --top-k 5
+keras-sentemb export serving/minilm --version 1
+keras-sentemb index build corpus.txt -o corpus_index --bits 256
+keras-sentemb index search corpus_index --query "How do I bake bread?" --rerank 10
+keras-sentemb evaluate minilm-l6 --tasks stsb,sts-dir --sts-dir my_sts -o reports/minilm
+keras-sentemb zoo list
+keras-sentemb embed-corpus serving/minilm "corpus/*.txt" -o out/corpus   (Apache Beam)
 """
 
 import argparse
 import json
+import logging
 import os
 import sys
 import time
+
+import numpy as np
+
+from keras_sentemb import zoo
+from keras_sentemb.apps.index_folder import IndexFolder, build_index_folder, read_meta
+from keras_sentemb.apps.saved_model_folder import LOCAL_RUNNERS, serving_folder
+from keras_sentemb.data.text_file import read_lines
+from keras_sentemb.evaluation.builtin_tasks import build_tasks
+from keras_sentemb.evaluation.report import evaluate, format_table, write_report
+from keras_sentemb.export import export_saved_model
+from keras_sentemb.models.hashed_encoder import HashedEncoder
+from keras_sentemb.retrieval.binary_index import BinaryIndex
+from keras_sentemb.retrieval.semantic_search import semantic_search
+from keras_sentemb.utils.atomic_files import save_npy_atomic
+from keras_sentemb.zoo.loading import load_any_encoder, load_sentence_encoder
 
 
 def _add_model_arguments(parser):
@@ -31,9 +47,7 @@ def _add_model_arguments(parser):
 
 
 def _build_parser():
-    parser = argparse.ArgumentParser(
-        prog="keras-sentemb", description="Sentence embeddings with Keras 3."
-    )
+    parser = argparse.ArgumentParser(prog="keras-sentemb", description="Sentence embeddings with Keras 3.")
     commands = parser.add_subparsers(dest="command", required=True)
 
     encode = commands.add_parser("encode", help="embed a text file, one sentence a line")
@@ -46,9 +60,7 @@ def _build_parser():
 
     search = commands.add_parser("search", help="top-k corpus lines for each query")
     search.add_argument("--corpus", required=True, help="UTF-8 text file, one per line")
-    search.add_argument(
-        "--corpus-embeddings", help=".npy from `encode` for the same corpus (skips encoding)"
-    )
+    search.add_argument("--corpus-embeddings", help=".npy from `encode` for the same corpus (skips encoding)")
     search.add_argument("--query", action="append", default=[], help="a query (repeatable)")
     search.add_argument("--queries", help="UTF-8 file of queries, one per line")
     search.add_argument("--top-k", type=int, default=5)
@@ -72,35 +84,52 @@ def _build_parser():
     build.add_argument("--epochs", type=int, default=5, help="head distillation epochs")
     build.add_argument("--seed", type=int, default=0)
     build.add_argument("--overwrite", action="store_true")
-    build.add_argument("--model", default="minilm-l6",
-                       help="encoder (preset, HF folder, .keras) or a HashedEncoder .keras file; "
-                            "for a plain encoder a head is distilled on the corpus")
+    build.add_argument(
+        "--model",
+        default="minilm-l6",
+        help="encoder (preset, HF folder, .keras) or a HashedEncoder .keras file; "
+        "for a plain encoder a head is distilled on the corpus",
+    )
     lookup = index_commands.add_parser("search", help="top-k corpus lines by Hamming distance")
     lookup.add_argument("folder", help="index folder from `index build`")
     lookup.add_argument("--query", action="append", default=[], help="a query (repeatable)")
     lookup.add_argument("--queries", help="UTF-8 file of queries, one per line")
     lookup.add_argument("--top-k", type=int, default=5)
-    lookup.add_argument("--rerank", type=int, default=0,
-                        help="re-rank the Hamming top k×R by float cosine (0 = off)")
+    lookup.add_argument("--rerank", type=int, default=0, help="re-rank the Hamming top k×R by float cosine (0 = off)")
     lookup.add_argument("--json", action="store_true", help="print JSON lines")
 
     evaluate = commands.add_parser(
-        "evaluate", help="measure a model on tasks; writes report.json, PNG plots, prints a table")
-    evaluate.add_argument("model", help="preset name, zoo:NAME, Hugging Face BERT folder, or .keras file "
-                                        "(a HashedEncoder adds Hamming STS and hash-recall)")
-    evaluate.add_argument("--tasks", default=None,
-                          help="comma-separated, from: stsb, stsb-dev, mrpc, sst2, trec, snli, "
-                               "sts-dir, senteval-dir, hash-recall (default: stsb, plus "
-                               "hash-recall for a hashed model)")
-    evaluate.add_argument("--data", default=os.environ.get("KERAS_SENTEMB_DATA", "../shared/data"),
-                          help="folder with stsb/, mrpc/, sst2/, trec/, nli/ "
-                               "(default: $KERAS_SENTEMB_DATA or ../shared/data)")
+        "evaluate", help="measure a model on tasks; writes report.json, PNG plots, prints a table"
+    )
+    evaluate.add_argument(
+        "model",
+        help="preset name, zoo:NAME, Hugging Face BERT folder, or .keras file "
+        "(a HashedEncoder adds Hamming STS and hash-recall)",
+    )
+    evaluate.add_argument(
+        "--tasks",
+        default=None,
+        help="comma-separated, from: stsb, stsb-dev, mrpc, sst2, trec, snli, "
+        "sts-dir, senteval-dir, hash-recall (default: stsb, plus "
+        "hash-recall for a hashed model)",
+    )
+    evaluate.add_argument(
+        "--data",
+        default=os.environ.get("KERAS_SENTEMB_DATA"),
+        help="folder with stsb/, mrpc/, sst2/, trec/, nli/ "
+        "(default: $KERAS_SENTEMB_DATA); needed by the built-in tasks",
+    )
     evaluate.add_argument("--sts-dir", help="folder of score<TAB>sentence1<TAB>sentence2 files")
-    evaluate.add_argument("--senteval-dir",
-                          help="folder of label<TAB>sentence files: x.tsv (k-fold) or "
-                               "x.train.tsv + x.test.tsv (+ x.dev.tsv)")
-    evaluate.add_argument("-o", "--output", default="evaluation_report",
-                          help="report folder (report.json + PNGs; default evaluation_report)")
+    evaluate.add_argument(
+        "--senteval-dir",
+        help="folder of label<TAB>sentence files: x.tsv (k-fold) or x.train.tsv + x.test.tsv (+ x.dev.tsv)",
+    )
+    evaluate.add_argument(
+        "-o",
+        "--output",
+        default="evaluation_report",
+        help="report folder (report.json + PNGs; default evaluation_report)",
+    )
     evaluate.add_argument("--folds", type=int, default=10, help="k of k-fold probes (default 10)")
     evaluate.add_argument("--seed", type=int, default=0, help="seed of probe splits (default 0)")
     evaluate.add_argument("--batch-size", type=int, default=64)
@@ -112,50 +141,59 @@ def _build_parser():
         "embed-corpus",
         help="embed text files on Apache Beam (DirectRunner by default) into sharded Parquet/TFRecord",
         description="Reads the files, embeds every non-blank line with RunInference and writes "
-                    "(id, embedding, code) rows. Options this command does not know are Beam "
-                    "pipeline options, e.g. --runner=DataflowRunner --project=P --region=R "
-                    "--temp_location=gs://b/tmp, --runner=FlinkRunner --flink_master=host:8081, "
-                    "--runner=SparkRunner, --direct_num_workers=4 --direct_running_mode=multi_processing.")
-    embed.add_argument("model", help="exported SavedModel (version folder or its base folder), or, "
-                                     "for local runners, a model spec exported on the fly "
-                                     "(preset, zoo:NAME, .keras)")
+        "(id, embedding, code) rows. Options this command does not know are Beam "
+        "pipeline options, e.g. --runner=DataflowRunner --project=P --region=R "
+        "--temp_location=gs://b/tmp, --runner=FlinkRunner --flink_master=host:8081, "
+        "--runner=SparkRunner, --direct_num_workers=4 --direct_running_mode=multi_processing.",
+    )
+    embed.add_argument(
+        "model",
+        help="exported SavedModel (version folder or its base folder), or, "
+        "for local runners, a model spec exported on the fly "
+        "(preset, zoo:NAME, .keras)",
+    )
     embed.add_argument("inputs", nargs="+", help="text file pattern(s), one sentence a line")
-    embed.add_argument("-o", "--output", required=True,
-                       help="output prefix: PREFIX-00000-of-0000N.parquet (or .tfrecord)")
+    embed.add_argument(
+        "-o", "--output", required=True, help="output prefix: PREFIX-00000-of-0000N.parquet (or .tfrecord)"
+    )
     embed.add_argument("--format", choices=["parquet", "tfrecord"], default="parquet")
     embed.add_argument("--shards", type=int, default=0, help="output shards (0: the runner decides)")
     embed.add_argument("--batch-size", type=int, default=256, help="most texts a model call")
-    embed.add_argument("--ids-in-first-column", action="store_true",
-                       help="lines are id<TAB>text (default id: <file path>:<line number>)")
+    embed.add_argument(
+        "--ids-in-first-column",
+        action="store_true",
+        help="lines are id<TAB>text (default id: <file path>:<line number>)",
+    )
     embed.add_argument("--no-codes", action="store_true", help="skip codes of a hashed model")
-    embed.add_argument("--overwrite", action="store_true",
-                       help="replace the shards of an earlier run under the same prefix")
-    embed.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                       help="progress bar (default: on for local runners in a terminal)")
+    embed.add_argument(
+        "--overwrite", action="store_true", help="replace the shards of an earlier run under the same prefix"
+    )
+    embed.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar (default: on for local runners in a terminal)",
+    )
 
-    zoo = commands.add_parser("zoo", help="the model zoo: list, card, build, export, publish, fetch")
-    zoo_commands = zoo.add_subparsers(dest="zoo_command", required=True)
+    zoo_parser = commands.add_parser("zoo", help="the model zoo: list, card, export, publish, fetch")
+    zoo_commands = zoo_parser.add_subparsers(dest="zoo_command", required=True)
     zoo_commands.add_parser("list", help="models available offline, with metrics")
-    for name, text in (("card", "print a model card"), ("build", "train and pack a model (checkout + data)"),
-                       ("measure", "measure a committed model again and compare with its card"),
-                       ("export", "write a TF Serving SavedModel"), ("publish", "pack a model into a store"),
-                       ("fetch", "download a model from a store into the cache")):
+    for name, text in (
+        ("card", "print a model card"),
+        ("export", "write a TF Serving SavedModel"),
+        ("publish", "pack a model into a store"),
+        ("fetch", "download a model from a store into the cache"),
+    ):
         sub = zoo_commands.add_parser(name, help=text)
         sub.add_argument("name", help="zoo model name (see `keras-sentemb zoo list`)")
         if name in ("card", "fetch"):
-            sub.add_argument("--store", required=name == "fetch",
-                             help="folder, file://, http(s):// or gs:// store" +
-                                  (" (fetch first when the model is not local)" if name == "card" else ""))
+            sub.add_argument(
+                "--store",
+                required=name == "fetch",
+                help="folder, file://, http(s):// or gs:// store"
+                + (" (fetch first when the model is not local)" if name == "card" else ""),
+            )
             sub.add_argument("--version", type=int, default=None)
-        if name in ("build", "measure"):
-            sub.add_argument("--data", default=os.environ.get("KERAS_SENTEMB_DATA", "../shared/data"))
-        if name == "build":
-            sub.add_argument("--seed", type=int, default=0)
-            sub.add_argument("--reuse-training", action="store_true",
-                             help="re-pack the last training run in out/zoo_build/NAME (packing changed)")
-        if name == "measure":
-            sub.add_argument("--update-speed", action="store_true",
-                             help="record the speeds measured now (quality figures stay the build's)")
         if name == "export":
             sub.add_argument("path", help="model base path; the version folder goes inside")
             sub.add_argument("--version", type=int, default=1)
@@ -166,36 +204,34 @@ def _build_parser():
 
 
 def _zoo(args):
-    from keras_sentemb import zoo
 
     command = args.zoo_command
     if command == "list":
         rows = [("model", "version", "MB", "STS-B", "speed", "what it is for")]
         for entry in zoo.list_models():
             metrics = entry.get("metrics", {})
-            sts = metrics.get("stsb_test_hamming_spearman", metrics.get("stsb_test_pair_spearman",
-                                                                        metrics.get("stsb_test_spearman")))
-            rows.append((entry["name"], str(entry["version"]), f"{entry['size_bytes'] / 1e6:.2f}",
-                         "" if sts is None else f"{sts:.2f}",
-                         (f"{metrics['sentences_per_second']} sent/s" if "sentences_per_second" in metrics else
-                          f"{metrics.get('pairs_per_second', '')} pairs/s"),
-                         entry["use"]))
+            sts = metrics.get(
+                "stsb_test_hamming_spearman", metrics.get("stsb_test_pair_spearman", metrics.get("stsb_test_spearman"))
+            )
+            rows.append(
+                (
+                    entry["name"],
+                    str(entry["version"]),
+                    f"{entry['size_bytes'] / 1e6:.2f}",
+                    "" if sts is None else f"{sts:.2f}",
+                    (
+                        f"{metrics['sentences_per_second']} sent/s"
+                        if "sentences_per_second" in metrics
+                        else f"{metrics.get('pairs_per_second', '')} pairs/s"
+                    ),
+                    entry["use"],
+                )
+            )
         widths = [max(len(row[i]) for row in rows) for i in range(5)]
         for row in rows:
             print("  ".join(cell.ljust(w) for cell, w in zip(row[:5], widths)) + "  " + row[5])
     elif command == "card":
         print(zoo.card(args.name, store=args.store, version=args.version))
-    elif command == "build":
-        config = zoo.build(args.name, data_dir=args.data, seed=args.seed, reuse_training=args.reuse_training)
-        print(f"built {args.name} v{config['version']} in {config['build']['seconds']} s: "
-              f"{json.dumps(config['metrics'])}")
-    elif command == "measure":
-        from keras_sentemb.zoo.zoo_build import remeasure_model
-
-        comparison = remeasure_model(args.name, zoo.zoo_dir(), args.data, update=args.update_speed,
-                                     cache_dir=os.path.join(zoo.zoo_home(), "cache"))
-        for metric, (recorded, measured) in comparison.items():
-            print(f"{metric:<32} card {recorded!s:>10}  now {measured!s:>10}")
     elif command == "export":
         folder = zoo.export(args.name, args.path, version=args.version, overwrite=args.overwrite)
         print(f"exported {args.name} to {folder}")
@@ -207,67 +243,78 @@ def _zoo(args):
 
 
 def _embed_corpus(args, beam_args):
-    import logging
 
     from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 
     from keras_sentemb.beam import run_embed_corpus
-    from keras_sentemb.export.saved_model_folder import LOCAL_RUNNERS, serving_folder
 
     logging.getLogger().setLevel(logging.ERROR)  # Beam's optional-dependency warnings
     runner = PipelineOptions(beam_args).view_as(StandardOptions).runner
     model_dir = serving_folder(args.model, runner)
     print(f"embedding {' '.join(args.inputs)} with {model_dir} on {runner or 'DirectRunner'}", flush=True)
     start = time.perf_counter()
-    summary = run_embed_corpus(model_dir, args.inputs, args.output, output_format=args.format,
-                               num_shards=args.shards, batch_size=args.batch_size,
-                               ids_in_first_column=args.ids_in_first_column,
-                               with_codes=False if args.no_codes else None, pipeline_args=beam_args,
-                               overwrite=args.overwrite,
-                               progress=(runner in LOCAL_RUNNERS and sys.stderr.isatty()
-                                         if args.progress is None else args.progress))
+    summary = run_embed_corpus(
+        model_dir,
+        args.inputs,
+        args.output,
+        output_format=args.format,
+        num_shards=args.shards,
+        batch_size=args.batch_size,
+        ids_in_first_column=args.ids_in_first_column,
+        with_codes=False if args.no_codes else None,
+        pipeline_args=beam_args,
+        overwrite=args.overwrite,
+        progress=(runner in LOCAL_RUNNERS and sys.stderr.isatty() if args.progress is None else args.progress),
+    )
     seconds = time.perf_counter() - start
-    print(f"wrote {summary['sentences']} rows ({summary['blank_lines']} blank lines skipped) to "
-          f"{len(summary['files'])} file(s) in {seconds:.1f} s:")
+    print(
+        f"wrote {summary['sentences']} rows ({summary['blank_lines']} blank lines skipped) to "
+        f"{len(summary['files'])} file(s) in {seconds:.1f} s:"
+    )
     for path in summary["files"]:
         print(f"  {path}")
 
 
 def _evaluate(args):
-    from keras_sentemb.evaluation.builtin_tasks import build_tasks
-    from keras_sentemb.evaluation.report import evaluate, format_table, write_report
-    from keras_sentemb.models.loading import load_any_encoder
 
     names = args.tasks.split(",") if args.tasks else None
     hashed_default = names is None and (args.model.endswith(".keras") or args.model.startswith("zoo:"))
-    tasks = build_tasks(names or ["stsb"], data_dir=args.data, sts_dir=args.sts_dir,
-                        senteval_dir=args.senteval_dir, folds=args.folds, seed=args.seed)
+    tasks = build_tasks(
+        names or ["stsb"],
+        data_dir=args.data,
+        sts_dir=args.sts_dir,
+        senteval_dir=args.senteval_dir,
+        folds=args.folds,
+        seed=args.seed,
+    )
     model = load_any_encoder(args.model, dtype=args.dtype)
     hashed = hasattr(model, "hash_embeddings")
     if "hash-recall" in (names or []) and not hashed:
-        raise TypeError(f"task hash-recall needs a HashedEncoder .keras model; {args.model} "
-                        f"holds a {type(model).__name__}")
+        raise TypeError(
+            f"task hash-recall needs a HashedEncoder .keras model; {args.model} holds a {type(model).__name__}"
+        )
     if hashed_default and hashed:
         tasks += build_tasks(["hash-recall"], data_dir=args.data)
     print(f"evaluating {args.model} ({type(model).__name__}) on {len(tasks)} task(s)", flush=True)
-    results = evaluate(model, tasks, batch_size=args.batch_size, progress=args.progress,
-                       on_result=lambda r: print(f"  {r.name}: {r.main_metric} "
-                                                 f"{r.metrics[r.main_metric]:.4g} "
-                                                 f"({r.seconds:.1f} s)", flush=True))
+    results = evaluate(
+        model,
+        tasks,
+        batch_size=args.batch_size,
+        progress=args.progress,
+        on_result=lambda r: print(
+            f"  {r.name}: {r.main_metric} {r.metrics[r.main_metric]:.4g} ({r.seconds:.1f} s)", flush=True
+        ),
+    )
     info = {"class": type(model).__name__, "embedding_dim": int(model.embedding_dim)}
     if hashed:
         info["bits"] = int(model.bits)
-    path = write_report(results, args.output, model_name=args.model, model_info=info,
-                        plots=not args.no_plots)
+    path = write_report(results, args.output, model_name=args.model, model_info=info, plots=not args.no_plots)
     print()
     print(format_table(results))
     print(f"\nwrote {path}" + ("" if args.no_plots else " and its plots"))
 
 
 def _encode(args):
-    from keras_sentemb.data.text_file import read_lines
-    from keras_sentemb.models.loading import load_sentence_encoder
-    from keras_sentemb.utils.atomic_files import save_npy_atomic
 
     texts = read_lines(args.input)
     encoder = load_sentence_encoder(args.model, dtype=args.dtype)
@@ -287,7 +334,6 @@ def _encode(args):
 
 
 def _load_corpus_embeddings(path, texts, encoder):
-    import numpy as np
 
     vectors = np.load(path, allow_pickle=False)
     if vectors.ndim != 2 or vectors.shape[0] != len(texts):
@@ -296,17 +342,11 @@ def _load_corpus_embeddings(path, texts, encoder):
             "re-run `keras-sentemb encode` on this corpus"
         )
     if vectors.shape[1] != encoder.embedding_dim:
-        raise ValueError(
-            f"{path}: vectors have {vectors.shape[1]} features but --model "
-            f"gives {encoder.embedding_dim}"
-        )
+        raise ValueError(f"{path}: vectors have {vectors.shape[1]} features but --model gives {encoder.embedding_dim}")
     return vectors
 
 
 def _search(args):
-    from keras_sentemb.data.text_file import read_lines
-    from keras_sentemb.models.loading import load_sentence_encoder
-    from keras_sentemb.retrieval.semantic_search import semantic_search
 
     queries = list(args.query) + (read_lines(args.queries) if args.queries else [])
     if not queries:
@@ -327,8 +367,10 @@ def _print_hits(queries, ids, scores, corpus, measure, as_json):
     """One block (or JSON line) a query: rank, `measure` value, corpus line number, text."""
     integer = measure == "hamming"
     for query, row_ids, row_scores in zip(queries, ids, scores):
-        hits = [{"line": int(i) + 1, measure: int(s) if integer else round(float(s), 4),
-                 "text": corpus[i]} for i, s in zip(row_ids, row_scores)]
+        hits = [
+            {"line": int(i) + 1, measure: int(s) if integer else round(float(s), 4), "text": corpus[i]}
+            for i, s in zip(row_ids, row_scores)
+        ]
         if as_json:
             print(json.dumps({"query": query, "hits": hits}, ensure_ascii=False))
             continue
@@ -340,8 +382,6 @@ def _print_hits(queries, ids, scores, corpus, measure, as_json):
 
 
 def _export(args):
-    from keras_sentemb.models.hashed_encoder import HashedEncoder
-    from keras_sentemb.models.loading import load_any_encoder, load_sentence_encoder
 
     if args.code_table and not args.hashed:
         raise ValueError("--code-table needs --hashed (the model that made the codes)")
@@ -351,32 +391,38 @@ def _export(args):
             raise TypeError(f"{args.hashed} holds a {type(hashed).__name__}, not a HashedEncoder")
         table = ids = None
         if args.code_table:
-            from keras_sentemb.retrieval.binary_index import BinaryIndex
-
             index = BinaryIndex.load(os.path.join(args.code_table, "index.npz"), backend="numpy")
             table, ids = index.codes(), index.ids()
-        folder = hashed.export(args.path, version=args.version, overwrite=args.overwrite,
-                               code_table=table, code_ids=ids)
+        folder = export_saved_model(
+            hashed, args.path, version=args.version, overwrite=args.overwrite, code_table=table, code_ids=ids
+        )
         signatures = "serving_default, hash, embed_and_hash" + (", search" if table is not None else "")
         print(f"exported {hashed.name} to {folder} (signatures: {signatures})")
         return
     encoder = load_sentence_encoder(args.model, dtype=args.dtype)
-    folder = encoder.export(args.path, version=args.version, overwrite=args.overwrite)
+    folder = export_saved_model(encoder, args.path, version=args.version, overwrite=args.overwrite)
     print(f"exported {encoder.name} to {folder} (signature serving_default: texts -> embedding)")
 
 
 def _index(args):
-    from keras_sentemb.data.text_file import read_lines
-    from keras_sentemb.retrieval.index_folder import IndexFolder, build_index_folder, read_meta
 
     if args.index_command == "build":
         corpus = read_lines(args.corpus)
         start = time.perf_counter()
-        folder = build_index_folder(corpus, args.output, model=args.model, bits=args.bits,
-                                    epochs=args.epochs, seed=args.seed, overwrite=args.overwrite,
-                                    progress=len(corpus) >= 2048)
-        print(f"wrote {folder}: {len(corpus)} lines as {read_meta(folder)['bits']}-bit codes "
-              f"in {time.perf_counter() - start:.1f} s")
+        folder = build_index_folder(
+            corpus,
+            args.output,
+            model=args.model,
+            bits=args.bits,
+            epochs=args.epochs,
+            seed=args.seed,
+            overwrite=args.overwrite,
+            progress=len(corpus) >= 2048,
+        )
+        print(
+            f"wrote {folder}: {len(corpus)} lines as {read_meta(folder)['bits']}-bit codes "
+            f"in {time.perf_counter() - start:.1f} s"
+        )
         return
     queries = list(args.query) + (read_lines(args.queries) if args.queries else [])
     if not queries:
@@ -385,8 +431,7 @@ def _index(args):
         raise ValueError(f"--top-k must be ≥ 1 and --rerank ≥ 0, got {args.top_k} and {args.rerank}")
     opened = IndexFolder(args.folder)
     scores, ids = opened.search(queries, args.top_k, rerank=args.rerank)
-    _print_hits(queries, ids, scores, opened.corpus, "cosine" if args.rerank else "hamming",
-                args.json)
+    _print_hits(queries, ids, scores, opened.corpus, "cosine" if args.rerank else "hamming", args.json)
 
 
 def main(argv=None):
@@ -396,9 +441,15 @@ def main(argv=None):
     if unknown and args.command != "embed-corpus":
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    handlers = {"encode": _encode, "search": _search, "export": _export, "index": _index,
-                "evaluate": _evaluate, "zoo": _zoo,
-                "embed-corpus": lambda parsed: _embed_corpus(parsed, unknown)}
+    handlers = {
+        "encode": _encode,
+        "search": _search,
+        "export": _export,
+        "index": _index,
+        "evaluate": _evaluate,
+        "zoo": _zoo,
+        "embed-corpus": lambda parsed: _embed_corpus(parsed, unknown),
+    }
     try:
         handlers[args.command](args)
     except (ValueError, TypeError, FileNotFoundError, FileExistsError) as error:

@@ -43,8 +43,10 @@ class NaNGuard(keras.callbacks.Callback):
                 kept = f"the last good weights (epoch {self.last_good_epoch + 1}) are in {self.checkpoint_path}"
             else:
                 kept = "no good checkpoint was written yet"
-            print(f"\nNaNGuard: the loss became {float(loss)} at {where}; training stopped; {kept}. "
-                  "Try a lower learning rate or check the data for bad labels.")
+            print(
+                f"\nNaNGuard: the loss became {float(loss)} at {where}; training stopped; {kept}. "
+                "Try a lower learning rate or check the data for bad labels."
+            )
 
     def on_epoch_end(self, epoch, logs=None):
         if self.stopped_at is not None or not self.checkpoint_path:
@@ -60,8 +62,12 @@ class NaNGuard(keras.callbacks.Callback):
         self.last_good_epoch = epoch
 
     def on_train_end(self, logs=None):
-        if (self.stopped_at is not None and self.restore_on_nan and self.checkpoint_path
-                and self.last_good_epoch is not None):
+        if (
+            self.stopped_at is not None
+            and self.restore_on_nan
+            and self.checkpoint_path
+            and self.last_good_epoch is not None
+        ):
             self.model.load_weights(self.checkpoint_path)
 
 

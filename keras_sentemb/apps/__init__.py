@@ -1,0 +1,1 @@
+"""Applications built on the library: the `keras-sentemb` command and index folders."""

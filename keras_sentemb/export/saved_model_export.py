@@ -1,0 +1,55 @@
+"""export_saved_model: one entry point that writes any model of the package as a TF Serving
+SavedModel (raw strings in), choosing the signatures from the model's kind."""
+
+from keras_sentemb.export.pair_model_export import export_cross_encoder, export_dse
+from keras_sentemb.export.serving_export import export_for_serving
+from keras_sentemb.models.cross_encoder import CrossEncoder
+from keras_sentemb.models.dse import DSE
+from keras_sentemb.models.hashed_encoder import HashedEncoder
+
+
+def export_saved_model(model, path, version=1, overwrite=False, code_table=None, code_ids=None):
+    """Writes `model` as a SavedModel at `path/<version>/` (atomically); returns that folder.
+
+    | model                                   | signatures (1-D `tf.string` inputs)                  |
+    |-----------------------------------------|------------------------------------------------------|
+    | SentenceEncoder, InferLite, BiLSTMSRA   | `serving_default(texts)` → `{"embedding"}` (unit)    |
+    | HashedEncoder                           | + `hash`, `embed_and_hash`; + `search(texts, k)` given `code_table` |
+    | CrossEncoder                            | `serving_default(texts_a, texts_b)` → `{"scores"}`   |
+    | DSE                                     | `serving_default(texts)` → ψ; `score(texts_a, texts_b)` |
+
+    This is not `keras.Model.export`, which every model keeps with its Keras contract (token
+    id tensors in): this one puts the tokenizer into the graph, so TF Serving, tensorflow-hub
+    and `keras.layers.TFSMLayer` take raw strings. Loading needs `tensorflow` and
+    `import tensorflow_text`.
+
+    Args:
+        model: a model of the package with a tokenizer.
+        path: the model's base folder; the version folder goes inside (TF Serving's layout).
+        version: a non-negative int.
+        overwrite: replace an existing version folder (else FileExistsError).
+        code_table / code_ids: packed codes [N, bits/8] (and int64 ids) for the `search`
+            signature of a `HashedEncoder`.
+
+    Example:
+    >>> encoder = SentenceEncoder.from_pretrained("minilm-l6")             # doctest: +SKIP
+    >>> export_saved_model(encoder, "serving/minilm", version=1)           # doctest: +SKIP
+    'serving/minilm/1'
+    """
+    if code_table is not None and not isinstance(model, HashedEncoder):
+        raise TypeError(f"code_table is for a HashedEncoder, not a {type(model).__name__}")
+    if isinstance(model, HashedEncoder):
+        return export_for_serving(
+            model.encoder,
+            path,
+            version=version,
+            overwrite=overwrite,
+            hashing=model.hashing,
+            code_table=code_table,
+            code_ids=code_ids,
+        )
+    if isinstance(model, CrossEncoder):
+        return export_cross_encoder(model, path, version=version, overwrite=overwrite)
+    if isinstance(model, DSE):
+        return export_dse(model, path, version=version, overwrite=overwrite)
+    return export_for_serving(model, path, version=version, overwrite=overwrite)

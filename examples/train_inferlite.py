@@ -30,7 +30,7 @@ from keras_sentemb.data.sentence_corpus import collect_sentences
 from keras_sentemb.evaluation.sts import correlations, cosine_scores
 from keras_sentemb.losses import SRALoss
 from keras_sentemb.models import SBERT, InferLite, SentenceEncoder
-from keras_sentemb.pretrained.word_vectors import build_word_vectors
+from keras_sentemb.models import build_word_vectors
 from keras_sentemb.training import STSEvaluator, cached_teacher_vectors
 from keras_sentemb.utils.atomic_files import atomic_open
 

@@ -4,6 +4,10 @@ import os
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# The committed zoo of this checkout (the library never looks for a checkout by itself).
+os.environ.setdefault(
+    "KERAS_SENTEMB_ZOO", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "zoo")
+)
 
 import importlib.util  # noqa: E402
 

@@ -113,7 +113,7 @@ def test_the_dataset_knows_its_exact_number_of_batches(bucketing):
 
 def test_sentence_targets_pair_word_ids_with_teacher_vectors():
     from keras_sentemb.data.pipelines import sentence_targets_dataset
-    from keras_sentemb.encoders import WordTokenizer
+    from keras_sentemb.tokenizers import WordTokenizer
     from tests.conftest import TINY_WORDS
 
     tokenizer = WordTokenizer(TINY_WORDS)
@@ -132,7 +132,7 @@ def test_sentence_targets_pair_word_ids_with_teacher_vectors():
 
 @pytest.mark.parametrize("bucketing", [True, False])
 def test_word_tokenizer_pipelines_know_their_batch_count(bucketing):
-    from keras_sentemb.encoders import WordTokenizer
+    from keras_sentemb.tokenizers import WordTokenizer
     from tests.conftest import TINY_WORDS
 
     sentences = LabeledSentences([" ".join(["the"] * n) for n in range(0, 30)], [0] * 30)

@@ -6,9 +6,10 @@ import os
 
 import pytest
 
-from keras_sentemb.zoo import model_store, recipes, zoo_build
+from keras_sentemb.zoo import model_store
 from tests.conftest import make_tiny_encoder
 from tests.zoo.test_zoo import write_tiny_zoo_model
+from zoo.recipes import recipes, zoo_build
 
 
 def tree_digest(folder):

@@ -19,7 +19,8 @@ PAIRS = ScoredPairs(
 
 
 def batch(encoder, examples):
-    return next(iter(examples_dataset(examples, encoder.tokenizer, batch_size=32, shuffle=False)))
+    # One batch holding every example: without bucketing (the ladder would split it by length).
+    return next(iter(examples_dataset(examples, encoder.tokenizer, batch_size=32, shuffle=False, bucketing=False)))
 
 
 def test_pair_objectives_return_u_and_v_stacked():

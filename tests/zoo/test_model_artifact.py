@@ -8,6 +8,7 @@ import pytest
 
 from keras_sentemb.models import BiLSTMSRA
 from keras_sentemb.training import distill_hashed_encoder
+from keras_sentemb.zoo import model_artifact
 from keras_sentemb.zoo.model_artifact import load_artifact, save_artifact, word_vectors_source
 from tests.conftest import make_tiny_encoder, make_tiny_word_vectors
 
@@ -45,9 +46,7 @@ def test_lora_adapters_are_recreated_and_restored(tmp_path):
 @pytest.fixture()
 def tiny_word_vectors_source(monkeypatch):
     """The word-vector source rebuilds the tiny tables instead of the 100k-word ones."""
-    from keras_sentemb.encoders import word_vectors
-
-    monkeypatch.setattr(word_vectors, "build_word_vectors", lambda **kwargs: make_tiny_word_vectors(seed=1))
+    monkeypatch.setattr(model_artifact, "build_word_vectors", lambda **kwargs: make_tiny_word_vectors(seed=1))
     return word_vectors_source(top_n=13, types=("glove", "minilm"), minilm_dims=4)
 
 
@@ -65,9 +64,7 @@ def test_a_word_source_with_another_vocabulary_is_refused(tmp_path, tiny_word_ve
     save_artifact(model, tmp_path / "a", [tiny_word_vectors_source])
     other = make_tiny_word_vectors(seed=1)
     other.vocabulary[0] = "zebra"
-    from keras_sentemb.encoders import word_vectors
-
-    monkeypatch.setattr(word_vectors, "build_word_vectors", lambda **kwargs: other)
+    monkeypatch.setattr(model_artifact, "build_word_vectors", lambda **kwargs: other)
     with pytest.raises(ValueError, match="vocabulary is not the model tokenizer's"):
         load_artifact(tmp_path / "a")
 

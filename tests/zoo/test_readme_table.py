@@ -4,18 +4,17 @@ import os
 
 import pytest
 
-from keras_sentemb.zoo import zoo_dir
+from keras_sentemb.zoo.zoo_index import read_zoo_index
 from zoo.recipes.readme_table import END, START, replace_table, zoo_table
-from zoo.recipes.zoo_build import read_zoo_index
+from zoo.recipes.zoo_folder import ZOO_DIR
 
 README = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "README.md")
 
 
-def test_the_readme_table_matches_the_zoo_index(monkeypatch):
-    monkeypatch.delenv("KERAS_SENTEMB_ZOO", raising=False)
+def test_the_readme_table_matches_the_zoo_index():
     text = open(README, encoding="utf-8").read()
     table = text.split(START, 1)[1].split(END, 1)[0].strip()
-    assert table == zoo_table(read_zoo_index(zoo_dir())), (
+    assert table == zoo_table(read_zoo_index(ZOO_DIR)), (
         "run `python -m zoo.recipes.readme_table README.md` after a zoo build"
     )
 

@@ -15,6 +15,7 @@ from keras_sentemb.apps.cli import main
 from keras_sentemb.zoo.model_artifact import save_artifact
 from tests.conftest import make_tiny_encoder
 from tests.zoo.test_model_store import serve
+from zoo.recipes.__main__ import main as recipes_main
 from zoo.recipes.model_card import render_card
 from zoo.recipes.zoo_build import folder_bytes, write_zoo_index
 
@@ -42,7 +43,7 @@ def write_tiny_zoo_model(zoo_dir, name="tiny-encoder", version=1):
         "measured_by": "nothing",
         "size_bytes": folder_bytes(folder),
         "build": {
-            "command": f"keras-sentemb zoo build {name}",
+            "command": f"python -m zoo.recipes build {name}",
             "runs": None,
             "seconds": 0,
             "machine": "test",
@@ -143,7 +144,7 @@ def test_measure_reproduces_the_quality_and_updates_only_the_speed(tiny_zoo, tmp
         f"{i % 5}.0\tthe cat sat {'on the mat' * (i % 3)}\ta dog ran {'fast' * (i % 4)}\n" for i in range(12)
     )
     (data / "test.tsv").write_text("score\tsentence1\tsentence2\n" + rows, encoding="utf-8")
-    assert main(["zoo", "measure", "tiny-encoder", "--data", str(tmp_path / "data"), "--update-speed"]) == 0
+    assert recipes_main(["measure", "tiny-encoder", "--data", str(tmp_path / "data"), "--update-speed"]) == 0
     printed = capsys.readouterr().out
     assert "stsb_test_spearman" in printed and "sentences_per_second" in printed
     config = json.load(open(zoo_dir / "tiny-encoder" / "config.json"))

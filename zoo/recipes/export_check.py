@@ -19,7 +19,11 @@ import time
 
 import numpy as np
 
+from keras_sentemb import zoo
 from keras_sentemb.utils.unit_vectors import unit_rows
+from keras_sentemb.zoo.zoo_index import read_zoo_index
+from zoo.recipes.zoo_build import PROBE_TEXTS
+from zoo.recipes.zoo_folder import ZOO_DIR  # noqa: F401  (points keras_sentemb.zoo at zoo/)
 
 SERVE = textwrap.dedent("""
     import json, sys
@@ -41,8 +45,6 @@ SERVE = textwrap.dedent("""
 
 def check_model(name, folder):
     """(signatures, max difference, seconds) of exporting and serving `name`."""
-    from keras_sentemb import zoo
-    from zoo.recipes.zoo_build import PROBE_TEXTS
 
     start = time.perf_counter()
     model = zoo.load(name)
@@ -72,9 +74,6 @@ def check_model(name, folder):
 
 
 def main(argv=None):
-    from keras_sentemb import zoo
-    from zoo.recipes.zoo_build import read_zoo_index
-
     names = list(argv if argv is not None else sys.argv[1:]) or sorted(read_zoo_index(zoo.zoo_dir())["models"])
     failed = False
     with tempfile.TemporaryDirectory() as folder:

@@ -9,6 +9,9 @@ import os
 import sys
 
 from keras_sentemb.utils.atomic_files import atomic_open
+from keras_sentemb.zoo import zoo_dir
+from keras_sentemb.zoo.zoo_index import read_zoo_index
+from zoo.recipes.zoo_folder import ZOO_DIR  # noqa: F401  (points keras_sentemb.zoo at zoo/)
 
 START, END = "<!-- zoo-table:start -->", "<!-- zoo-table:end -->"
 
@@ -54,9 +57,6 @@ def replace_table(text, table):
 
 
 def main(argv=None):
-    from keras_sentemb.zoo import zoo_dir
-    from zoo.recipes.zoo_build import read_zoo_index
-
     path = (argv or sys.argv[1:] or ["README.md"])[0]
     with open(path, encoding="utf-8") as f:
         text = f.read()

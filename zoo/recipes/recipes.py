@@ -11,8 +11,14 @@ import os
 import subprocess
 import sys
 
+import keras
+
+from keras_sentemb.data.sentence_corpus import collect_sentences
+from keras_sentemb.models import DSE, CrossEncoder, SentenceEncoder
 from keras_sentemb.training import distill_hashed_encoder
+from keras_sentemb.utils.array_cache import cached_array, fingerprint, fingerprint_texts, fingerprint_weights
 from keras_sentemb.zoo.model_artifact import pretrained_backbone_source, word_vectors_source
+from zoo.recipes.lora_factors import restore_lora_factors
 
 HASH_BITS = 256
 LORA_RANK = 8
@@ -61,13 +67,11 @@ def run_example(ctx, script):
 
 
 def _minilm(ctx):
-    from keras_sentemb.models import SentenceEncoder
 
     return SentenceEncoder.from_pretrained("minilm-l6")
 
 
 def _sbert_lora(ctx):
-    from keras_sentemb.models import SentenceEncoder
 
     run_example(ctx, "train_sbert_stsb.py")
     encoder = SentenceEncoder.from_pretrained("minilm-l6")
@@ -78,9 +82,6 @@ def _sbert_lora(ctx):
 
 def _saved_keras(file_name, script):
     def make(ctx):
-        import keras
-
-        import keras_sentemb  # noqa: F401
 
         run_example(ctx, script)
         return keras.saving.load_model(os.path.join(ctx.work, file_name))
@@ -93,10 +94,6 @@ def _lora_from_keras(file_name, script, make_base):
     into the kernels) back into pinned base + LoRA factors + head (`restore_lora_factors`)."""
 
     def make(ctx):
-        import keras
-
-        import keras_sentemb  # noqa: F401
-        from zoo.recipes.lora_factors import restore_lora_factors
 
         run_example(ctx, script)
         trained = keras.saving.load_model(os.path.join(ctx.work, file_name))
@@ -109,21 +106,17 @@ def _lora_from_keras(file_name, script, make_base):
 
 
 def _cross_encoder_base():
-    from keras_sentemb.models import CrossEncoder
 
     return CrossEncoder.from_pretrained("minilm-l6", num_labels=1)
 
 
 def _dse_base():
-    from keras_sentemb.models import DSE
 
     return DSE.from_pretrained("minilm-l6", num_labels=1, alpha=0.5)
 
 
 def _hashed(encoder_name):
     def make(ctx):
-        from keras_sentemb.data.sentence_corpus import collect_sentences
-        from keras_sentemb.utils.array_cache import cached_array, fingerprint, fingerprint_texts, fingerprint_weights
 
         encoder = ctx.load(encoder_name)
         sentences = collect_sentences(ctx.data_dir, exclude_files=["stsb/test.tsv"])

@@ -1,4 +1,4 @@
-"""`keras-sentemb zoo build NAME`: train by the recipe, pack the artifact, measure it, write
+"""`python -m zoo.recipes build NAME`: train by the recipe, pack the artifact, measure it, write
 its card and config, and update `zoo/index.json`, atomically.
 
 The metrics are measured on the packed artifact as `zoo.load` will return it (float16
@@ -16,6 +16,10 @@ import time
 
 import numpy as np
 
+from keras_sentemb.data.examples import read_scored_pairs
+from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
+from keras_sentemb.evaluation.report import evaluate
+from keras_sentemb.evaluation.tasks import STSTask
 from keras_sentemb.utils.atomic_files import atomic_directory, atomic_open
 from keras_sentemb.zoo.model_artifact import load_artifact, save_artifact
 from keras_sentemb.zoo.zoo_index import INDEX_FILE, read_zoo_index
@@ -70,10 +74,6 @@ def measure(model, data_dir):
     """STS-B test correlations and speed. A sentence encoder: cosine (and Hamming for a
     hashed model) and sentences/s of `encode`; a pair scorer (cross-encoder, DSE): the
     Spearman of its pair scores, and pairs/s for a cross-encoder."""
-    from keras_sentemb.data.examples import read_scored_pairs
-    from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
-    from keras_sentemb.evaluation.report import evaluate
-    from keras_sentemb.evaluation.tasks import STSTask
 
     pairs = read_scored_pairs(os.path.join(data_dir, "stsb", "test.tsv"))
     texts = list(dict.fromkeys(pairs.sentences1 + pairs.sentences2))
@@ -137,9 +137,9 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
     recipe = RECIPES[name]
     for needed in recipe.needs:
         if not os.path.isfile(os.path.join(zoo_dir, needed, "config.json")):
-            raise FileNotFoundError(f"{name} builds on {needed}: run `keras-sentemb zoo build {needed}` first")
+            raise FileNotFoundError(f"{name} builds on {needed}: run `python -m zoo.recipes build {needed}` first")
     if not os.path.isdir(os.path.join(data_dir, "stsb")):
-        raise FileNotFoundError(f"{data_dir}: no stsb/ folder; zoo builds need ../shared/data (pass --data)")
+        raise FileNotFoundError(f"{data_dir}: no stsb/ folder; zoo builds need the benchmark data folder (pass --data)")
     cache_dir = cache_dir or os.path.join(repo, "out", "cache")
     work = os.path.join(repo, "out", "zoo_build", name)
     if not reuse_training:
@@ -197,7 +197,7 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
             "metrics": metrics,
             "measured_by": f"keras-sentemb zoo measure {name}",
             "build": {
-                "command": f"keras-sentemb zoo build {name}",
+                "command": f"python -m zoo.recipes build {name}",
                 "runs": f"python examples/{recipe.command[0]} " + " ".join(arguments) if recipe.command else None,
                 "seconds": round(time.perf_counter() - start)
                 if not (reuse_training and previous)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from keras_sentemb.encoders import pretrained_weights
+from keras_sentemb.pretrained import pretrained_weights
 from keras_sentemb.pretrained.pretrained_weights import (
     PretrainedSource,
     resolve_pretrained_dir,

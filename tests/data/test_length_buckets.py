@@ -3,19 +3,19 @@
 import numpy as np
 import pytest
 
-from keras_sentemb.data.length_buckets import default_length_buckets, pack_rows, plan_batches
+from keras_sentemb.data.length_buckets import length_buckets, pack_rows, plan_batches
 
 
 def test_every_index_appears_exactly_once_and_longest_come_first():
     lengths = np.random.default_rng(0).integers(3, 200, size=1000)
-    batches = plan_batches(lengths, 64, default_length_buckets(256))
+    batches = plan_batches(lengths, 64, length_buckets(256))
     flat = np.concatenate([b.indices for b in batches])
     assert sorted(flat.tolist()) == list(range(1000))
     assert lengths[batches[0].indices].min() >= lengths[batches[-1].indices].max()
 
 
 def test_each_batch_pads_to_the_smallest_bucket_that_fits():
-    buckets = default_length_buckets(256)
+    buckets = length_buckets(256)
     lengths = np.random.default_rng(1).integers(3, 257, size=500)
     for batch in plan_batches(lengths, 32, buckets):
         longest = lengths[batch.indices].max()
@@ -24,7 +24,7 @@ def test_each_batch_pads_to_the_smallest_bucket_that_fits():
 
 
 def test_bucket_ladder_is_fine_for_short_texts_and_bounded_overall():
-    ladder = default_length_buckets(512)
+    ladder = length_buckets(512)
     assert ladder[:32] == tuple(range(1, 33)) and ladder[-1] == 512
     assert len(ladder) < 70
     long_part = np.array([b for b in ladder if b >= 32])

@@ -4,8 +4,9 @@ import keras
 import numpy as np
 import pytest
 
-from keras_sentemb.encoders import WordEmbeddings, WordVectors, load_glove
-from keras_sentemb.pretrained.word_vectors import minilm_word_table
+from keras_sentemb.layers import WordEmbeddings
+from keras_sentemb.models.word_vector_tables import minilm_word_table
+from keras_sentemb.pretrained import WordVectors, load_glove
 
 
 def test_glove_gives_the_most_frequent_words_as_unit_vectors():

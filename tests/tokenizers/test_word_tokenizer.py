@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_sentemb.encoders import WordTokenizer
+from keras_sentemb.tokenizers import WordTokenizer
 from tests.conftest import TINY_WORDS
 
 

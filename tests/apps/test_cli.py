@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from keras_sentemb.apps.cli import main
-from tests.conftest import make_tiny_encoder
+from tests.conftest import FIXTURES, make_tiny_encoder
 
 CORPUS = ["the cat sat on the mat .", "a dog ran fast", "rain and storm", "", "hello world"]
 
@@ -128,7 +128,7 @@ def test_word_level_encoders_work_from_a_keras_file(corpus_file, tmp_path, capsy
     assert "a dog ran fast" in capsys.readouterr().out
 
 
-EVAL_TASKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "eval_tasks")
+EVAL_TASKS = os.path.join(FIXTURES, "eval_tasks")
 
 
 def test_evaluate_writes_a_report_plots_and_a_table_for_user_folders(model_file, tmp_path, capsys):

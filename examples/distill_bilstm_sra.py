@@ -25,8 +25,7 @@ from keras_sentemb.data.pipelines import sentence_targets_dataset
 from keras_sentemb.data.sentence_corpus import collect_sentences
 from keras_sentemb.evaluation.sts import correlations, cosine_scores
 from keras_sentemb.losses import SRALoss
-from keras_sentemb.models import BiLSTMSRA, SentenceEncoder
-from keras_sentemb.models import build_word_vectors
+from keras_sentemb.models import BiLSTMSRA, SentenceEncoder, build_word_vectors
 from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator, cached_teacher_vectors
 from keras_sentemb.utils.atomic_files import atomic_open
 

@@ -29,8 +29,7 @@ from keras_sentemb.data.pipelines import examples_dataset, sentence_targets_data
 from keras_sentemb.data.sentence_corpus import collect_sentences
 from keras_sentemb.evaluation.sts import correlations, cosine_scores
 from keras_sentemb.losses import SRALoss
-from keras_sentemb.models import SBERT, InferLite, SentenceEncoder
-from keras_sentemb.models import build_word_vectors
+from keras_sentemb.models import SBERT, InferLite, SentenceEncoder, build_word_vectors
 from keras_sentemb.training import STSEvaluator, cached_teacher_vectors
 from keras_sentemb.utils.atomic_files import atomic_open
 

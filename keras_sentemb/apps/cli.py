@@ -244,9 +244,9 @@ def _zoo(args):
 
 def _embed_corpus(args, beam_args):
 
-    from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
+    from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions  # optional extra
 
-    from keras_sentemb.beam import run_embed_corpus
+    from keras_sentemb.beam import run_embed_corpus  # optional extra: apache-beam
 
     logging.getLogger().setLevel(logging.ERROR)  # Beam's optional-dependency warnings
     runner = PipelineOptions(beam_args).view_as(StandardOptions).runner

@@ -60,6 +60,7 @@ class EmbedCorpus(beam.PTransform):
         progress: show a progress bar (sentences embedded, rate) where the pipeline runs.
 
     Example:
+    (Skipped as a doctest: it needs an optional extra (apache-beam or mteb).)
     >>> with beam.Pipeline() as p:                                          # doctest: +SKIP
     ...     p | EmbedCorpus("serving/minilm/1", "corpus/*.txt", "out/corpus")
     """
@@ -141,7 +142,7 @@ def run_embed_corpus(
     Returns `{"files": [...], "sentences": n, "blank_lines": m}` (the counts from the
     pipeline's metrics).
     """
-    from apache_beam.metrics import MetricsFilter
+    from apache_beam.metrics import MetricsFilter  # optional extra: apache-beam
 
     pipeline = beam.Pipeline(options=PipelineOptions(list(pipeline_args)))
     _ = pipeline | EmbedCorpus(

@@ -58,6 +58,7 @@ class SavedModelEmbeddingHandler(TFModelHandlerTensor):
     process (`large_model`, `model_copies`), metrics — is Beam's.
 
     Example:
+    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
     >>> handler = SavedModelEmbeddingHandler("serving/minilm/1")            # doctest: +SKIP
     >>> texts | RunInference(KeyedModelHandler(handler))                     # doctest: +SKIP
     """

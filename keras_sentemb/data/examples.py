@@ -116,6 +116,7 @@ def read_scored_pairs(
 ):
     """Reads STS-style pairs: two sentence columns and a numeric score in `score_range`.
 
+    (Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
     >>> pairs = read_scored_pairs("data/stsb/train.tsv")   # doctest: +SKIP
     """
     columns, report = read_table(

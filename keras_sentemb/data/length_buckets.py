@@ -37,7 +37,7 @@ def bucket_boundaries(max_length):
     are half-open [lo, hi), so rung b becomes the boundary b + 1, and the bucket of an
     example of length L is the rung `encode` pads L to (the last rung needs no boundary).
 
-    >>> bucket_boundaries(40)[-3:]
+    >>> bucket_boundaries(40)[-2:]
     [33, 37]
     >>> len(bucket_boundaries(40)) == len(length_buckets(40)) - 1
     True

@@ -129,6 +129,7 @@ def cross_pairs_dataset(
     `ScoredPairs` or `LabeledPairs`; `labels` replaces its labels (for example scores
     rescaled to [0, 1]), as a float32 or int32 array [N] or [N, k].
 
+    (Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
     >>> train = cross_pairs_dataset(read_scored_pairs(path), cross_encoder.tokenizer)  # doctest: +SKIP
     """
     if not isinstance(examples, (ScoredPairs, LabeledPairs)):
@@ -211,6 +212,7 @@ def examples_dataset(examples, tokenizer, labels=None, **kwargs):
     e.g. `[label, teacher logits…]` rows for distillation). Keyword arguments go to
     `text_pipeline`.
 
+    (Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
     >>> train = examples_dataset(read_scored_pairs(path), encoder.tokenizer)  # doctest: +SKIP
     >>> sbert.fit(train, epochs=4)                                           # doctest: +SKIP
     """
@@ -244,6 +246,7 @@ def sentence_targets_dataset(sentences, targets, tokenizer, **kwargs):
 
     Keyword arguments go to `text_pipeline` (batch_size, shuffle, seed, bucketing…).
 
+    (Skipped as a doctest: it needs a trained model or data from the surrounding text.)
     >>> train = sentence_targets_dataset(sentences, teacher_vectors, model.tokenizer)  # doctest: +SKIP
     >>> model.fit(train, epochs=3)                                                     # doctest: +SKIP
     """

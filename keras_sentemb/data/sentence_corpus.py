@@ -6,6 +6,7 @@ ones. `collect_sentences` reads the sentence columns of the files it finds, keep
 first occurrence of each distinct sentence, and returns them in a fixed order.
 
 Example:
+(Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
 >>> sentences = collect_sentences("data", exclude_files=["stsb/test.tsv"])  # doctest: +SKIP
 """
 

@@ -109,6 +109,7 @@ def build_tasks(names, data_dir=None, sts_dir=None, senteval_dir=None, folds=10,
     """The tasks for `names` (see the module table), files read and checked now so that
     a bad file fails before any encoding starts.
 
+    (Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
     >>> tasks = build_tasks(["stsb", "sts-dir"], sts_dir="my_sts")   # doctest: +SKIP
     """
     names = [n.strip() for n in names if n.strip()]

@@ -6,6 +6,7 @@ dicts with a "text" list). Both are accepted; prompt and task keywords are ignor
 our encoders take no instructions. `similarity` / `similarity_pairwise` are cosine.
 
 Example (needs `pip install mteb`, which pulls PyTorch; not a dependency of this library):
+(Skipped as a doctest: it needs an optional extra (apache-beam or mteb).)
 >>> import mteb                                                      # doctest: +SKIP
 >>> model = MTEBEncoder(load_sentence_encoder("minilm-l6"))          # doctest: +SKIP
 >>> mteb.evaluate(model, mteb.get_tasks(tasks=["STSBenchmark"]))     # doctest: +SKIP
@@ -74,7 +75,7 @@ class MTEBEncoder:
         """mteb 2.x asks for this: an mteb `ModelMeta` naming the model as
         "keras-sentemb/<name>" (an AttributeError when mteb is not installed)."""
         try:
-            from mteb.models.model_meta import ModelMeta
+            from mteb.models.model_meta import ModelMeta  # optional extra: mteb
         except ImportError:
             raise AttributeError("mteb_model_meta needs the mteb package") from None
         name = str(self.model_name).replace("/", "_")

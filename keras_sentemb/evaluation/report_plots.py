@@ -8,10 +8,10 @@ from keras_sentemb.utils.atomic_files import atomic_open
 
 
 def _pyplot():
-    import matplotlib
+    import matplotlib  # optional extra: plots only when matplotlib is installed
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # optional extra (see above)
 
     return plt
 

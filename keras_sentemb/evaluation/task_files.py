@@ -54,6 +54,7 @@ def _sentence(path, number, text, column):
 def read_sts_file(path):
     """`ScoredPairs` from a `score<TAB>sentence1<TAB>sentence2` file (header line optional).
 
+    (Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
     >>> pairs = read_sts_file("my_sts/news.tsv")     # doctest: +SKIP
     >>> len(pairs), pairs.scores[:2]                 # doctest: +SKIP
     (750, [4.2, 0.8])
@@ -82,6 +83,7 @@ def read_classification_file(path):
     """`LabeledSentences` from a `label<TAB>sentence` file; `labels` are the label strings
     themselves (a probe takes any hashable labels), `label_names` their sorted set.
 
+    (Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
     >>> data = read_classification_file("my_cls/trec.train.tsv")   # doctest: +SKIP
     >>> data.label_names                                           # doctest: +SKIP
     ('ABBR', 'DESC', 'ENTY', 'HUM', 'LOC', 'NUM')

@@ -32,6 +32,7 @@ def export_saved_model(model, path, version=1, overwrite=False, code_table=None,
             signature of a `HashedEncoder`.
 
     Example:
+    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
     >>> encoder = SentenceEncoder.from_pretrained("minilm-l6")             # doctest: +SKIP
     >>> export_saved_model(encoder, "serving/minilm", version=1)           # doctest: +SKIP
     'serving/minilm/1'

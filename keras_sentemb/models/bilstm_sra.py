@@ -33,6 +33,7 @@ class BiLSTMSRA(WordEncoder, PipelineTraining, keras.Model):
         pooling: "max" or "mean" over the BiLSTM states of the real words.
 
     Example:
+    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
     >>> model = BiLSTMSRA.from_word_vectors(build_word_vectors(), teacher_dim=384)  # doctest: +SKIP
     >>> model.compile(optimizer="adam", loss=SRALoss())                            # doctest: +SKIP
     >>> model.fit(sentence_targets_dataset(sentences, teacher_vectors, model.tokenizer))  # doctest: +SKIP

@@ -49,6 +49,7 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
     Output: float32 logits [batch, num_labels].
 
     Example:
+    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
     >>> ce = CrossEncoder.from_pretrained("minilm-l6", num_labels=1)        # doctest: +SKIP
     >>> ce.compile(keras.optimizers.AdamW(2e-5))                            # doctest: +SKIP
     >>> ce.fit(cross_pairs_dataset(train, ce.tokenizer, labels=scores / 5), epochs=4)  # doctest: +SKIP
@@ -78,8 +79,7 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
 
     def get_config(self):
         return {
-            "name": self.name,
-            "trainable": self.trainable,
+            **super().get_config(),
             "backbone": serialize_nested(self.backbone),
             "tokenizer": serialize_nested(self.tokenizer),
             "num_labels": self.num_labels,

@@ -155,6 +155,7 @@ class DSE(PipelineTraining, keras.Model):
     `examples_dataset`; labels `[y, T_1 … T_n]` per pair. Output: logits [batch, n].
 
     Example:
+    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
     >>> dse = DSE.from_pretrained("minilm-l6", alpha=0.5)                  # doctest: +SKIP
     >>> targets = np.column_stack([scores / 5, teacher_logits])          # doctest: +SKIP
     >>> dse.compile(keras.optimizers.AdamW(2e-5))                         # doctest: +SKIP
@@ -221,7 +222,7 @@ class DSE(PipelineTraining, keras.Model):
 
     def get_config(self):
         return {
-            "name": self.name,
+            **super().get_config(),
             "encoder": serialize_nested(self.encoder),
             "num_labels": self.num_labels,
             "alpha": self.alpha,

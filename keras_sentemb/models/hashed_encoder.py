@@ -23,6 +23,7 @@ class HashedEncoder(keras.Model):
     (`CodeSimilarityLoss`, τ decayed by `TemperatureSchedule`).
 
     Example:
+    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
     >>> encoder = SentenceEncoder.from_pretrained("minilm-l6")            # doctest: +SKIP
     >>> corpus = encoder.encode(sentences)                                 # doctest: +SKIP
     >>> hashed = distill_hashed_encoder(encoder, corpus, bits=256)          # doctest: +SKIP
@@ -98,8 +99,7 @@ class HashedEncoder(keras.Model):
 
     def get_config(self):
         return {
-            "name": self.name,
-            "trainable": self.trainable,
+            **super().get_config(),
             "encoder": serialize_nested(self.encoder),
             "hashing": serialize_nested(self.hashing),
         }

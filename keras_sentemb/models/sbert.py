@@ -50,6 +50,7 @@ class SBERT(PipelineTraining, keras.Model):
     `save`).
 
     Example:
+    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
     >>> encoder = SentenceEncoder.from_pretrained("minilm-l6")          # doctest: +SKIP
     >>> sbert = SBERT(encoder, objective="regression")                  # doctest: +SKIP
     >>> sbert.compile(optimizer=keras.optimizers.AdamW(2e-5))           # doctest: +SKIP
@@ -111,7 +112,7 @@ class SBERT(PipelineTraining, keras.Model):
 
     def get_config(self):
         return {
-            "name": self.name,
+            **super().get_config(),
             "encoder": serialize_nested(self.encoder),
             "objective": self.objective,
             "num_classes": self.num_classes,

@@ -28,6 +28,7 @@ class SentenceClassifier(PipelineTraining, keras.Model):
         dropout: dropout before each Dense layer.
 
     Example:
+    (Skipped as a doctest: it needs a trained model or data from the surrounding text.)
     >>> classifier = SentenceClassifier(bilstm_sra, num_classes=2)        # doctest: +SKIP
     >>> classifier.compile(keras.optimizers.Adam(1e-3))                   # doctest: +SKIP
     >>> classifier.fit(examples_dataset(sst2_train, bilstm_sra.tokenizer))  # doctest: +SKIP
@@ -84,7 +85,7 @@ class SentenceClassifier(PipelineTraining, keras.Model):
 
     def get_config(self):
         return {
-            "name": self.name,
+            **super().get_config(),
             "encoder": serialize_nested(self.encoder),
             "num_classes": self.num_classes,
             "hidden_units": list(self.hidden_units),

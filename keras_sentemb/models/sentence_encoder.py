@@ -45,6 +45,7 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
     Paper: Reimers & Gurevych 2019, Sentence-BERT.
 
     Example:
+    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
     >>> encoder = SentenceEncoder.from_pretrained("minilm-l6")   # doctest: +SKIP
     >>> encoder.encode(["A man is eating food."]).shape           # doctest: +SKIP
     (1, 384)
@@ -123,8 +124,7 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
 
     def get_config(self):
         return {
-            "name": self.name,
-            "trainable": self.trainable,
+            **super().get_config(),
             "backbone": serialize_nested(self.backbone),
             "tokenizer": serialize_nested(self.tokenizer),
             "pooling": self.pooling,

@@ -59,6 +59,7 @@ class TransferModel(PipelineTraining, keras.Model):
     `predict_scores(sentences1, sentences2)` scores pairs the way the setting does.
 
     Example:
+    (Skipped as a doctest: it needs a trained model or data from the surrounding text.)
     >>> model = TransferModel(encoder, "nt", freeze_word_embeddings=True, objective="kl")  # doctest: +SKIP
     >>> model.compile(keras.optimizers.Adam(1e-3))                                       # doctest: +SKIP
     >>> model.fit(examples_dataset(train, encoder.tokenizer), epochs=2)                  # doctest: +SKIP
@@ -145,7 +146,7 @@ class TransferModel(PipelineTraining, keras.Model):
 
     def get_config(self):
         return {
-            "name": self.name,
+            **super().get_config(),
             "encoder": serialize_nested(self.encoder),
             "setting": self.setting,
             "freeze_word_embeddings": self.freeze_word_embeddings,

@@ -71,8 +71,7 @@ class WordEncoder(EmbeddingModel):
     def word_config(self):
         """The config entries every word encoder has (its architecture adds the rest)."""
         return {
-            "name": self.name,
-            "trainable": self.trainable,
+            **super().get_config(),
             "tokenizer": serialize_nested(self.tokenizer),
             "table_shapes": {k: list(v) for k, v in self.table_shapes.items()},
         }

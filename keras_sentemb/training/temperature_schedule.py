@@ -21,6 +21,7 @@ class TemperatureSchedule(keras.callbacks.Callback):
         layers: the `SemanticHashing` layers to drive; None = every one in the model.
 
     Example:
+    (Skipped as a doctest: it needs a trained model or data from the surrounding text.)
     >>> model.fit(x, y, epochs=5, callbacks=[TemperatureSchedule(final_temperature=0.05)])  # doctest: +SKIP
     """
 

@@ -9,6 +9,7 @@ Keys come from `fingerprint(...)` of everything the result depends on: the texts
 (`fingerprint_texts`) and the model's weights (`fingerprint_weights`).
 
 Example:
+(Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
 >>> key = fingerprint(fingerprint_texts(sentences), fingerprint_weights(encoder))  # doctest: +SKIP
 >>> vectors = cached_array("cache", "minilm", key, lambda: encoder.encode(sentences))  # doctest: +SKIP
 """

@@ -46,6 +46,7 @@ def atomic_directory(target):
     `target` (the old folder, if any, is moved aside first and deleted after), when it
     fails it is deleted and `target` is left as it was.
 
+    (Skipped as a doctest: it needs a trained model or data from the surrounding text.)
     >>> with atomic_directory("serving/model/1") as staging:    # doctest: +SKIP
     ...     write_everything_into(staging)
     """

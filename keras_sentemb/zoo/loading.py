@@ -21,6 +21,7 @@ def load_sentence_encoder(name_or_path="minilm-l6", dtype=None):
     `SentenceEncoder`), a zoo model ("zoo:sbert-minilm-l6-stsb") or a `.keras` file saved with `encoder.save(...)` (a
     `SentenceEncoder`, `InferLite` or `BiLSTMSRA`: all have `encode` and `export`).
 
+    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
     >>> encoder = load_sentence_encoder("minilm-l6")   # doctest: +SKIP
     """
     return _load(name_or_path, dtype, _sentence_encoders())

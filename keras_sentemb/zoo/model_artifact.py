@@ -19,6 +19,7 @@ only the weights that differ, in float16 or float32; loading rebuilds and assign
 position, checking path and shape. A fully fine-tuned transformer therefore stores all its
 weights (large): fine-tune zoo transformers with LoRA.
 
+(Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
 >>> save_artifact(encoder, "zoo/sbert-minilm-l6-stsb", [pretrained_backbone_source("minilm-l6")])  # doctest: +SKIP
 >>> model = load_artifact("zoo/sbert-minilm-l6-stsb")                                            # doctest: +SKIP
 """

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from keras_sentemb.layers import GatedConvFusion
+from tests.layer_test_case import run_layer_test
 
 RNG = np.random.default_rng(0)
 GLOVE = RNG.normal(size=(2, 5, 6)).astype("float32")
@@ -98,3 +99,14 @@ def test_rejects_bad_arguments(kwargs):
 def test_rejects_a_single_tensor_instead_of_a_list():
     with pytest.raises(ValueError, match="list of K"):
         GatedConvFusion(units=4)(GLOVE)
+
+
+def test_passes_the_shared_layer_checks(tmp_path):
+    run_layer_test(
+        GatedConvFusion,
+        {"units": 8, "output_units": 3, "num_layers": 2, "filter_length": 3},
+        [GLOVE, OTHER],
+        (2, 3),
+        tmp_path,
+        call_kwargs={"padding_mask": MASK},
+    )

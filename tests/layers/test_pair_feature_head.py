@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from keras_sentemb.layers import PairFeatureHead
+from tests.layer_test_case import run_layer_test
 
 U = np.array([[1.0, -2.0]], "float32")
 V = np.array([[3.0, 4.0]], "float32")
@@ -39,3 +40,8 @@ def test_config_round_trip():
 def test_rejects_bad_arguments(kwargs):
     with pytest.raises(ValueError):
         PairFeatureHead(**{"units": 2, **kwargs})
+
+
+def test_passes_the_shared_layer_checks(tmp_path):
+    u, v = np.random.default_rng(0).normal(size=(2, 4, 2)).astype("float32")
+    run_layer_test(PairFeatureHead, {"units": 3, "hidden_units": (5,)}, [u, v], (4, 3), tmp_path)

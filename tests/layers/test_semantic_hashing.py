@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from keras_sentemb.layers import SemanticHashing
+from tests.layer_test_case import run_layer_test
 
 X = np.random.default_rng(0).standard_normal((6, 12)).astype(np.float32)
 
@@ -85,3 +86,7 @@ def test_straight_through_gives_hard_codes_forward_and_the_sigmoid_gradient_back
     )
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-7)
     assert hard_layer.get_config()["straight_through"] is True
+
+
+def test_passes_the_shared_layer_checks(tmp_path):
+    run_layer_test(SemanticHashing, {"bits": 64}, X, (6, 64), tmp_path)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from keras_sentemb.layers import SiamesePooler
+from tests.layer_test_case import run_layer_test
 
 STATES = np.array(
     [
@@ -112,3 +113,8 @@ def test_rejects_bad_arguments(kwargs, message):
 def test_rejects_a_layer_index_out_of_range():
     with pytest.raises(ValueError, match="out of range"):
         SiamesePooler(layer_indices=(-3,))([STATES, STATES], padding_mask=MASK)
+
+
+@pytest.mark.parametrize("mode", ["mean", "max", "cls", "mean_sqrt_len"])
+def test_passes_the_shared_layer_checks(mode, tmp_path):
+    run_layer_test(SiamesePooler, {"mode": mode}, STATES, (2, 2), tmp_path, call_kwargs={"padding_mask": MASK})

@@ -40,7 +40,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.command == "build":
         config = build_model(
-            args.name, zoo.zoo_dir(), args.data, REPO_DIR, seed=args.seed, load=zoo.load, reuse_training=args.reuse_training
+            args.name,
+            zoo.zoo_dir(),
+            args.data,
+            REPO_DIR,
+            seed=args.seed,
+            load=zoo.load,
+            reuse_training=args.reuse_training,
         )
         print(
             f"built {args.name} v{config['version']} in {config['build']['seconds']} s: {json.dumps(config['metrics'])}"

@@ -8,7 +8,7 @@ figures use sentences no code ever saw), shuffled with a fixed seed; the first 1
 held apart as queries, the rest (≈162k) is the corpus. Embeddings of the default model
 (all-MiniLM-L6-v2) are cached in benchmarks/.cache, verified by content hash.
 
-For each code length the learned codes (`HashedEncoder.distill` on the corpus
+For each code length the learned codes (`distill_hashed_encoder` on the corpus
 embeddings; at 256 bits also jointly with a pair task: the STS-B train pairs that share no
 sentence with STS-B test or the queries) and the training-free sign-threshold
 codes (`sign_threshold_codes`: random hyperplanes, i.e. sentence-transformers'
@@ -74,7 +74,7 @@ def main():
         "--distill",
         type=json.loads,
         default={},
-        help="HashedEncoder.distill keyword arguments as JSON, e.g. '{\"pair_weight\": 0.2}'",
+        help="distill_hashed_encoder keyword arguments as JSON, e.g. '{\"pair_weight\": 0.2}'",
     )
     parser.add_argument(
         "--select",

@@ -5,7 +5,7 @@
     python examples/binary_search.py --pairs ../shared/data/stsb/train.tsv   # + a pair task on the codes
 
 1. encode the corpus with the default encoder (all-MiniLM-L6-v2);
-2. train a SemanticHashing head on the frozen encoder (HashedEncoder.distill), with
+2. train a SemanticHashing head on the frozen encoder (distill_hashed_encoder), with
    `--pairs` (score, sentence1, sentence2 rows) jointly with CoSENT on the pairs' codes;
 3. index the packed codes (BinaryIndex: FAISS when installed, NumPy otherwise);
 4. answer the queries from Hamming search alone and after float re-ranking, next to the

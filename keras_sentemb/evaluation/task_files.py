@@ -108,10 +108,10 @@ class ClassificationTaskFiles:
     `test` (+ optional `dev`)."""
 
     name: str
-    single: str = None
-    train: str = None
-    dev: str = None
-    test: str = None
+    single: str | None = None
+    train: str | None = None
+    dev: str | None = None
+    test: str | None = None
 
 
 def _task_files(folder, kind):

@@ -1,6 +1,13 @@
 """export_saved_model: one entry point that writes any model of the package as a TF Serving
 SavedModel (raw strings in), choosing the signatures from the model's kind."""
 
+from __future__ import annotations
+
+import os
+
+import keras
+import numpy as np
+
 from keras_sentemb.export.pair_model_export import export_cross_encoder, export_dse
 from keras_sentemb.export.serving_export import export_for_serving
 from keras_sentemb.models.cross_encoder import CrossEncoder
@@ -8,7 +15,14 @@ from keras_sentemb.models.dse import DSE
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 
 
-def export_saved_model(model, path, version=1, overwrite=False, code_table=None, code_ids=None):
+def export_saved_model(
+    model: keras.Model,
+    path: str | os.PathLike,
+    version: int = 1,
+    overwrite: bool = False,
+    code_table: np.ndarray | None = None,
+    code_ids: np.ndarray | None = None,
+) -> str:
     """Writes `model` as a SavedModel at `path/<version>/` (atomically); returns that folder.
 
     | model                                   | signatures (1-D `tf.string` inputs)                  |

@@ -1,6 +1,12 @@
 """CrossEncoder: BERT reads both sentences of a pair at once and scores the pair."""
 
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
 import keras
+import numpy as np
 
 from keras_sentemb.data.length_buckets import pack_sequence_rows
 from keras_sentemb.data.text_inputs import validate_texts
@@ -57,7 +63,7 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
     array([0.83], dtype=float32)
     """
 
-    def __init__(self, backbone, tokenizer=None, num_labels=1, dropout=0.1, **kwargs):
+    def __init__(self, backbone, tokenizer=None, num_labels: int = 1, dropout: float = 0.1, **kwargs):
         if not isinstance(num_labels, int) or num_labels < 1:
             raise ValueError(f"num_labels must be a positive int, got {num_labels!r}")
         inputs = {key: keras.Input(shape=(None,), dtype="int32", name=key) for key in INPUT_KEYS}
@@ -72,7 +78,14 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
         object.__setattr__(self, "_embed_function", None)
 
     @classmethod
-    def from_pretrained(cls, name_or_path="minilm-l6", num_labels=1, dropout=0.1, dtype=None, max_length=None):
+    def from_pretrained(
+        cls,
+        name_or_path: str | os.PathLike = "minilm-l6",
+        num_labels: int = 1,
+        dropout: float = 0.1,
+        dtype: str | None = None,
+        max_length: int | None = None,
+    ) -> CrossEncoder:
         """A cross-encoder on pretrained BERT weights (e.g. "minilm-l6"); the head is new."""
         backbone, tokenizer, _ = load_backbone_and_tokenizer(name_or_path, dtype=dtype, max_length=max_length)
         return cls(backbone, tokenizer, num_labels=num_labels, dropout=dropout, name="cross_encoder")
@@ -101,7 +114,7 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
             )
         super().compile(optimizer=optimizer, loss=loss, **kwargs)
 
-    def enable_lora(self, rank, target_layer_names=None):
+    def enable_lora(self, rank: int, target_layer_names: Sequence[str] | None = None) -> None:
         """Trains rank-`rank` LoRA adapters of the backbone's query/value projections and
         the new head only (the pretrained BERT weights, pooler included, stay frozen), so
         the fine-tuned model is stored as a small delta on the pinned base."""
@@ -127,7 +140,13 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
             raise ValueError(f"{self.name} has no tokenizer: pass tokenizer=SentenceTokenizer(...)")
         return self.tokenizer.pair_id_rows(first, second)
 
-    def predict_pairs(self, first, second, batch_size=64, progress=None):
+    def predict_pairs(
+        self,
+        first: Sequence[str | bytes],
+        second: Sequence[str | bytes],
+        batch_size: int = 64,
+        progress: bool | None = None,
+    ) -> np.ndarray:
         """Logits for aligned pairs (first[i], second[i]), in input order, with smart batching.
 
         Pairs are packed (see `SentenceTokenizer.pair_ids`), sorted by length, batched by

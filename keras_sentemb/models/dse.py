@@ -1,5 +1,10 @@
 """DSE: a siamese student that approximates a cross-encoder from two sentence embeddings."""
 
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
 import keras
 import numpy as np
 import tensorflow as tf
@@ -15,6 +20,7 @@ from keras_sentemb.models.pipeline_training import PipelineTraining
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
+from keras_sentemb.utils.types import Texts
 
 # f(u, v) = W·[u, v, u∘v, |u−v|] + b (the order of DSE's paper).
 DSE_FEATURES = ("u", "v", "product", "abs_diff")
@@ -164,7 +170,7 @@ class DSE(PipelineTraining, keras.Model):
     >>> indices, scores = dse.rank(["a query"], catalog, k=10)             # doctest: +SKIP
     """
 
-    def __init__(self, encoder, num_labels=1, alpha=0.5, freeze_encoder=False, **kwargs):
+    def __init__(self, encoder, num_labels: int = 1, alpha: float = 0.5, freeze_encoder: bool = False, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(encoder, SentenceEncoder):
             raise TypeError(f"encoder must be a SentenceEncoder, got {type(encoder).__name__}")
@@ -184,8 +190,14 @@ class DSE(PipelineTraining, keras.Model):
 
     @classmethod
     def from_pretrained(
-        cls, name_or_path="minilm-l6", num_labels=1, alpha=0.5, freeze_encoder=False, dtype=None, max_length=None
-    ):
+        cls,
+        name_or_path: str | os.PathLike = "minilm-l6",
+        num_labels: int = 1,
+        alpha: float = 0.5,
+        freeze_encoder: bool = False,
+        dtype: str | None = None,
+        max_length: int | None = None,
+    ) -> DSE:
         """A DSE student on pretrained BERT weights: ψ = mean of the last 4 layers, CLS out."""
         backbone, tokenizer, _ = load_backbone_and_tokenizer(name_or_path, dtype=dtype, max_length=max_length)
         encoder = SentenceEncoder(
@@ -239,16 +251,18 @@ class DSE(PipelineTraining, keras.Model):
         """4·d: the width of ψ's output."""
         return self.encoder.embedding_dim
 
-    def embed(self, texts, batch_size=64, progress=None):
+    def embed(self, texts: Texts, batch_size: int = 64, progress: bool | None = None) -> np.ndarray:
         """ψ of each text: float32 NumPy [N, 4d] (unnormalised, as f expects)."""
         return self.encoder.encode(texts, batch_size=batch_size, normalize=False, progress=progress)
 
-    def encode(self, texts, batch_size=64, normalize=True, progress=None):
+    def encode(
+        self, texts: Texts, batch_size: int = 64, normalize: bool = True, progress: bool | None = None
+    ) -> np.ndarray:
         """ψ of each text as sentence embeddings (unit length by default, for cosine use;
         `embed` gives the unnormalised ψ the head expects)."""
         return self.encoder.encode(texts, batch_size=batch_size, normalize=normalize, progress=progress)
 
-    def enable_lora(self, rank, target_layer_names=None):
+    def enable_lora(self, rank: int, target_layer_names: Sequence[str] | None = None) -> None:
         """Trains LoRA adapters of ψ's backbone and the head only (see
         `SentenceEncoder.enable_lora`): the student is stored as a small delta."""
         self.encoder.enable_lora(rank, target_layer_names=target_layer_names)
@@ -260,7 +274,7 @@ class DSE(PipelineTraining, keras.Model):
         w_u, w_v, w_x, w_d = tf.split(kernel, 4, axis=0)
         return w_u, w_v, w_x, w_d, bias
 
-    def score(self, u, v):
+    def score(self, u, v) -> np.ndarray:
         """f(u_i, v_i) for aligned rows of u, v [N, 4d]: [N] (1 logit) or [N, n] logits."""
         u = _as_embeddings(u, self.embedding_dim, "u")
         v = _as_embeddings(v, self.embedding_dim, "v")
@@ -271,7 +285,7 @@ class DSE(PipelineTraining, keras.Model):
         )
         return logits[:, 0] if self.num_labels == 1 else logits
 
-    def score_matrix(self, U, V, chunk=None):
+    def score_matrix(self, U, V, chunk: int | None = None) -> np.ndarray:
         """f(U_i, V_j) for all pairs: [len(U), len(V)] (or [·, ·, n] for n logits).
 
         The pairs are scored in blocks of at most `chunk` pairs (`plan_blocks`), so the
@@ -292,14 +306,27 @@ class DSE(PipelineTraining, keras.Model):
                 out[r0 : r0 + r, c0 : c0 + c] = pair_scores_block(U, V, r0, c0, r, c, weights)
         return out[..., 0] if self.num_labels == 1 else out
 
-    def predict_pairs(self, first, second, batch_size=64, progress=None):
+    def predict_pairs(
+        self,
+        first: Sequence[str | bytes],
+        second: Sequence[str | bytes],
+        batch_size: int = 64,
+        progress: bool | None = None,
+    ) -> np.ndarray:
         """f for aligned text pairs, embedding each distinct sentence once ([N] or [N, n])."""
         first, second = validate_pair_lists(first, second)
         return self.score(
             *embed_pairs_once(lambda texts: self.embed(texts, batch_size=batch_size, progress=progress), first, second)
         )
 
-    def rank(self, query_texts, catalog_embeddings, k=10, class_index=-1, chunk=None):
+    def rank(
+        self,
+        query_texts: Sequence[str | bytes],
+        catalog_embeddings: np.ndarray,
+        k: int = 10,
+        class_index: int = -1,
+        chunk: int | None = None,
+    ):
         """The `k` catalog entries that score highest with each query, best first.
 
         Args:

@@ -1,11 +1,14 @@
 """HashedEncoder: a sentence encoder with a learned binary code on top."""
 
+from __future__ import annotations
+
 import keras
 import numpy as np
 import tensorflow as tf
 
 from keras_sentemb.layers.semantic_hashing import SemanticHashing
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
+from keras_sentemb.utils.types import Texts
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -61,11 +64,11 @@ class HashedEncoder(keras.Model):
         )
         return self.hashing(unit)
 
-    def encode(self, texts, **kwargs):
+    def encode(self, texts: Texts, **kwargs) -> np.ndarray:
         """Float embeddings, as `SentenceEncoder.encode`."""
         return self.encoder.encode(texts, **kwargs)
 
-    def hash_embeddings(self, embeddings, packed=True, batch_size=65536):
+    def hash_embeddings(self, embeddings, packed: bool = True, batch_size: int = 65536) -> np.ndarray:
         """Hard codes of precomputed embeddings [N, d] (normalised here): uint8 [N, bits/8]
         packed, or 0/1 [N, bits]."""
         embeddings = np.asarray(embeddings, np.float32)
@@ -90,7 +93,7 @@ class HashedEncoder(keras.Model):
             ).numpy()
         return codes
 
-    def hash(self, texts, packed=True, batch_size=64, progress=None):
+    def hash(self, texts: Texts, packed: bool = True, batch_size: int = 64, progress: bool | None = None) -> np.ndarray:
         """Hard codes of raw texts: packed uint8 [N, bits/8] (or 0/1 [N, bits])."""
         embeddings = self.encoder.encode(texts, batch_size=batch_size, progress=progress)
         single = embeddings.ndim == 1

@@ -1,5 +1,7 @@
 """SBERT: siamese / triplet training of a SentenceEncoder with `compile` and `fit`."""
 
+from __future__ import annotations
+
 import keras
 from keras import ops
 
@@ -58,7 +60,13 @@ class SBERT(PipelineTraining, keras.Model):
     """
 
     def __init__(
-        self, encoder, objective="regression", num_classes=3, head_features=("u", "v", "abs_diff"), head=None, **kwargs
+        self,
+        encoder,
+        objective: str = "regression",
+        num_classes: int = 3,
+        head_features=("u", "v", "abs_diff"),
+        head=None,
+        **kwargs,
     ):
         super().__init__(**kwargs)
         if objective not in OBJECTIVES:

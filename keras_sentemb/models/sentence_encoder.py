@@ -1,8 +1,12 @@
 """SentenceEncoder: a keras-hub transformer backbone + SiamesePooler → sentence vectors."""
 
+from __future__ import annotations
+
 import os
+from collections.abc import Sequence
 
 import keras
+import numpy as np
 
 from keras_sentemb.data.length_buckets import pack_rows
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
@@ -11,6 +15,7 @@ from keras_sentemb.models.embedding_model import EmbeddingModel
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
+from keras_sentemb.utils.types import Texts
 
 
 def _model_name(name_or_path):
@@ -55,10 +60,10 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
         self,
         backbone,
         tokenizer=None,
-        pooling="mean",
-        layer_indices=(-1,),
-        exclude_special_tokens=False,
-        normalize=False,
+        pooling: str = "mean",
+        layer_indices: Sequence[int] = (-1,),
+        exclude_special_tokens: bool = False,
+        normalize: bool = False,
         **kwargs,
     ):
         token_ids = keras.Input(shape=(None,), dtype="int32", name="token_ids")
@@ -104,7 +109,13 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_pretrained(cls, name_or_path="minilm-l6", dtype=None, max_length=None, normalize=None):
+    def from_pretrained(
+        cls,
+        name_or_path: str | os.PathLike = "minilm-l6",
+        dtype: str | None = None,
+        max_length: int | None = None,
+        normalize: bool | None = None,
+    ) -> SentenceEncoder:
         """Builds an encoder from a preset name (e.g. "minilm-l6") or an HF-format folder.
 
         The weights come from an installed package (see `PRETRAINED_SOURCES`); nothing is
@@ -148,7 +159,9 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
         tokenizer = self.tokenizer
         return pack_rows(rows, length, tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id)
 
-    def encode(self, texts, batch_size=64, normalize=True, progress=None):
+    def encode(
+        self, texts: Texts, batch_size: int = 64, normalize: bool = True, progress: bool | None = None
+    ) -> np.ndarray:
         """Embeds raw texts; returns float32 NumPy [N, d] in input order.
 
         Smart batching: texts are tokenised, sorted by length, grouped into batches of
@@ -174,7 +187,7 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
         return self.encode_texts(texts, batch_size, normalize, progress)
 
     # ------------------------------------------------------------------ LoRA
-    def enable_lora(self, rank, target_layer_names=None):
+    def enable_lora(self, rank: int, target_layer_names: Sequence[str] | None = None) -> None:
         """Freezes the backbone and adds rank-`rank` LoRA adapters to its attention query
         and value projections (keras-hub `Backbone.enable_lora`): W' = W + B·A with A, B
         of rank r trained, W frozen. Save only the adapters with `save_lora_weights`.
@@ -182,11 +195,11 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
         enable_backbone_lora(self.backbone, rank, target_layer_names)
         self.forget_traced_functions()
 
-    def save_lora_weights(self, filepath):
+    def save_lora_weights(self, filepath: str | os.PathLike) -> None:
         """Writes the LoRA adapters (a `.lora.h5` file, small) of `enable_lora`."""
         self.backbone.save_lora_weights(filepath)
 
-    def load_lora_weights(self, filepath):
+    def load_lora_weights(self, filepath: str | os.PathLike) -> None:
         """Adds the adapters saved by `save_lora_weights` to the (pinned) base weights."""
         self.backbone.load_lora_weights(filepath)
         self.forget_traced_functions()

@@ -1,13 +1,17 @@
 """WordEncoder: what the word-level sentence encoders (InferLite, BiLSTM-SRA) share: raw
 strings in, vectors out (`encode` with smart batching, `embed_fn`, config)."""
 
+from __future__ import annotations
+
 import keras
 import numpy as np
 
 from keras_sentemb.layers.word_embeddings import WordEmbeddings
 from keras_sentemb.models.embedding_model import EmbeddingModel
+from keras_sentemb.pretrained.word_vectors import WordVectors
 from keras_sentemb.tokenizers.word_tokenizer import OOV_ID, PADDING_ID, WordTokenizer
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
+from keras_sentemb.utils.types import Texts
 
 
 def pack_word_rows(rows, length):
@@ -55,7 +59,7 @@ class WordEncoder(EmbeddingModel):
     `get_config` starts from `word_config()`."""
 
     @classmethod
-    def from_word_vectors(cls, word_vectors, max_length=128, **kwargs):
+    def from_word_vectors(cls, word_vectors: WordVectors, max_length: int | None = 128, **kwargs):
         """A fresh model over a `WordVectors` (vocabulary + tables); `kwargs` go to __init__."""
         tokenizer = WordTokenizer(word_vectors.vocabulary, max_length=max_length)
         shapes = {name: table.shape for name, table in word_vectors.tables.items()}
@@ -89,7 +93,9 @@ class WordEncoder(EmbeddingModel):
     def pack_batch(self, rows, length):
         return pack_word_rows(rows, length)
 
-    def encode(self, texts, batch_size=256, normalize=True, progress=None):
+    def encode(
+        self, texts: Texts, batch_size: int = 256, normalize: bool = True, progress: bool | None = None
+    ) -> np.ndarray:
         """Embeds raw texts; returns float32 NumPy [N, d] in input order.
 
         Texts are tokenised in-graph, sorted by word count and batched (`batch_size`

@@ -1,5 +1,7 @@
 """BinaryIndex: exact Hamming top-k over packed binary codes (FAISS or NumPy)."""
 
+from __future__ import annotations
+
 import io
 import os
 
@@ -44,7 +46,7 @@ class BinaryIndex:
     (array([[0, 1]], dtype=int32), array([[0, 2]]))
     """
 
-    def __init__(self, bits, backend="auto"):
+    def __init__(self, bits: int, backend: str = "auto"):
         if not isinstance(bits, (int, np.integer)) or bits <= 0 or bits % 8:
             raise ValueError(f"bits must be a positive multiple of 8, got {bits!r}")
         if backend not in BACKENDS:
@@ -80,7 +82,7 @@ class BinaryIndex:
     def _to_ids(self, positions):
         return positions if self._ids is None else self._ids[positions]
 
-    def add(self, codes, ids=None):
+    def add(self, codes: np.ndarray, ids: np.ndarray | None = None) -> None:
         """Appends codes [n, bits/8] with int64 `ids` (default: the next positions)."""
         codes = validate_codes(codes, nbytes=self.nbytes)
         if ids is not None:
@@ -124,7 +126,7 @@ class BinaryIndex:
             raise ValueError(f"k={k} is larger than the index ({len(self)} codes)")
         return query_codes
 
-    def search(self, query_codes, k):
+    def search(self, query_codes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """The k nearest codes of each query.
 
         Returns `(distances, ids)`: int32 and int64 arrays [Q, k], nearest first.
@@ -143,7 +145,9 @@ class BinaryIndex:
             return distances.astype(np.int32, copy=False), positions
         return _numpy_top_k(query_codes, self._blocks, k)
 
-    def search_and_rerank(self, query_codes, query_embeddings, embeddings, k, factor=10):
+    def search_and_rerank(
+        self, query_codes: np.ndarray, query_embeddings: np.ndarray, embeddings, k: int, factor=10
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Hamming top-(k·factor) candidates re-ranked by float cosine; the best k.
 
         `embeddings` [N, d] holds the float vectors in insertion order (a `np.memmap`
@@ -169,7 +173,7 @@ class BinaryIndex:
         )
 
     # ------------------------------------------------------------------ persistence
-    def save(self, path):
+    def save(self, path: str | os.PathLike) -> None:
         """Writes codes, ids and bits to one `.npz` file, atomically."""
         buffer = io.BytesIO()
         np.savez(buffer, bits=np.int64(self.bits), codes=self.codes(), ids=self.ids())
@@ -177,7 +181,7 @@ class BinaryIndex:
             f.write(buffer.getvalue())
 
     @classmethod
-    def load(cls, path, backend="auto"):
+    def load(cls, path: str | os.PathLike, backend: str = "auto") -> BinaryIndex:
         """An index saved by `save`, on the chosen backend."""
         if not os.path.exists(path):
             raise FileNotFoundError(f"{path} does not exist")

@@ -1,11 +1,15 @@
 """Exact float top-k search by cosine similarity (dot product of unit vectors)."""
 
+from __future__ import annotations
+
 import numpy as np
 
 from keras_sentemb.utils.unit_vectors import unit_rows
 
 
-def semantic_search(query_embeddings, corpus_embeddings, top_k=5, chunk_size=4096):
+def semantic_search(
+    query_embeddings: np.ndarray, corpus_embeddings: np.ndarray, top_k: int = 5, chunk_size: int = 4096
+) -> tuple[np.ndarray, np.ndarray]:
     """The `top_k` corpus rows most similar to each query, best first.
 
     score(q, c) = q·c / (‖q‖ ‖c‖) (cosine similarity). The corpus is scanned in chunks

@@ -19,6 +19,8 @@ Example:
 TensorShape([2, 8])
 """
 
+from __future__ import annotations
+
 import keras
 import numpy as np
 import tensorflow as tf
@@ -179,28 +181,28 @@ def _batch_rows(unit, batch, total_steps, neighbours_per_anchor, neighbour_pool,
 
 
 def distill_hashed_encoder(
-    encoder,
-    embeddings,
-    bits,
-    epochs=5,
-    batch_size=2048,
-    learning_rate=1e-4,
-    initial_temperature=1.0,
-    final_temperature=0.3,
-    rank_weight=1.0,
-    rank_temperature=0.02,
-    init="itq",
-    itq_iterations=3,
-    straight_through=True,
-    neighbours_per_anchor=3,
-    neighbour_pool=100,
-    pairs=None,
-    pair_weight=0.1,
-    pair_batch_size=256,
-    seed=0,
-    verbose="auto",
-    shuffle=True,
-):
+    encoder: keras.Model,
+    embeddings: np.ndarray,
+    bits: int,
+    epochs: int = 5,
+    batch_size: int = 2048,
+    learning_rate: float = 1e-4,
+    initial_temperature: float = 1.0,
+    final_temperature: float = 0.3,
+    rank_weight: float = 1.0,
+    rank_temperature: float = 0.02,
+    init: str = "itq",
+    itq_iterations: int = 3,
+    straight_through: bool = True,
+    neighbours_per_anchor: int = 3,
+    neighbour_pool: int = 100,
+    pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    pair_weight: float = 0.1,
+    pair_batch_size: int = 256,
+    seed: int = 0,
+    verbose: str | int = "auto",
+    shuffle: bool = True,
+) -> HashedEncoder:
     """Trains a `SemanticHashing(bits)` head on a frozen encoder's embeddings [N, d].
 
     1. `init="itq"`: the projection starts from iterative quantization

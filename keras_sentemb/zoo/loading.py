@@ -1,5 +1,7 @@
 """One entry point to get an encoder from a preset name, an HF folder or a .keras file."""
 
+from __future__ import annotations
+
 import os
 
 import keras
@@ -16,7 +18,7 @@ def _sentence_encoders():
     return (SentenceEncoder, InferLite, BiLSTMSRA)
 
 
-def load_sentence_encoder(name_or_path="minilm-l6", dtype=None):
+def load_sentence_encoder(name_or_path: str | os.PathLike = "minilm-l6", dtype: str | None = None) -> keras.Model:
     """A sentence encoder from a preset name ("minilm-l6"), an HF-format folder (both a
     `SentenceEncoder`), a zoo model ("zoo:sbert-minilm-l6-stsb") or a `.keras` file saved with `encoder.save(...)` (a
     `SentenceEncoder`, `InferLite` or `BiLSTMSRA`: all have `encode` and `export`).
@@ -27,7 +29,7 @@ def load_sentence_encoder(name_or_path="minilm-l6", dtype=None):
     return _load(name_or_path, dtype, _sentence_encoders())
 
 
-def load_any_encoder(name_or_path="minilm-l6", dtype=None):
+def load_any_encoder(name_or_path: str | os.PathLike = "minilm-l6", dtype: str | None = None) -> keras.Model:
     """Like `load_sentence_encoder`, but a `.keras` file may also hold a `HashedEncoder`."""
 
     return _load(name_or_path, dtype, _sentence_encoders() + (HashedEncoder,))

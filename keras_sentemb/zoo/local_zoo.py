@@ -1,7 +1,11 @@
 """The zoo as a user sees it: models by name, from a local zoo folder or the fetch cache."""
 
+from __future__ import annotations
+
 import json
 import os
+
+import keras
 
 from keras_sentemb.export import export_saved_model
 from keras_sentemb.zoo.model_artifact import load_artifact
@@ -24,7 +28,7 @@ def _cached_versions(name):
     )
 
 
-def model_dir(name, store=None, version=None):
+def model_dir(name: str, store: str | None = None, version: int | None = None) -> str:
     """The local folder of `name`: the zoo folder's copy (when its version fits), else the
     fetch cache, else — only when `store` is given — fetched from it."""
     local = os.path.join(zoo_dir(), name) if zoo_dir() else ""
@@ -55,7 +59,7 @@ def _cached_names():
     return [n for n in os.listdir(folder) if _cached_versions(n)] if os.path.isdir(folder) else []
 
 
-def list_models():
+def list_models() -> list[dict]:
     """One dict per available model: name, version, summary, use, class, size, metrics,
     and where it is (`zoo` folder or `cache`)."""
     models = {}
@@ -78,24 +82,24 @@ def list_models():
     return [models[name] for name in sorted(models)]
 
 
-def load(name, store=None, version=None):
+def load(name: str, store: str | None = None, version: int | None = None) -> keras.Model:
     """The zoo model `name` as a Keras model with `encode` (and `hash` for hashed models)."""
     return load_artifact(model_dir(name, store=store, version=version), cache_dir=os.path.join(zoo_home(), "cache"))
 
 
-def card(name, store=None, version=None):
+def card(name: str, store: str | None = None, version: int | None = None) -> str:
     """The text of the model card (card.md)."""
     with open(os.path.join(model_dir(name, store=store, version=version), "card.md"), encoding="utf-8") as f:
         return f.read()
 
 
-def export(name, path, version=1, overwrite=False):
+def export(name: str, path: str | os.PathLike, version: int = 1, overwrite: bool = False) -> str:
     """A TF Serving SavedModel of zoo model `name` at `path/<version>/` (signatures of
     `export_saved_model`: `serving_default`, plus `hash` for a hashed model)."""
     return export_saved_model(load(name), path, version=version, overwrite=overwrite)
 
 
-def publish(name, store):
+def publish(name: str, store: str | None) -> dict:
     """Packs the local copy of `name` into `store` (a folder, file://, or gs://…)."""
     folder = model_dir(name)
     with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
@@ -103,6 +107,6 @@ def publish(name, store):
     return publish_folder(folder, name, version, store)
 
 
-def fetch(name, store, version=None, progress=True):
+def fetch(name: str, store: str | None, version: int | None = None, progress: bool | None = True) -> str:
     """Downloads `name` from `store` into the cache (verified, atomic); returns its folder."""
     return fetch_model(name, store, version=version, progress=progress)

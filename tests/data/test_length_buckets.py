@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from keras_sentemb.data.length_buckets import length_buckets, pack_rows, plan_batches
+from keras_sentemb.data.length_buckets import bucket_boundaries, length_buckets, pack_rows, plan_batches
 
 
 def test_every_index_appears_exactly_once_and_longest_come_first():
@@ -40,3 +40,13 @@ def test_pack_rows_builds_cls_content_sep_padding():
     token_ids, mask = pack_rows([np.array([7, 8]), np.array([], dtype=np.int32)], 5, 2, 3, 0)
     np.testing.assert_array_equal(token_ids, [[2, 7, 8, 3, 0], [2, 3, 0, 0, 0]])
     np.testing.assert_array_equal(mask, [[1, 1, 1, 1, 0], [1, 1, 0, 0, 0]])
+
+
+def test_tf_data_groups_an_example_with_the_rung_encode_pads_it_to():
+    ladder = length_buckets(40)
+    boundaries = bucket_boundaries(40)
+    for length in range(1, 41):
+        # tf.data's bucket k holds [boundaries[k-1], boundaries[k]); encode pads to ladder[rung].
+        bucket = int(np.searchsorted(boundaries, length, side="right"))
+        rung = int(np.searchsorted(ladder, length))
+        assert bucket == rung, length

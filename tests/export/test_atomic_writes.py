@@ -8,7 +8,7 @@ import pytest
 
 from keras_sentemb.zoo import model_store
 from tests.conftest import make_tiny_encoder
-from tests.zoo.test_zoo import write_tiny_zoo_model
+from tests.zoo.test_local_zoo import write_tiny_zoo_model
 from zoo.recipes import recipes, zoo_build
 
 

@@ -33,8 +33,7 @@ def _inputs_like(input_data):
 
 
 def _call(layer, input_data, call_kwargs):
-    data = input_data if isinstance(input_data, (list, tuple)) else input_data
-    return layer(data, **call_kwargs)
+    return layer(input_data, **call_kwargs)
 
 
 def _wrapped_model(layer, input_data, call_kwargs):

@@ -75,7 +75,7 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
         self.tokenizer = tokenizer
         self.num_labels = num_labels
         self.dropout = float(dropout)
-        object.__setattr__(self, "_embed_function", None)
+        self.forget_traced_functions()
 
     @classmethod
     def from_pretrained(
@@ -136,9 +136,7 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
 
     def pair_rows(self, first, second):
         """Packed id rows and segment rows (NumPy int32) for aligned lists of UTF-8 bytes."""
-        if self.tokenizer is None:
-            raise ValueError(f"{self.name} has no tokenizer: pass tokenizer=SentenceTokenizer(...)")
-        return self.tokenizer.pair_id_rows(first, second)
+        return self._require_tokenizer().pair_id_rows(first, second)
 
     def predict_pairs(
         self,

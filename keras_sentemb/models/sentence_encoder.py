@@ -97,8 +97,7 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
         self.layer_indices = tuple(layer_indices)
         self.exclude_special_tokens = exclude_special_tokens
         self.normalize = normalize
-        # A cache, not state: set past Keras/TF tracking so it is never saved.
-        object.__setattr__(self, "_embed_function", None)
+        self.forget_traced_functions()
 
     def freeze_unused_pooler(self):
         # BERT's pooler (tanh(W·h_CLS)) is not part of a sentence embedding: freeze it so

@@ -31,7 +31,8 @@ def _cached_versions(name):
 def model_dir(name: str, store: str | None = None, version: int | None = None) -> str:
     """The local folder of `name`: the zoo folder's copy (when its version fits), else the
     fetch cache, else — only when `store` is given — fetched from it."""
-    local = os.path.join(zoo_dir(), name) if zoo_dir() else ""
+    folder = zoo_dir()
+    local = os.path.join(folder, name) if folder else ""
     if local and os.path.isfile(os.path.join(local, "config.json")):
         with open(os.path.join(local, "config.json"), encoding="utf-8") as f:
             if version is None or json.load(f)["version"] == int(version):

@@ -35,6 +35,7 @@ import numpy as np
 
 import keras_sentemb.models  # noqa: F401  (registers the classes a config names)
 from keras_sentemb.layers.word_embeddings import WordEmbeddings
+from keras_sentemb.models.embedding_model import EmbeddingModel
 from keras_sentemb.models.word_vector_tables import build_word_vectors
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
@@ -179,10 +180,9 @@ def _rebuild(config, sources, lora_rank, cache_dir=None, assets_from=None):
     if lora_rank:
         for backbone in _backbones(model):
             backbone.enable_lora(lora_rank)
-        for forget in ("forget_traced_functions",):
-            for layer in _sublayers(model):
-                if hasattr(layer, forget):
-                    getattr(layer, forget)()
+        for layer in _sublayers(model):
+            if isinstance(layer, EmbeddingModel):
+                layer.forget_traced_functions()
     values = _source_values(model, sources, cache_dir)
     for variable in model.weights:
         if id(variable) in values:

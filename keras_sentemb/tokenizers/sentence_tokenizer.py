@@ -8,6 +8,7 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from keras_sentemb.tokenizers.ragged_rows import content_rows_in_chunks, numpy_rows
+from keras_sentemb.tokenizers.utf8_text import valid_utf8
 
 # Characters that BERT's reference tokenizer deletes before splitting: control and format
 # characters (categories Cc, Cf), private-use characters (Co), NUL and U+FFFD. Tab, LF and
@@ -74,13 +75,7 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
 
     def clean_text(self, texts):
         """Valid UTF-8 with BERT's deleted characters removed (a `tf.string` tensor)."""
-        texts = tf.strings.unicode_transcode(
-            texts,
-            input_encoding="UTF-8",
-            output_encoding="UTF-8",
-            errors="replace",
-            replacement_char=0xFFFD,
-        )
+        texts = valid_utf8(texts)
         texts = tf.strings.regex_replace(texts, _WHITESPACE_CONTROLS, " ")
         texts = tf.strings.regex_replace(texts, _DELETED_CHARACTERS, "")
         if self.lowercase_text:

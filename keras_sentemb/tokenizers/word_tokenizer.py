@@ -7,6 +7,7 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from keras_sentemb.tokenizers.ragged_rows import content_rows_in_chunks
+from keras_sentemb.tokenizers.utf8_text import valid_utf8
 
 # A token is a contraction tail ("n't", "'s", "'re", "'ve", "'ll", "'d", "'m", as GloVe's
 # Stanford tokenizer splits them), one punctuation or symbol character, or a run of
@@ -80,13 +81,7 @@ class WordTokenizer(keras.layers.Layer):
 
     def words(self, texts):
         """The tokens of each text of a 1-D string tensor: a `tf.RaggedTensor` of strings."""
-        texts = tf.strings.unicode_transcode(
-            texts,
-            input_encoding="UTF-8",
-            output_encoding="UTF-8",
-            errors="replace",
-            replacement_char=0xFFFD,
-        )
+        texts = valid_utf8(texts)
         if self.lowercase:
             texts = tf.strings.lower(texts, encoding="utf-8")
         return tf_text.regex_split(texts, delim_regex_pattern=_SPLIT_PATTERN, keep_delim_regex_pattern=_KEEP_PATTERN)

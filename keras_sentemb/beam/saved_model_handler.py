@@ -20,7 +20,8 @@ def saved_model_signatures(model_dir):
     saved = saved_model_pb2.SavedModel()
     with tf.io.gfile.GFile(path, "rb") as f:
         saved.ParseFromString(f.read())
-    return sorted(saved.meta_graphs[0].signature_def.keys())
+    # `__saved_model_init_op` (table initialisers) is stored as a signature too; it is not one.
+    return sorted(name for name in saved.meta_graphs[0].signature_def if not name.startswith("__"))
 
 
 def embed_texts(model, batch, inference_args=None, model_id=None, with_codes=False):

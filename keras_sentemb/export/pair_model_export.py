@@ -46,6 +46,8 @@ class DSEModule(tf.Module):
         self._model = model
         self._tokenizer = model.tokenizer
         self.model_variables = list(model.variables)
+        # ψ traced once and called three times (serve, and both sides of score).
+        self.embed_texts = tf.function(self._embed, input_signature=[TEXTS_SPEC])
 
     def _embed(self, texts):
         inputs = self._tokenizer.pack(self._tokenizer.content_ids(texts))
@@ -53,11 +55,11 @@ class DSEModule(tf.Module):
 
     @tf.function(input_signature=[TEXTS_SPEC])
     def serve(self, texts):
-        return {"embedding": self._embed(texts)}
+        return {"embedding": self.embed_texts(texts)}
 
     @tf.function(input_signature=[TEXTS_A_SPEC, TEXTS_B_SPEC])
     def score(self, texts_a, texts_b):
-        u, v = self._embed(texts_a), self._embed(texts_b)
+        u, v = self.embed_texts(texts_a), self.embed_texts(texts_b)
         return {"scores": tf.cast(self._model.head([u, v], training=False), tf.float32)}
 
 

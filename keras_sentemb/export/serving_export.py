@@ -38,6 +38,9 @@ class SentenceEmbeddingModule(tf.Module):
         self._tokenizer = encoder.tokenizer
         self._normalize = normalize
         self.encoder_variables = list(encoder.variables)
+        # One traced graph of tokenizer + encoder that every signature calls: tracing it
+        # once per signature cost seconds each and stored the encoder graph 2-4 times.
+        self.embed_texts = tf.function(self._embed, input_signature=[TEXTS_SPEC])
         self._hashing = hashing
         if hashing is not None:
             self.hashing_variables = list(hashing.variables)
@@ -70,11 +73,11 @@ class SentenceEmbeddingModule(tf.Module):
 
     @tf.function(input_signature=[TEXTS_SPEC])
     def __call__(self, texts):
-        return self._embed(texts)
+        return self.embed_texts(texts)
 
     @tf.function(input_signature=[TEXTS_SPEC])
     def serve(self, texts):
-        return {"embedding": self._embed(texts)}
+        return {"embedding": self.embed_texts(texts)}
 
     def _codes(self, embedding):
         """Packed codes of the unit vectors of `embedding` (normalised or not)."""
@@ -82,13 +85,13 @@ class SentenceEmbeddingModule(tf.Module):
         return tf.convert_to_tensor(self._hashing.binarize(unit, packed=True))
 
     def _hash(self, texts):
-        return self._codes(self._embed(texts))
+        return self._codes(self.embed_texts(texts))
 
     def _hash_signature(self, texts):
         return {"codes": self._hash(texts)}
 
     def _embed_and_hash_signature(self, texts):
-        embedding = self._embed(texts)
+        embedding = self.embed_texts(texts)
         return {"embedding": embedding, "codes": self._codes(embedding)}
 
     def _search_signature(self, texts, k):

@@ -86,6 +86,7 @@ class WordTokenizer(keras.layers.Layer):
             texts = tf.strings.lower(texts, encoding="utf-8")
         return tf_text.regex_split(texts, delim_regex_pattern=_SPLIT_PATTERN, keep_delim_regex_pattern=_KEEP_PATTERN)
 
+    @tf.autograph.experimental.do_not_convert  # no tensor-dependent control flow: skip AutoGraph's cost
     def content_ids(self, texts):
         """Word ids of each text: a `tf.RaggedTensor` int32 [batch, (≤ max_length)]."""
         texts = tf.convert_to_tensor(texts, dtype=tf.string)

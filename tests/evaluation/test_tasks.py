@@ -8,7 +8,6 @@ import pytest
 from scipy.stats import pearsonr, spearmanr
 
 from keras_sentemb.data.examples import LabeledPairs, LabeledSentences, ScoredPairs
-from keras_sentemb.evaluation.builtin_tasks import build_tasks
 from keras_sentemb.evaluation.embedding_memo import EmbeddingMemo
 from keras_sentemb.evaluation.neighbour_recall import neighbour_recall
 from keras_sentemb.evaluation.pair_classification import threshold_accuracy_and_f1
@@ -149,34 +148,3 @@ def test_code_bit_prefixes_double_up_to_the_code_length():
     assert code_bit_prefixes(256) == [16, 32, 64, 128, 256]
     assert code_bit_prefixes(48) == [16, 32, 48]
     assert code_bit_prefixes(16) == [16]
-
-
-def test_build_tasks_reads_user_folders_and_names_tasks_after_files():
-    tasks = build_tasks(
-        ["sts-dir", "senteval-dir"],
-        sts_dir=os.path.join(TASKS, "sts"),
-        senteval_dir=os.path.join(TASKS, "classification"),
-        folds=3,
-    )
-    assert [t.name for t in tasks] == [
-        "sts-dir/captions",
-        "sts-dir/questions",
-        "senteval-dir/questions",
-        "senteval-dir/sentiment",
-    ]
-    split, single = tasks[2], tasks[3]
-    assert split.test is not None and split.dev is not None and single.test is None
-
-
-@pytest.mark.parametrize(
-    "names, kwargs, error, message",
-    [
-        (["stsb", "glue"], {}, ValueError, r"unknown task\(s\) \['glue'\]"),
-        (["sts-dir"], {}, ValueError, "sts-dir needs --sts-dir"),
-        (["senteval-dir"], {}, ValueError, "senteval-dir needs --senteval-dir"),
-        (["stsb"], {"data_dir": "/nonexistent"}, FileNotFoundError, "set --data"),
-    ],
-)
-def test_build_tasks_rejects_what_it_cannot_run(names, kwargs, error, message):
-    with pytest.raises(error, match=message):
-        build_tasks(names, **kwargs)

@@ -9,7 +9,8 @@ from keras_sentemb.data.pipelines import sentence_targets_dataset
 from keras_sentemb.export import export_saved_model
 from keras_sentemb.losses import SRALoss
 from keras_sentemb.models import BiLSTMSRA
-from tests.conftest import make_tiny_word_vectors
+from tests.conftest import make_tiny_word_vectors, packed_tokens
+from tests.layer_test_case import run_model_test
 
 SENTENCES = ["the cat sat on the mat", "a dog ran fast", "the dog is on the mat", "cat"]
 
@@ -59,6 +60,11 @@ def test_bad_inputs_have_defined_outputs():
     np.testing.assert_array_equal(empty, spaces)
     assert np.isfinite([empty, unknown, long]).all()
     np.testing.assert_allclose(long, model.encode(" ".join(["the dog"] * 64)), rtol=1e-5, atol=1e-6)
+
+
+def test_passes_the_shared_model_checks(tmp_path):
+    model = tiny_sra(pooling="max")
+    run_model_test(model, packed_tokens(model.tokenizer, SENTENCES), (4, model.embedding_dim), tmp_path)
 
 
 def test_save_load_round_trip_and_export(tmp_path):

@@ -9,6 +9,7 @@ from keras_sentemb.data.examples import LabeledPairs, ScoredPairs
 from keras_sentemb.data.pipelines import cross_pairs_dataset
 from keras_sentemb.models import CrossEncoder
 from tests.conftest import make_tiny_cross_encoder
+from tests.layer_test_case import run_model_test
 
 FIRST = ["the cat sat on the mat", "a dog ran", "hello", "rain and storm", "the oven was hot ."]
 SECOND = ["a cat sat", "the dog ran fast", "hello world", "storm", "bread"]
@@ -85,6 +86,18 @@ def test_a_classifier_defaults_to_softmax_cross_entropy():
     )
     assert set(features) == {"token_ids", "segment_ids", "padding_mask"}
     assert labels.dtype == tf.int32 and model(features).shape == (5, 2)
+
+
+def test_passes_the_shared_model_checks(tmp_path):
+    model = make_tiny_cross_encoder(num_labels=2, seed=7)
+    ids, segments = model.tokenizer.pair_ids(tf.constant(FIRST[:3]), tf.constant(SECOND[:3]))
+    token_ids = ids.to_tensor().numpy()
+    inputs = {
+        "token_ids": token_ids,
+        "segment_ids": segments.to_tensor().numpy(),
+        "padding_mask": (token_ids != 0).astype("int32"),
+    }
+    run_model_test(model, inputs, (3, 2), tmp_path)
 
 
 def test_keras_file_round_trip_keeps_the_scores(tmp_path):

@@ -11,6 +11,7 @@ from keras_sentemb.losses import distillation_loss
 from keras_sentemb.models import DSE
 from keras_sentemb.models import dse as dse_module
 from tests.conftest import make_tiny_encoder
+from tests.layer_test_case import run_model_test
 
 FIRST = ["the cat sat on the mat", "a dog ran", "hello", "rain and storm", "the oven was hot ."]
 SECOND = ["a cat sat", "the dog ran fast", "hello world", "storm", "bread"]
@@ -147,6 +148,13 @@ def test_bad_inputs_get_clear_errors():
         dse.predict_pairs(["a", "b"], ["c"])
     with pytest.raises(ValueError, match="chunk must be a positive int"):
         dse.score_matrix(np.zeros((2, 32)), np.zeros((2, 32)), chunk=0)
+
+
+def test_passes_the_shared_model_checks(tmp_path):
+    dse = make_dse(num_labels=2, seed=7)
+    pairs = ScoredPairs(FIRST[:3], SECOND[:3], [1.0, 2.0, 3.0])
+    features, _ = next(iter(examples_dataset(pairs, dse.tokenizer, batch_size=3, shuffle=False, bucketing=False)))
+    run_model_test(dse, features, (3, 2), tmp_path)
 
 
 def test_keras_file_round_trip_keeps_the_scores(tmp_path):

@@ -16,7 +16,8 @@ from keras_sentemb.layers import SemanticHashing
 from keras_sentemb.models import HashedEncoder
 from keras_sentemb.retrieval import BinaryIndex
 from keras_sentemb.training import distill_hashed_encoder
-from tests.conftest import make_tiny_encoder
+from tests.conftest import make_tiny_encoder, packed_tokens
+from tests.layer_test_case import run_model_test
 
 TEXTS = [
     "the cat sat on the mat",
@@ -63,6 +64,12 @@ def test_call_on_token_inputs_returns_relaxed_codes_for_joint_training(hashed):
     codes = keras.ops.convert_to_numpy(hashed(inputs))  # straight-through: hard in the forward pass
     assert codes.shape == (3, 64) and set(np.unique(codes)) <= {0.0, 1.0}
     np.testing.assert_array_equal(np.packbits(codes > 0.5, axis=1), hashed.hash(TEXTS[:3]))
+
+
+def test_passes_the_shared_model_checks(tmp_path):
+    encoder = make_tiny_encoder(seed=9)
+    model = HashedEncoder(encoder, SemanticHashing(64))
+    run_model_test(model, packed_tokens(encoder.tokenizer, TEXTS[:4]), (4, 64), tmp_path)
 
 
 def test_keras_file_round_trip_gives_the_same_codes(hashed, tmp_path):

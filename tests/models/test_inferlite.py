@@ -7,7 +7,8 @@ import tensorflow as tf
 
 from keras_sentemb.export import export_saved_model
 from keras_sentemb.models import SBERT, InferLite
-from tests.conftest import make_tiny_word_vectors
+from tests.conftest import make_tiny_word_vectors, packed_tokens
+from tests.layer_test_case import run_model_test
 
 
 def tiny_inferlite(**kwargs):
@@ -80,6 +81,12 @@ def test_trains_under_sbert_with_the_nli_head():
     assert any(not np.allclose(b, w.numpy()) for b, w in zip(before, model.trainable_weights))
     assert all(np.array_equal(t, w.numpy()) for t, w in zip(tables, model.word_embeddings.weights))
     assert [tuple(w.shape) for w in sbert.head.trainable_weights][-2:] == [(4, 3), (3,)]
+
+
+def test_passes_the_shared_model_checks(tmp_path):
+    model = tiny_inferlite(filter_length=3)
+    inputs = packed_tokens(model.tokenizer, ["the cat sat", "a dog ran fast .", "zebra"])
+    run_model_test(model, inputs, (3, model.embedding_dim), tmp_path)
 
 
 def test_save_load_round_trip(tmp_path):

@@ -10,6 +10,7 @@ from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.models import SBERT
 from keras_sentemb.training import NaNGuard
 from tests.conftest import make_tiny_encoder
+from tests.layer_test_case import run_model_test
 
 PAIRS = ScoredPairs(
     ["the cat sat", "a dog ran", "rain and storm", "hello world", "the oven", "cat on mat"] * 2,
@@ -105,15 +106,11 @@ def test_fit_adds_a_nan_guard_unless_one_is_given():
     assert seen == ["NaNGuard", "NaNGuard"]
 
 
-def test_save_and_load_round_trip(tmp_path):
-    encoder = make_tiny_encoder(seed=5)
-    sbert = SBERT(encoder, "classification", num_classes=2, head_features=("u", "v", "product"))
+def test_passes_the_shared_model_checks(tmp_path):
+    encoder = make_tiny_encoder(seed=7)
+    sbert = SBERT(encoder, "classification", num_classes=3)
     features, _ = batch(encoder, PAIRS)
-    path = tmp_path / "sbert.keras"
-    sbert.save(path)
-    restored = keras.saving.load_model(path)
-    assert isinstance(restored, SBERT) and restored.head_features == ("u", "v", "product")
-    np.testing.assert_allclose(restored(features), sbert(features), atol=1e-5)
+    run_model_test(sbert, features, (12, 3), tmp_path)
 
 
 def test_rejects_unknown_objectives_and_encoders():

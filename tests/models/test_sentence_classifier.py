@@ -8,7 +8,8 @@ from keras_sentemb.data.examples import LabeledSentences
 from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.losses import DistillationLoss
 from keras_sentemb.models import BiLSTMSRA, SentenceClassifier
-from tests.conftest import make_tiny_word_vectors
+from tests.conftest import make_tiny_word_vectors, packed_tokens
+from tests.layer_test_case import run_model_test
 
 TRAIN = LabeledSentences(["the cat sat", "a dog ran fast", "the mat", "dog"], [0, 1, 0, 1])
 
@@ -59,6 +60,12 @@ def test_knowledge_distillation_uses_the_teacher_logits():
     logits = np.asarray(classifier(batch[0]))
     expected = np.mean(np.sum((logits - teacher) ** 2, axis=1))
     np.testing.assert_allclose(float(classifier.loss(batch[1], logits)), expected, rtol=1e-5)
+
+
+def test_passes_the_shared_model_checks(tmp_path):
+    classifier = tiny_classifier()
+    inputs = {"sentence": packed_tokens(classifier.encoder.tokenizer, TRAIN.sentences)}
+    run_model_test(classifier, inputs, (4, 2), tmp_path)
 
 
 def test_save_load_round_trip(tmp_path):

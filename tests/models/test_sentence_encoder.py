@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from keras_sentemb import SentenceEncoder
-from tests.conftest import make_tiny_encoder
+from tests.conftest import make_tiny_encoder, packed_tokens
+from tests.layer_test_case import run_model_test
 
 TEXTS = [
     "the cat sat on the mat .",
@@ -106,6 +107,11 @@ def test_pools_the_last_four_layers_for_dse():
     encoder = make_tiny_encoder(pooling="mean", layer_indices=(-2, -1), exclude_special_tokens=True)
     assert encoder.embedding_dim == 2 * 16
     assert encoder.encode(["cat dog"]).shape == (1, 32)
+
+
+def test_passes_the_shared_model_checks(tmp_path):
+    encoder = make_tiny_encoder(seed=5)
+    run_model_test(encoder, packed_tokens(encoder.tokenizer, TEXTS[:3]), (3, 16), tmp_path)
 
 
 def test_save_and_load_round_trip(tmp_path, tiny_encoder):

@@ -10,6 +10,7 @@ from keras_sentemb.losses import CosineSimilarityLoss, SimilarityDistributionLos
 from keras_sentemb.models import BiLSTMSRA
 from keras_sentemb.models.transfer_model import TransferModel
 from tests.conftest import make_tiny_encoder, make_tiny_word_vectors
+from tests.layer_test_case import run_model_test
 
 PAIRS = ScoredPairs(
     ["the cat sat", "a dog ran fast", "the mat", "dog"],
@@ -93,6 +94,13 @@ def test_the_transformer_wem_is_the_token_embedding():
     token = encoder.backbone.token_embedding.weights
     assert token and all(not w.trainable for w in token)
     assert any(w.trainable for w in encoder.backbone.weights if "position" in w.path)
+
+
+@pytest.mark.parametrize("setting", ["nt", "dnt"])
+def test_passes_the_shared_model_checks(setting, tmp_path):
+    model = TransferModel(word_encoder(), setting)
+    features, _ = next(iter(examples_dataset(PAIRS, model.encoder.tokenizer, batch_size=4, bucketing=False)))
+    run_model_test(model, features, [tuple(o.shape) for o in keras.tree.flatten(model(features))], tmp_path)
 
 
 def test_rejects_an_unknown_setting():

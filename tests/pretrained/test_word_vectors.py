@@ -1,11 +1,10 @@
-"""Word-vector tables: GloVe from the wheel, the MiniLM word table, WordEmbeddings lookups."""
+"""Word-vector tables: GloVe from the wheel, WordVectors checks, WordEmbeddings lookups."""
 
 import keras
 import numpy as np
 import pytest
 
 from keras_sentemb.layers import WordEmbeddings
-from keras_sentemb.models.word_vector_tables import minilm_word_table
 from keras_sentemb.pretrained import WordVectors, load_glove
 
 
@@ -23,28 +22,6 @@ def test_glove_gives_the_most_frequent_words_as_unit_vectors():
 def test_glove_rejects_a_bad_top_n(top_n):
     with pytest.raises(ValueError, match="top_n"):
         load_glove(top_n=top_n)
-
-
-class FakeEncoder:
-    """Stands in for MiniLM: a fixed random unit vector per word."""
-
-    def encode(self, words, batch_size=512, progress=True):
-        rng = np.random.default_rng(len(words))
-        vectors = rng.normal(size=(len(words), 8)).astype("float32")
-        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-
-
-def test_minilm_word_table_is_the_centred_pca_projection_unit_normalised():
-    words = [f"w{i}" for i in range(20)]
-    table = minilm_word_table(words, FakeEncoder(), dims=3)
-    full = FakeEncoder().encode(words)
-    centred = full - full.mean(0)
-    _, _, components = np.linalg.svd(centred, full_matrices=False)
-    expected = centred @ components[:3].T
-    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
-    np.testing.assert_allclose(table, expected, rtol=1e-5, atol=1e-6)
-    with pytest.raises(ValueError, match="dims"):
-        minilm_word_table(words, FakeEncoder(), dims=9)
 
 
 def test_word_vectors_check_rows_against_the_vocabulary():

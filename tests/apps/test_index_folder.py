@@ -1,0 +1,60 @@
+"""An index folder: build writes the hashed encoder, codes, vectors, corpus and meta
+together; opening checks they agree; search finds a corpus line as its own nearest."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from keras_sentemb.apps.index_folder import FILES, IndexFolder, build_index_folder, read_meta
+from tests.conftest import make_tiny_encoder
+
+CORPUS = ["the cat sat on the mat .", "a dog ran fast", "rain and storm", "hello world", "the oven bread"]
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    root = tmp_path_factory.mktemp("index")
+    model = root / "tiny.keras"
+    make_tiny_encoder(seed=6).save(model)
+    folder = build_index_folder(CORPUS, root / "idx", model=str(model), bits=64, epochs=1, progress=False)
+    return root, Path(folder)
+
+
+def test_build_writes_every_file_and_the_meta(index):
+    _, folder = index
+    assert sorted(p.name for p in folder.iterdir()) == sorted(FILES)
+    meta = read_meta(folder)
+    assert (meta["bits"], meta["lines"]) == (64, len(CORPUS))
+
+
+def test_a_corpus_line_is_its_own_nearest_neighbour(index):
+    _, folder = index
+    opened = IndexFolder(folder)
+    assert opened.corpus == CORPUS
+    scores, ids = opened.search([CORPUS[2]], k=10, rerank=2)
+    assert ids.shape == (1, len(CORPUS)) and ids[0, 0] == 2
+    np.testing.assert_allclose(scores[0, 0], 1.0, atol=1e-5)
+
+
+def test_an_existing_folder_is_kept_unless_overwrite(index):
+    root, folder = index
+    with pytest.raises(FileExistsError):
+        build_index_folder(CORPUS, folder, model=str(root / "tiny.keras"), bits=64, epochs=1, progress=False)
+
+
+def test_a_folder_missing_a_file_or_disagreeing_in_size_is_refused(index, tmp_path):
+    _, folder = index
+    with pytest.raises(FileNotFoundError, match="not an index folder"):
+        IndexFolder(tmp_path)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for name in FILES:
+        (copy / name).write_bytes((folder / name).read_bytes())
+    meta = json.loads((copy / "meta.json").read_text())
+    (copy / "meta.json").write_text(json.dumps({**meta, "lines": meta["lines"] + 1}))
+    with pytest.raises(ValueError, match="disagree in size"):
+        IndexFolder(copy)
+    with pytest.raises(ValueError, match="no queries"):
+        IndexFolder(folder).search([])

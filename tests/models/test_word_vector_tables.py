@@ -1,0 +1,62 @@
+"""Word-vector tables built with a sentence encoder: the MiniLM word table is the centred
+PCA projection of each word's vector, and build_word_vectors aligns it with GloVe on one
+vocabulary, computing it once per cache key."""
+
+import numpy as np
+import pytest
+
+from keras_sentemb.models import word_vector_tables
+from keras_sentemb.models.word_vector_tables import build_word_vectors, minilm_word_table
+
+
+class FakeEncoder:
+    """Stands in for MiniLM: a fixed random unit vector per word; counts its calls."""
+
+    calls = 0
+
+    def encode(self, words, batch_size=512, progress=True):
+        FakeEncoder.calls += 1
+        rng = np.random.default_rng(len(words))
+        vectors = rng.normal(size=(len(words), 8)).astype("float32")
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_minilm_word_table_is_the_centred_pca_projection_unit_normalised():
+    words = [f"w{i}" for i in range(20)]
+    table = minilm_word_table(words, FakeEncoder(), dims=3)
+    full = FakeEncoder().encode(words)
+    centred = full - full.mean(0)
+    _, _, components = np.linalg.svd(centred, full_matrices=False)
+    expected = centred @ components[:3].T
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    np.testing.assert_allclose(table, expected, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="dims"):
+        minilm_word_table(words, FakeEncoder(), dims=9)
+
+
+def test_glove_only_tables_have_the_two_reserved_rows():
+    vectors = build_word_vectors(top_n=50, types=("glove",))
+    assert len(vectors.vocabulary) == 50 and vectors.tables["glove"].shape == (52, 50)
+    np.testing.assert_array_equal(vectors.tables["glove"][:2], 0.0)
+
+
+def test_the_minilm_table_is_aligned_with_glove_and_cached(monkeypatch, tmp_path):
+    class FakeSentenceEncoder:
+        @staticmethod
+        def from_pretrained(name):
+            return FakeEncoder()
+
+    monkeypatch.setattr(word_vector_tables, "SentenceEncoder", FakeSentenceEncoder)
+    monkeypatch.setattr(word_vector_tables, "fingerprint_weights", lambda encoder: "fake-weights")
+    FakeEncoder.calls = 0
+    first = build_word_vectors(top_n=30, minilm_dims=4, cache_dir=tmp_path, progress=False)
+    again = build_word_vectors(top_n=30, minilm_dims=4, cache_dir=tmp_path, progress=False)
+    assert FakeEncoder.calls == 1
+    assert first.tables["minilm"].shape == (32, 4) and first.tables["glove"].shape == (32, 50)
+    np.testing.assert_array_equal(first.tables["minilm"], again.tables["minilm"])
+
+
+@pytest.mark.parametrize("types", [(), ("glove", "word2vec")])
+def test_unknown_or_no_types_are_refused(types):
+    with pytest.raises(ValueError, match="non-empty subset"):
+        build_word_vectors(top_n=10, types=types)

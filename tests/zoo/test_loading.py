@@ -1,0 +1,33 @@
+"""One entry point for an encoder: a zoo name, a `.keras` file of an accepted class, or a
+preset / HF folder; anything else is named in the error."""
+
+import pytest
+
+from keras_sentemb.models import HashedEncoder
+from keras_sentemb.training import distill_hashed_encoder
+from keras_sentemb.zoo.loading import load_any_encoder, load_sentence_encoder
+from tests.conftest import make_tiny_encoder
+
+
+def test_a_keras_file_loads_as_the_encoder_it_holds(tmp_path):
+    encoder = make_tiny_encoder(seed=3)
+    encoder.save(tmp_path / "tiny.keras")
+    loaded = load_sentence_encoder(tmp_path / "tiny.keras")
+    assert type(loaded) is type(encoder)
+    assert loaded.encode(["the cat sat"]).tolist() == encoder.encode(["the cat sat"]).tolist()
+
+
+def test_a_hashed_encoder_is_any_encoder_but_not_a_sentence_encoder(tmp_path):
+    encoder = make_tiny_encoder(seed=3)
+    hashed = distill_hashed_encoder(encoder, encoder.encode(["a", "the cat", "a dog", "rain"]), 64, epochs=1, verbose=0)
+    hashed.save(tmp_path / "hashed.keras")
+    assert isinstance(load_any_encoder(tmp_path / "hashed.keras"), HashedEncoder)
+    with pytest.raises(TypeError, match="holds a HashedEncoder, not a SentenceEncoder or InferLite or BiLSTMSRA"):
+        load_sentence_encoder(tmp_path / "hashed.keras")
+
+
+def test_a_missing_keras_file_and_an_unknown_zoo_model_are_named(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such .keras file"):
+        load_sentence_encoder(tmp_path / "missing.keras")
+    with pytest.raises((KeyError, ValueError), match="no-such-model"):
+        load_sentence_encoder("zoo:no-such-model")

@@ -1,0 +1,93 @@
+"""Model folders as tarballs: packed reproducibly, unpacked only when every entry is a
+regular file or folder that stays inside the model's own folder."""
+
+import io
+import os
+import tarfile
+
+import pytest
+
+from keras_sentemb.zoo.safe_archive import pack_folder, unpack_archive
+
+
+def model_folder(tmp_path):
+    folder = tmp_path / "model"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "config.json").write_text('{"name": "toy"}', encoding="utf-8")
+    (folder / "sub" / "weights.bin").write_bytes(b"weights" * 1000)
+    return folder
+
+
+def test_packing_is_reproducible_and_unpacking_gives_the_same_files(tmp_path):
+    folder = model_folder(tmp_path)
+    data = pack_folder(folder, "toy")
+    assert data == pack_folder(folder, "toy")
+    archive, target = tmp_path / "toy.tar.gz", tmp_path / "target"
+    archive.write_bytes(data)
+    target.mkdir()
+    unpack_archive(archive, "toy", str(target))
+    assert (target / "sub" / "weights.bin").read_bytes() == b"weights" * 1000
+    assert (target / "config.json").read_text(encoding="utf-8") == '{"name": "toy"}'
+
+
+def test_a_folder_with_a_symlink_is_not_packed(tmp_path):
+    folder = model_folder(tmp_path)
+    os.symlink(folder / "config.json", folder / "alias.json")
+    with pytest.raises(ValueError, match="only regular files"):
+        pack_folder(folder, "toy")
+
+
+def test_an_archive_without_files_is_refused(tmp_path):
+    path = tmp_path / "empty.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        folder = tarfile.TarInfo("toy")
+        folder.type = tarfile.DIRTYPE
+        tar.addfile(folder)
+    with pytest.raises(ValueError, match="holds no file"):
+        unpack_archive(path, "toy", str(tmp_path))
+
+
+def hostile_archive(tmp_path, add):
+    path = tmp_path / "hostile.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        good = tarfile.TarInfo("toy/config.json")
+        good.size = 2
+        tar.addfile(good, io.BytesIO(b"{}"))
+        add(tar)
+    return path
+
+
+def regular_file(name):
+    def add(tar):
+        info = tarfile.TarInfo(name)
+        info.size = 4
+        tar.addfile(info, io.BytesIO(b"evil"))
+
+    return add
+
+
+def link(name, target, kind):
+    def add(tar):
+        info = tarfile.TarInfo(name)
+        info.type, info.linkname = kind, target
+        tar.addfile(info)
+
+    return add
+
+
+@pytest.mark.parametrize(
+    "add, message",
+    [
+        (regular_file("toy/../../escaped.txt"), "would escape"),
+        (regular_file("/etc/evil"), "would escape"),
+        (regular_file("other/config.json"), "outside the model folder"),
+        (link("toy/passwd", "/etc/passwd", tarfile.SYMTYPE), "is a link"),
+        (link("toy/hard", "toy/config.json", tarfile.LNKTYPE), "is a link"),
+    ],
+)
+def test_a_malicious_archive_is_refused_before_anything_is_written(tmp_path, add, message):
+    target = tmp_path / "target"
+    target.mkdir()
+    with pytest.raises(ValueError, match=message):
+        unpack_archive(hostile_archive(tmp_path, add), "toy", str(target))
+    assert os.listdir(target) == [] and not (tmp_path / "escaped.txt").exists()

@@ -46,6 +46,9 @@ def build_index_folder(corpus, folder, model="minilm-l6", bits=256, epochs=5, se
 
     if not corpus:
         raise ValueError("the corpus is empty: nothing to index")
+    broken = next((i for i, line in enumerate(corpus) if "\n" in line), None)
+    if broken is not None:
+        raise ValueError(f"corpus line {broken} contains a newline; an index holds one text per line")
     folder = os.fspath(folder)
     if os.path.exists(folder) and not overwrite:
         raise FileExistsError(f"{folder} exists; pass overwrite=True (--overwrite) to replace it")
@@ -69,11 +72,12 @@ def build_index_folder(corpus, folder, model="minilm-l6", bits=256, epochs=5, se
         "corpus_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
     }
 
-    with atomic_directory(folder) as staging:
+    with atomic_directory(folder, overwrite=overwrite) as staging:
         hashed.save(os.path.join(staging, "hashed_encoder.keras"))
         index.save(os.path.join(staging, "index.npz"))
         np.save(os.path.join(staging, "embeddings.npy"), embeddings)
-        with open(os.path.join(staging, "corpus.txt"), "w", encoding="utf-8") as f:
+        # newline="": written and read back byte for byte (a "\r" inside a line stays in it)
+        with open(os.path.join(staging, "corpus.txt"), "w", encoding="utf-8", newline="") as f:
             f.write(text)
         with open(os.path.join(staging, "meta.json"), "w", encoding="utf-8") as f:
             json.dump(meta, f, indent=1)
@@ -96,7 +100,7 @@ class IndexFolder:
         if missing:
             raise FileNotFoundError(f"{self.folder} is not an index folder: missing {missing}")
         self.meta = read_meta(self.folder)
-        with open(os.path.join(self.folder, "corpus.txt"), encoding="utf-8") as f:
+        with open(os.path.join(self.folder, "corpus.txt"), encoding="utf-8", newline="") as f:
             self.corpus = f.read().split("\n")[:-1]
         self.hashed = keras.saving.load_model(os.path.join(self.folder, "hashed_encoder.keras"))
         self.index = BinaryIndex.load(os.path.join(self.folder, "index.npz"))

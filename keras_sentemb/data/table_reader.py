@@ -41,7 +41,8 @@ def _open_text(path):
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{path}: no such file")
     raw = gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")
-    return io.TextIOWrapper(raw, encoding="utf-8", newline="")
+    # utf-8-sig: a byte order mark (Excel, Notepad) is not part of the first header name.
+    return io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
 
 
 def _delimited_rows(f, path, delimiter, quoting, columns):

@@ -33,7 +33,10 @@ def _lines(path):
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
         raise ValueError(f"{path}:{line}: not valid UTF-8 ({error.reason})") from None
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Only "\n" ends a line ("\r\n" too): `str.splitlines` would also break at U+2028,
+    # U+2029, NEL and other separators that can sit inside a sentence, shifting line numbers.
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
         if line.strip():
             yield number, line
 

@@ -65,7 +65,7 @@ class DSEModule(tf.Module):
 
 def _save(module, signatures, path, version, overwrite):
     target = version_folder(path, version, overwrite)
-    with atomic_directory(target) as staging:
+    with atomic_directory(target, overwrite=overwrite) as staging:
         tf.saved_model.save(module, staging, signatures=signatures)
     return target
 

@@ -149,7 +149,7 @@ def export_for_serving(
         raise ValueError(f"{encoder.name} has no tokenizer, so it cannot take raw strings.")
     target = version_folder(path, version, overwrite)
     module = SentenceEmbeddingModule(encoder, normalize, hashing, code_table, code_ids)
-    with atomic_directory(target) as staging:
+    with atomic_directory(target, overwrite=overwrite) as staging:
         tf.saved_model.save(
             module,
             staging,

@@ -7,6 +7,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_sentemb.layers.semantic_hashing import SemanticHashing
+from keras_sentemb.utils.argument_checks import finite_rows
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.utils.types import Texts
 
@@ -74,6 +75,7 @@ class HashedEncoder(keras.Model):
         embeddings = np.asarray(embeddings, np.float32)
         if embeddings.ndim != 2 or embeddings.shape[1] != self.encoder.embedding_dim:
             raise ValueError(f"embeddings must be [N, {self.encoder.embedding_dim}], got {embeddings.shape}")
+        finite_rows(embeddings, "embeddings")
         if self._hash_function is None:
             spec = tf.TensorSpec([None, embeddings.shape[1]], tf.float32)
             self._hash_function = {

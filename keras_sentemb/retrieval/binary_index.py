@@ -8,6 +8,7 @@ import os
 import numpy as np
 
 from keras_sentemb.retrieval.binary_codes import code_words, validate_codes
+from keras_sentemb.utils.argument_checks import finite_rows, positive_int
 from keras_sentemb.utils.atomic_files import atomic_open
 from keras_sentemb.utils.unit_vectors import unit_rows
 
@@ -118,8 +119,7 @@ class BinaryIndex:
             "query_codes",
             nbytes=self.nbytes,
         )
-        if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k <= 0:
-            raise ValueError(f"k must be a positive int, got {k!r}")
+        k = positive_int(k, "k")
         if len(self) == 0:
             raise ValueError("the index is empty: add codes before searching")
         if k > len(self):
@@ -155,9 +155,8 @@ class BinaryIndex:
         similarities and int64 ids [Q, k], best first.
         """
         query_codes = self._check_query(query_codes, k)
-        if not isinstance(factor, (int, np.integer)) or factor < 1:
-            raise ValueError(f"factor must be a positive int, got {factor!r}")
-        query_embeddings = np.atleast_2d(np.asarray(query_embeddings, np.float32))
+        factor = positive_int(factor, "factor")
+        query_embeddings = finite_rows(np.atleast_2d(np.asarray(query_embeddings, np.float32)), "query_embeddings")
         if query_embeddings.shape[0] != query_codes.shape[0]:
             raise ValueError(f"{query_codes.shape[0]} query codes but {query_embeddings.shape[0]} query embeddings")
         if len(embeddings) != len(self):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from keras_sentemb.utils.argument_checks import finite_rows, positive_int
 from keras_sentemb.utils.unit_vectors import unit_rows
 
 
@@ -33,8 +34,9 @@ def semantic_search(
     corpus = np.asarray(corpus_embeddings, dtype=np.float32)
     if corpus.ndim != 2 or queries.shape[1] != corpus.shape[1]:
         raise ValueError(f"query shape {queries.shape} and corpus shape {corpus.shape} do not match")
-    if not isinstance(top_k, int) or top_k < 1:
-        raise ValueError(f"top_k must be a positive int, got {top_k!r}")
+    top_k = positive_int(top_k, "top_k")
+    finite_rows(queries, "query_embeddings")
+    finite_rows(corpus, "corpus_embeddings")  # one pass; corpora that do not fit use BinaryIndex
     queries = unit_rows(queries)
     k = min(top_k, corpus.shape[0])
     best_idx = np.zeros((queries.shape[0], 0), dtype=np.int64)

@@ -1,11 +1,60 @@
-"""Atomic file writes: write to a temporary file beside the target, then rename."""
+"""Crash-safe writes: a file or a folder appears complete or not at all, and no writer
+silently replaces another's.
+
+Files: `atomic_open` writes a temporary file beside the target, fsyncs it and renames it
+over the target.
+
+Folders: `atomic_directory(target, overwrite=False)` yields a staging folder beside the
+target and publishes it in one atomic step, under an advisory lock (`fcntl.flock` on
+`.<name>.lock` beside the target):
+
+- a new target: `renameat2(RENAME_NOREPLACE)`, so even a writer that ignores the lock
+  cannot be overwritten;
+- a replacement (`overwrite=True`): `renameat2(RENAME_EXCHANGE)` swaps the staging folder
+  and the target in one step; the previous copy, now at the staging path, is deleted after.
+  Readers (TF Serving polling a version folder, an index reader) see the old folder or the
+  new one, never neither.
+- compare-at-commit: the identity (device, inode) of the target is read when the block
+  starts and again at the commit; when another writer published in between, this one
+  raises `FileExistsError` and removes its staging, so the first result is never lost.
+
+Where the platform or file system has no `renameat2` (not Linux, some network file
+systems), the replacement falls back to two renames under the lock (old aside, new in);
+a crash between them is repaired by the next writer of the same target, which puts the
+old copy back. That next writer also deletes what crashed writers left (staging folders
+of processes that are gone, old copies).
+
+`crash_point(name)` marks the steps where the crash tests kill the process
+(`KERAS_SENTEMB_CRASH_AT=<name>`); it does nothing otherwise.
+"""
 
 import contextlib
+import ctypes
+import errno
+import fcntl
 import os
 import shutil
+import signal
+import sys
 import tempfile
 
 import numpy as np
+
+CRASH_ENV = "KERAS_SENTEMB_CRASH_AT"
+COMMIT_POINTS = ("staged", "locked", "swapped", "published")
+_RENAME_NOREPLACE, _RENAME_EXCHANGE = 1, 2
+_AT_FDCWD = -100
+_renameat2_function = None
+
+
+def crash_point(name):
+    """Kills this process (SIGKILL, as `kill -9`) when `$KERAS_SENTEMB_CRASH_AT` is `name`.
+
+    A test hook: the crash tests set the variable in a child process to stop a write at a
+    known step, then check what a reader finds.
+    """
+    if os.environ.get(CRASH_ENV) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _current_umask():
@@ -40,11 +89,134 @@ def save_npy_atomic(path, array):
         np.save(f, array)
 
 
+def _renameat2(source, destination, flags):
+    """Linux `renameat2`: True when done, False when unavailable here (the caller falls back)."""
+    global _renameat2_function
+    if not sys.platform.startswith("linux"):
+        return False
+    if _renameat2_function is None:
+        try:
+            function = ctypes.CDLL(None, use_errno=True).renameat2
+        except (OSError, AttributeError):  # glibc < 2.28, musl without it
+            _renameat2_function = False
+            return False
+        function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+        function.restype = ctypes.c_int
+        _renameat2_function = function
+    if _renameat2_function is False:
+        return False
+    if _renameat2_function(_AT_FDCWD, os.fsencode(source), _AT_FDCWD, os.fsencode(destination), flags) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # file system without the flag
+        return False
+    raise OSError(code, os.strerror(code), destination)
+
+
+def _identity(path):
+    """(device, inode) of `path` without following a final link, or None when absent."""
+    try:
+        status = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return status.st_dev, status.st_ino
+
+
 @contextlib.contextmanager
-def atomic_directory(target):
-    """Yields a temporary folder beside `target`; when the block succeeds it replaces
-    `target` (the old folder, if any, is moved aside first and deleted after), when it
-    fails it is deleted and `target` is left as it was.
+def _target_lock(parent, name):
+    """An exclusive `flock` on `parent/.<name>.lock` (released when the block ends, or
+    by the kernel when the process dies)."""
+    fd = os.open(os.path.join(parent, f".{name}.lock"), os.O_RDWR | os.O_CREAT, 0o666 & ~_current_umask())
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _process_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
+
+
+def clean_leftovers(parent, name):
+    """Repairs and removes what crashed writers of `parent/name` left (call under the lock):
+    an old copy moved aside is put back when the target is missing, else deleted; staging
+    folders of processes that are gone are deleted. Returns the names removed or restored."""
+    handled = []
+    target = os.path.join(parent, name)
+    for entry in sorted(os.listdir(parent)):
+        path = os.path.join(parent, entry)
+        if entry.startswith(f".{name}.old-"):
+            if _identity(target) is None:
+                os.rename(path, target)
+            else:
+                shutil.rmtree(path, ignore_errors=True)
+            handled.append(entry)
+        elif entry.startswith(f".{name}.tmp-"):
+            pid = entry[len(f".{name}.tmp-") :].split("-", 1)[0]
+            if pid.isdigit() and not _process_alive(int(pid)):
+                shutil.rmtree(path, ignore_errors=True)
+                handled.append(entry)
+    return handled
+
+
+def _fsync_tree(folder):
+    """Flushes every file under `folder`, and the folders themselves, to disk."""
+    for root, _, files in os.walk(folder):
+        for name in files:
+            fd = os.open(os.path.join(root, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        _fsync_directory(root)
+
+
+def _fsync_directory(folder):
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _publish(staging, target, parent, name):
+    """Puts `staging` at `target` (the lock is held); returns the folder holding the
+    previous copy, to delete, or None."""
+    if _identity(target) is None:
+        if not _renameat2(staging, target, _RENAME_NOREPLACE):
+            os.rename(staging, target)  # under the lock, the target checked absent
+        return None
+    if _renameat2(staging, target, _RENAME_EXCHANGE):
+        crash_point("swapped")
+        return staging  # the previous copy is there now
+    old = tempfile.mkdtemp(prefix=f".{name}.old-{os.getpid()}-", dir=parent)
+    os.rmdir(old)
+    os.rename(target, old)
+    crash_point("swapped")
+    try:
+        os.rename(staging, target)
+    except BaseException:
+        os.rename(old, target)
+        raise
+    return old
+
+
+@contextlib.contextmanager
+def atomic_directory(target, overwrite=False):
+    """Yields a staging folder beside `target`, published at `target` in one atomic step
+    when the block succeeds (see the module doc); when the block fails, the staging is
+    deleted and `target` is left as it was.
+
+    Raises `FileExistsError` when `target` exists and not `overwrite` (checked when the
+    block starts and again at the commit), or when another writer published `target`
+    while the block ran.
 
     (Skipped as a doctest: it needs a trained model or data from the surrounding text.)
     >>> with atomic_directory("serving/model/1") as staging:    # doctest: +SKIP
@@ -53,17 +225,30 @@ def atomic_directory(target):
     target = os.path.abspath(os.fspath(target))
     parent, name = os.path.split(target)
     os.makedirs(parent, exist_ok=True)
-    staging = tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=parent)
+    with _target_lock(parent, name):
+        clean_leftovers(parent, name)
+        seen = _identity(target)
+    if seen is not None and not overwrite:
+        raise FileExistsError(f"{target} exists; pass overwrite=True to replace it.")
+    staging = tempfile.mkdtemp(prefix=f".{name}.tmp-{os.getpid()}-", dir=parent)
     os.chmod(staging, 0o777 & ~_current_umask())  # mkdtemp makes 0700; give what mkdir would
+    previous = None
     try:
         yield staging
-        previous = None
-        if os.path.exists(target):
-            previous = tempfile.mkdtemp(prefix=f".{name}.old-", dir=parent)
-            os.replace(target, os.path.join(previous, name))
-        os.replace(staging, target)
-        if previous is not None:
-            shutil.rmtree(previous, ignore_errors=True)
+        _fsync_tree(staging)
+        crash_point("staged")
+        with _target_lock(parent, name):
+            crash_point("locked")
+            if _identity(target) != seen:
+                raise FileExistsError(
+                    f"{target} was published by another writer while this one was writing; "
+                    "this result was discarded and theirs kept"
+                )
+            previous = _publish(staging, target, parent, name)
+            _fsync_directory(parent)
+            crash_point("published")
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    if previous is not None:
+        shutil.rmtree(previous, ignore_errors=True)

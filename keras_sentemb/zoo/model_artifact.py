@@ -171,6 +171,37 @@ def _load_assets(model, folder):
             layer.load_assets(source)
 
 
+def artifact_files_sha256(folder):
+    """sha256 of every file of an artifact but `artifact.json` itself (which records them):
+    `{relative path: hex}`, so an edited `model.json` or vocabulary is caught, not loaded."""
+    found = {}
+    for name in (MODEL_FILE, WEIGHTS_FILE):
+        found[name] = file_sha256(os.path.join(folder, name))
+    assets = os.path.join(folder, ASSETS_DIR)
+    for root, dirs, files in os.walk(assets):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            found[os.path.relpath(path, folder).replace(os.sep, "/")] = file_sha256(path)
+    return found
+
+
+def _verify_files(folder, description):
+    """Refuses an artifact whose files differ from what `artifact.json` records (older
+    artifacts without `files_sha256` have only their weights checked)."""
+    expected = description.get("files_sha256") or {WEIGHTS_FILE: description["weights_sha256"]}
+    found = artifact_files_sha256(folder)
+    for name, digest in expected.items():
+        if found.get(name) != digest:
+            raise ValueError(
+                f"{folder}/{name}: sha256 {found.get(name, 'missing')} does not match artifact.json "
+                f"({digest}); the file is corrupted or was edited"
+            )
+    extra = sorted(set(found) - set(expected)) if "files_sha256" in description else []
+    if extra:
+        raise ValueError(f"{folder}: files {extra} are not in artifact.json's manifest")
+
+
 def _rebuild(config, sources, lora_rank, cache_dir=None, assets_from=None):
     """The model of `config` with its assets loaded, LoRA adapters added and the
     sources' weights assigned."""
@@ -229,6 +260,7 @@ def save_artifact(model, folder, sources=(), weights_dtype="float16", cache_dir=
         "weights_sha256": hashlib.sha256(buffer.getvalue()).hexdigest(),
         "weights": manifest,
     }
+    description["files_sha256"] = artifact_files_sha256(folder)
     with atomic_open(os.path.join(folder, ARTIFACT_FILE), "wb") as f:
         f.write((json.dumps(description, indent=1) + "\n").encode("utf-8"))
     return description
@@ -242,14 +274,9 @@ def load_artifact(folder, cache_dir=None):
             raise FileNotFoundError(f"{folder}: missing {name}; not a model artifact")
     with open(os.path.join(folder, ARTIFACT_FILE), encoding="utf-8") as f:
         description = json.load(f)
+    _verify_files(folder, description)
     with open(os.path.join(folder, MODEL_FILE), encoding="utf-8") as f:
         config = json.load(f)
-    found = file_sha256(os.path.join(folder, WEIGHTS_FILE))
-    if found != description["weights_sha256"]:
-        raise ValueError(
-            f"{folder}/{WEIGHTS_FILE}: sha256 {found} does not match artifact.json "
-            f"({description['weights_sha256']}); the file is corrupted"
-        )
     model, _ = _rebuild(config, description["sources"], description["lora_rank"], cache_dir, assets_from=folder)
     weights = model.weights
     with np.load(os.path.join(folder, WEIGHTS_FILE), allow_pickle=False) as arrays:

@@ -7,17 +7,21 @@ or, for fetching only, an `http(s)://` URL. It holds
     <name>/<name>-v<version>.tar.gz          the model folder, packed reproducibly
     <name>/<name>-v<version>.tar.gz.sha256   its sha256, as `sha256sum` prints it
 
-`fetch` downloads with a progress bar into a temporary file of the cache, checks the
-sha256, unpacks into a temporary folder (refusing unsafe entries) and renames it to
-`$KERAS_SENTEMB_HOME/zoo/<name>/<version>`: an interrupted or corrupted download leaves
-nothing in the cache.
+`fetch` downloads with a progress bar into a temporary file of the cache, reading at most
+the size the index declares (one byte more is an error, as is a stream slower than
+`MIN_FETCH_BYTES_PER_S` on average or idle for `FETCH_IDLE_TIMEOUT_S`), checks the sha256,
+unpacks into a temporary folder (refusing unsafe entries) and publishes it at
+`$KERAS_SENTEMB_HOME/zoo/<name>/<version>` with `atomic_directory`: an interrupted,
+oversized or corrupted download leaves nothing in the cache.
 """
 
 import contextlib
 import hashlib
 import json
 import os
+import re
 import tempfile
+import time
 import urllib.parse
 import urllib.request
 
@@ -29,6 +33,8 @@ from keras_sentemb.zoo.safe_archive import pack_folder, unpack_archive
 
 INDEX = "index.json"
 FETCHED_MARKER = ".fetched.json"
+FETCH_IDLE_TIMEOUT_S = 60  # no byte for this long: the fetch fails
+MIN_FETCH_BYTES_PER_S = 50_000  # slower on average (after the idle allowance): the fetch fails
 
 
 def zoo_home():
@@ -36,8 +42,22 @@ def zoo_home():
     return os.environ.get("KERAS_SENTEMB_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "keras_sentemb")
 
 
+MODEL_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
+ARCHIVE_PATH = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}/[a-z0-9][a-z0-9._-]{0,120}\.tar\.gz")
+
+
+def checked_model_name(name):
+    """`name` when it is a plain model name (lower-case letters, digits, `.`, `_`, `-`; no
+    `..`), else `ValueError`: names come from a store's index and become cache folders."""
+    if not isinstance(name, str) or not MODEL_NAME.fullmatch(name) or ".." in name:
+        raise ValueError(f"invalid model name {name!r}: use lower-case letters, digits, '.', '_' and '-'")
+    return name
+
+
 def cached_model_dir(name, version, home=None):
-    return os.path.join(home or zoo_home(), "zoo", name, str(version))
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise ValueError(f"invalid model version {version!r}: a positive int")
+    return os.path.join(home or zoo_home(), "zoo", checked_model_name(name), str(version))
 
 
 def _scheme(store):
@@ -65,7 +85,7 @@ def _open_binary(location):
     """A readable binary stream of `location`: urllib for http(s), open() for a local
     path or file:// URL, tf.io.gfile for every other scheme."""
     if _scheme(location) in ("http", "https"):
-        return urllib.request.urlopen(location, timeout=60)
+        return urllib.request.urlopen(location, timeout=FETCH_IDLE_TIMEOUT_S)
     if _is_local(location):
         return open(_local_path(location), "rb")
 
@@ -119,6 +139,7 @@ def publish_folder(folder, name, version, store):
 
     Publishing an existing version with different bytes is refused (versions are
     immutable); the same bytes again is a no-op."""
+    checked_model_name(name)
     if not isinstance(version, int) or version < 1:
         raise ValueError(f"version must be a positive int, got {version!r}")
     if _scheme(store) in ("http", "https"):
@@ -147,6 +168,9 @@ def _download(location, destination, expected_bytes, progress):
     """Streams `location` into the open binary file `destination`; returns its sha256."""
 
     digest = hashlib.sha256()
+    # Idle limit: the socket timeout of `_open_binary`; total limit: a floor of
+    # MIN_FETCH_BYTES_PER_S on average, so a server that drips bytes cannot hold a fetch open.
+    deadline = time.monotonic() + FETCH_IDLE_TIMEOUT_S + (expected_bytes or 0) / MIN_FETCH_BYTES_PER_S
     with (
         _open_binary(location) as source,
         tqdm(
@@ -158,19 +182,44 @@ def _download(location, destination, expected_bytes, progress):
         ) as bar,
     ):
         received = 0
-        while chunk := source.read(1 << 20):
+        # Never read past the size the index declares: one byte more proves the stream is
+        # too long, and a server that streams forever cannot fill the disk.
+        limit = None if expected_bytes is None else expected_bytes + 1
+        while chunk := source.read(1 << 20 if limit is None else min(1 << 20, limit - received)):
+            received += len(chunk)
+            if expected_bytes is not None and received > expected_bytes:
+                raise OSError(
+                    f"{location}: the server sent more than the {expected_bytes} bytes the store's index "
+                    "declares; download stopped, nothing was cached"
+                )
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"{location}: {received} bytes in {FETCH_IDLE_TIMEOUT_S + (expected_bytes or 0) / MIN_FETCH_BYTES_PER_S:.0f} s, "
+                    f"slower than {MIN_FETCH_BYTES_PER_S} B/s on average; download stopped, nothing was cached"
+                )
             destination.write(chunk)
             digest.update(chunk)
-            received += len(chunk)
             bar.update(len(chunk))
+            if limit is not None and received == limit:
+                break
     if expected_bytes is not None and received != expected_bytes:
         raise OSError(f"{location}: download interrupted after {received} of {expected_bytes} bytes")
     return digest.hexdigest()
 
 
+def _cached_sha256(folder):
+    """The archive sha256 a completed fetch recorded in `folder`, or None."""
+    try:
+        with open(os.path.join(folder, FETCHED_MARKER), encoding="utf-8") as f:
+            return json.load(f).get("sha256")
+    except (FileNotFoundError, NotADirectoryError, ValueError, AttributeError):
+        return None
+
+
 def fetch_model(name, store, version=None, home=None, progress=True):
     """The cached folder of `name` (latest or given `version`) from `store`, downloading,
     verifying and unpacking it first when it is not in the cache yet."""
+    checked_model_name(name)
     index = read_store_index(store)
     if name not in index["models"]:
         raise ValueError(f"{store} has no model {name!r}; it has {sorted(index['models'])}")
@@ -182,12 +231,12 @@ def fetch_model(name, store, version=None, home=None, progress=True):
             f"{store} has no version {version} of {name!r}; it has {sorted(int(v) for v in model['versions'])}"
         )
     target = cached_model_dir(name, version, home)
-    marker = os.path.join(target, FETCHED_MARKER)
-    if os.path.isfile(marker):
-        with open(marker, encoding="utf-8") as f:
-            if json.load(f).get("sha256") == entry["sha256"]:
-                return target
-    location = _join(store, *entry["archive"].split("/"))
+    if _cached_sha256(target) == entry["sha256"]:
+        return target
+    archive = entry.get("archive") if isinstance(entry, dict) else None
+    if not isinstance(archive, str) or not ARCHIVE_PATH.fullmatch(archive) or ".." in archive:
+        raise ValueError(f"{store}: index entry of {name} v{version} has an invalid archive path {archive!r}")
+    location = _join(store, *archive.split("/"))
     os.makedirs(os.path.dirname(target), exist_ok=True)
     fd, temporary = tempfile.mkstemp(prefix=f".{name}-v{version}.", suffix=".tar.gz", dir=os.path.dirname(target))
     try:
@@ -198,10 +247,15 @@ def fetch_model(name, store, version=None, home=None, progress=True):
                 f"{location}: sha256 {digest} does not match the store's "
                 f"{entry['sha256']}; the archive is corrupted, nothing was cached"
             )
-        with atomic_directory(target) as staging:
-            unpack_archive(temporary, name, staging)
-            with open(os.path.join(staging, FETCHED_MARKER), "w", encoding="utf-8") as f:
-                json.dump({"sha256": digest, "store": os.fspath(store), "version": version}, f)
+        try:
+            # overwrite: a cached copy whose marker does not match is replaced in one step.
+            with atomic_directory(target, overwrite=True) as staging:
+                unpack_archive(temporary, name, staging)
+                with open(os.path.join(staging, FETCHED_MARKER), "w", encoding="utf-8") as f:
+                    json.dump({"sha256": digest, "store": os.fspath(store), "version": version}, f)
+        except FileExistsError:
+            if _cached_sha256(target) != entry["sha256"]:  # another fetch of the same entry won: use it
+                raise
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.remove(temporary)

@@ -49,14 +49,33 @@ def _checked_name(member, prefix):
     return "/".join(parts[1:])
 
 
-def unpack_archive(path, prefix, target):
+MAX_MEMBERS = 10_000
+MAX_UNPACKED_BYTES = 4 << 30
+MAX_EXPANSION = 100  # unpacked bytes per archive byte; model weights compress far less
+
+
+def unpack_archive(path, prefix, target, max_members=MAX_MEMBERS, max_bytes=MAX_UNPACKED_BYTES):
     """Writes the files of the archive at `path` (all under `prefix/`) into `target`
-    (an existing, empty folder). Every entry is checked before the first is written."""
+    (an existing, empty folder). Every entry is checked before the first is written:
+    names, types, at most `max_members` entries and at most min(`max_bytes`,
+    `MAX_EXPANSION` × the archive's size) bytes in all, so a decompression bomb is refused
+    before anything is written."""
+    cap = min(max_bytes, MAX_EXPANSION * os.path.getsize(path))
     with tarfile.open(path, mode="r:gz") as tar:
-        members = tar.getmembers()
+        members = []
+        for member in tar:  # headers only; stop early rather than list a huge archive
+            members.append(member)
+            if len(members) > max_members:
+                raise ValueError(f"{path}: more than {max_members} entries; refusing to unpack")
         names = [_checked_name(member, prefix) for member in members]
         if not any(member.isfile() for member in members):
             raise ValueError(f"{path}: the archive holds no file")
+        total = sum(member.size for member in members if member.isfile())
+        if total > cap:
+            raise ValueError(
+                f"{path}: unpacks to {total} bytes, over the cap of {cap} "
+                f"(min of {max_bytes} and {MAX_EXPANSION}× the archive's size); refusing to unpack"
+            )
         for member, relative in zip(members, names):
             if not relative or member.isdir():
                 continue

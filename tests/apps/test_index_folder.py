@@ -10,7 +10,8 @@ import pytest
 from keras_sentemb.apps.index_folder import FILES, IndexFolder, build_index_folder, read_meta
 from tests.conftest import make_tiny_encoder
 
-CORPUS = ["the cat sat on the mat .", "a dog ran fast", "rain and storm", "hello world", "the oven bread"]
+# A carriage return inside a line stays in it (written and read back byte for byte).
+CORPUS = ["the cat sat on the mat .", "a dog ran fast", "rain and storm", "hello world", "the oven\rbread"]
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +37,11 @@ def test_a_corpus_line_is_its_own_nearest_neighbour(index):
     scores, ids = opened.search([CORPUS[2]], k=10, rerank=2)
     assert ids.shape == (1, len(CORPUS)) and ids[0, 0] == 2
     np.testing.assert_allclose(scores[0, 0], 1.0, atol=1e-5)
+
+
+def test_a_corpus_line_with_a_newline_is_refused_before_any_work(tmp_path):
+    with pytest.raises(ValueError, match="corpus line 1 contains a newline"):
+        build_index_folder(["one", "two\nthree"], tmp_path / "idx", model=object())
 
 
 def test_an_existing_folder_is_kept_unless_overwrite(index):

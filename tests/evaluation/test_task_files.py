@@ -38,6 +38,15 @@ def test_blank_lines_and_a_byte_order_mark_are_ignored(tmp_path):
     assert read_sts_file(path).scores == [1.0, 2.0]
 
 
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85", "\x0b", "\x1c"])
+def test_unicode_line_separators_inside_a_sentence_stay_in_it(tmp_path, separator):
+    path = write(tmp_path, "x.tsv", f"1\tone{separator}line\tb\r\n2\tc\td\n3\te\t\n", "w")
+    with pytest.raises(ValueError, match=r"x.tsv:3: sentence2 is empty"):  # numbering not shifted
+        read_sts_file(path)
+    path = write(tmp_path, "x.tsv", f"1\tone{separator}line\tb\r\n2\tc\td\n", "w")
+    assert read_sts_file(path).sentences1 == [f"one{separator}line", "c"]
+
+
 @pytest.mark.parametrize(
     "text, message",
     [

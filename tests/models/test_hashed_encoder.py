@@ -84,6 +84,8 @@ def test_rejects_a_non_hashing_layer_and_mismatched_embeddings(hashed):
         HashedEncoder(hashed.encoder, keras.layers.Dense(64))
     with pytest.raises(ValueError, match="embeddings must be"):
         hashed.hash_embeddings(np.zeros((2, 3), np.float32))
+    with pytest.raises(ValueError, match="embeddings row 1 holds NaN or infinity"):
+        hashed.hash_embeddings(np.stack([np.ones(16), np.full(16, np.nan)]).astype(np.float32))
 
 
 def test_export_serves_hash_and_search_in_a_fresh_process(hashed, tmp_path):

@@ -1,6 +1,7 @@
 """Model artifacts: config + own weights + sources rebuild the model exactly, store only
 what the sources cannot rebuild, and refuse a corrupted or mismatched part."""
 
+import json
 import os
 
 import numpy as np
@@ -86,6 +87,25 @@ def test_a_corrupted_weights_file_is_refused(tmp_path):
         load_artifact(tmp_path / "a")
     with pytest.raises(FileNotFoundError, match="missing model.json"):
         load_artifact(tmp_path / "absent")
+
+
+@pytest.mark.parametrize("edit", ["model.json", "vocabulary", "extra file"])
+def test_an_edited_config_or_vocabulary_or_an_added_file_is_refused(tmp_path, edit):
+    save_artifact(make_tiny_encoder(seed=3), tmp_path / "a")
+    assert set(json.loads((tmp_path / "a" / "artifact.json").read_text())["files_sha256"]) >= {
+        "model.json",
+        "weights.npz",
+    }
+    if edit == "model.json":
+        path = tmp_path / "a" / "model.json"
+        path.write_text(path.read_text().replace('"normalize": false', '"normalize": true'))
+    elif edit == "vocabulary":
+        vocabulary = next((tmp_path / "a" / "assets").rglob("*.txt"))
+        vocabulary.write_text(vocabulary.read_text().replace("cat", "cow"))
+    else:
+        (tmp_path / "a" / "assets" / "extra.txt").write_text("x")
+    with pytest.raises(ValueError, match="does not match artifact.json|not in artifact.json's manifest"):
+        load_artifact(tmp_path / "a")
 
 
 def test_lora_factors_are_recovered_from_a_merged_keras_file(tmp_path):

@@ -13,6 +13,7 @@ import threading
 
 import pytest
 
+from keras_sentemb.zoo import model_store
 from keras_sentemb.zoo.model_store import (
     cached_model_dir,
     fetch_model,
@@ -114,6 +115,68 @@ def test_an_interrupted_download_leaves_no_partial_cache_entry(tmp_path):
     assert os.listdir(home / "zoo" / "toy") == []
 
 
+class EndlessHandler(http.server.SimpleHTTPRequestHandler):
+    """Streams zeros for every archive, without a length, until the client hangs up."""
+
+    def do_GET(self):
+        if not self.path.endswith(".tar.gz"):
+            return super().do_GET()
+        self.send_response(200)
+        self.end_headers()
+        with contextlib.suppress(OSError):
+            while True:
+                self.wfile.write(b"\0" * 65536)
+
+
+def test_a_stream_longer_than_the_index_declares_stops_one_byte_past_it(tmp_path, monkeypatch):
+    store, home = tmp_path / "store", tmp_path / "home"
+    declared = publish_folder(model_folder(tmp_path), "toy", 1, store)["bytes"]
+    read = []
+    real_open = model_store._open_binary
+
+    class Counting:
+        def __init__(self, stream):
+            self.stream = stream
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.stream.close()
+
+        def read(self, size=-1):
+            chunk = self.stream.read(size)
+            read.append(len(chunk))
+            return chunk
+
+    def counted(location):
+        return Counting(real_open(location)) if location.endswith(".tar.gz") else real_open(location)
+
+    monkeypatch.setattr(model_store, "_open_binary", counted)
+    with serve(store, EndlessHandler) as url, pytest.raises(OSError, match=f"more than the {declared} bytes"):
+        fetch_model("toy", url, home=str(home), progress=False)
+    assert sum(read) == declared + 1
+    assert os.listdir(home / "zoo" / "toy") == []
+
+
+def test_a_drip_feeding_server_hits_the_total_time_limit(tmp_path, monkeypatch):
+    store, home = tmp_path / "store", tmp_path / "home"
+    publish_folder(model_folder(tmp_path), "toy", 1, store)
+
+    class SlowClock:  # every look at the clock finds 100 s more gone: a server dripping bytes
+        now = 0.0
+
+        @classmethod
+        def monotonic(cls):
+            cls.now += 100.0
+            return cls.now
+
+    monkeypatch.setattr(model_store, "time", SlowClock)
+    with serve(store) as url, pytest.raises(TimeoutError, match="download stopped"):
+        fetch_model("toy", url, home=str(home), progress=False)
+    assert os.listdir(home / "zoo" / "toy") == []
+
+
 def test_fetching_a_malicious_archive_caches_nothing(tmp_path):
     store, home = tmp_path / "store", tmp_path / "home"
     (store / "toy").mkdir(parents=True)
@@ -162,3 +225,20 @@ def test_a_tf_gfile_store_works_like_a_folder(tmp_path):
     assert read_store_index(store)["models"]["toy"]["versions"]["1"]["sha256"] == entry["sha256"]
     fetched = fetch_model("toy", store, home=str(tmp_path / "home"), progress=False)
     assert files_under(fetched) == files_under(tmp_path / "model")
+
+
+@pytest.mark.parametrize("name", ["../x", "/abs", "a/b", "UPPER", "..", "x..y", ""])
+def test_hostile_model_names_are_refused_before_touching_the_cache(tmp_path, name):
+    with pytest.raises(ValueError, match="invalid model name"):
+        fetch_model(name, tmp_path / "store", home=str(tmp_path / "home"), progress=False)
+    assert not (tmp_path / "home").exists()
+
+
+@pytest.mark.parametrize("archive", ["../../x.tar.gz", "/etc/x.tar.gz", "toy/../../x.tar.gz", "http://e/x.tar.gz"])
+def test_an_index_entry_pointing_outside_the_store_is_refused(tmp_path, archive):
+    store = tmp_path / "store"
+    store.mkdir()
+    entry = {"archive": archive, "sha256": "0" * 64, "bytes": 1}
+    (store / "index.json").write_text(json.dumps({"models": {"toy": {"latest": 1, "versions": {"1": entry}}}}))
+    with pytest.raises(ValueError, match="invalid archive path"):
+        fetch_model("toy", store, home=str(tmp_path / "home"), progress=False)

@@ -91,3 +91,28 @@ def test_a_malicious_archive_is_refused_before_anything_is_written(tmp_path, add
     with pytest.raises(ValueError, match=message):
         unpack_archive(hostile_archive(tmp_path, add), "toy", str(target))
     assert os.listdir(target) == [] and not (tmp_path / "escaped.txt").exists()
+
+
+def test_a_decompression_bomb_is_refused_before_anything_is_written(tmp_path):
+    path = tmp_path / "bomb.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        info = tarfile.TarInfo("toy/zeros.bin")
+        info.size = 64 << 20  # 64 MiB of zeros: about 1000:1 compressed
+        tar.addfile(info, io.BytesIO(bytes(info.size)))
+    assert os.path.getsize(path) * 500 < 64 << 20
+    target = tmp_path / "target"
+    target.mkdir()
+    with pytest.raises(ValueError, match="over the cap"):
+        unpack_archive(path, "toy", str(target))
+    assert os.listdir(target) == []
+
+
+def test_too_many_members_are_refused(tmp_path):
+    path = tmp_path / "many.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        for i in range(12):
+            info = tarfile.TarInfo(f"toy/f{i}")
+            info.size = 1
+            tar.addfile(info, io.BytesIO(b"x"))
+    with pytest.raises(ValueError, match="more than 10 entries"):
+        unpack_archive(path, "toy", str(tmp_path), max_members=10)

@@ -174,7 +174,7 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
     if reuse_training and previous is not None:
         train_seconds = previous["build"]["train_seconds"]
     trained_metrics, texts = measure(trained, data_dir)
-    with atomic_directory(os.path.join(zoo_dir, name)) as staging:
+    with atomic_directory(os.path.join(zoo_dir, name), overwrite=True) as staging:
         artifact = save_artifact(trained, staging, recipe_sources(trained), recipe.weights_dtype, cache_dir=cache_dir)
         loaded = load_artifact(staging, cache_dir=cache_dir)
         metrics, _ = measure(loaded, data_dir)

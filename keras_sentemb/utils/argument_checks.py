@@ -17,10 +17,11 @@ def positive_int(value, name):
     return int(value)
 
 
-def finite_rows(vectors, name):
+def finite_rows(vectors, name, first_row=0):
     """`vectors` unchanged when every value is finite; else `ValueError` naming the first
     row with a NaN or an infinity (a NaN vector hashes to an all-zero code and ranks as
-    NaN: it would silently poison codes, indexes and search results).
+    NaN: it would silently poison codes, indexes and search results). `first_row` is the
+    row number of `vectors[0]` when a caller checks a large array block by block.
 
     >>> finite_rows(np.array([[1.0, np.nan]]), "embeddings")
     Traceback (most recent call last):
@@ -31,7 +32,7 @@ def finite_rows(vectors, name):
     if vectors.size and not np.isfinite(vectors).all():
         bad = ~np.isfinite(vectors.reshape(len(vectors), -1)).all(axis=1) if vectors.ndim > 1 else ~np.isfinite(vectors)
         raise ValueError(
-            f"{name} row {int(np.argmax(bad))} holds NaN or infinity ({int(bad.sum())} of {len(vectors)} rows); "
+            f"{name} row {first_row + int(np.argmax(bad))} holds NaN or infinity ({int(bad.sum())} of {len(vectors)} rows); "
             "refusing to hash, index or search it"
         )
     return vectors

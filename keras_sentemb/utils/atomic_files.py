@@ -32,6 +32,7 @@ import contextlib
 import ctypes
 import errno
 import fcntl
+import functools
 import os
 import shutil
 import signal
@@ -44,7 +45,6 @@ CRASH_ENV = "KERAS_SENTEMB_CRASH_AT"
 COMMIT_POINTS = ("staged", "locked", "swapped", "published")
 _RENAME_NOREPLACE, _RENAME_EXCHANGE = 1, 2
 _AT_FDCWD = -100
-_renameat2_function = None
 
 
 def crash_point(name):
@@ -89,23 +89,27 @@ def save_npy_atomic(path, array):
         np.save(f, array)
 
 
+@functools.cache
+def _libc_renameat2():
+    """glibc's `renameat2` through ctypes, or None where there is none (not Linux, glibc
+    < 2.28, musl without it)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function
+
+
 def _renameat2(source, destination, flags):
     """Linux `renameat2`: True when done, False when unavailable here (the caller falls back)."""
-    global _renameat2_function
-    if not sys.platform.startswith("linux"):
+    function = _libc_renameat2()
+    if function is None:
         return False
-    if _renameat2_function is None:
-        try:
-            function = ctypes.CDLL(None, use_errno=True).renameat2
-        except (OSError, AttributeError):  # glibc < 2.28, musl without it
-            _renameat2_function = False
-            return False
-        function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-        function.restype = ctypes.c_int
-        _renameat2_function = function
-    if _renameat2_function is False:
-        return False
-    if _renameat2_function(_AT_FDCWD, os.fsencode(source), _AT_FDCWD, os.fsencode(destination), flags) == 0:
+    if function(_AT_FDCWD, os.fsencode(source), _AT_FDCWD, os.fsencode(destination), flags) == 0:
         return True
     code = ctypes.get_errno()
     if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # file system without the flag
@@ -148,8 +152,7 @@ def _process_alive(pid):
 def clean_leftovers(parent, name):
     """Repairs and removes what crashed writers of `parent/name` left (call under the lock):
     an old copy moved aside is put back when the target is missing, else deleted; staging
-    folders of processes that are gone are deleted. Returns the names removed or restored."""
-    handled = []
+    folders of processes that are gone are deleted."""
     target = os.path.join(parent, name)
     for entry in sorted(os.listdir(parent)):
         path = os.path.join(parent, entry)
@@ -158,33 +161,27 @@ def clean_leftovers(parent, name):
                 os.rename(path, target)
             else:
                 shutil.rmtree(path, ignore_errors=True)
-            handled.append(entry)
         elif entry.startswith(f".{name}.tmp-"):
             pid = entry[len(f".{name}.tmp-") :].split("-", 1)[0]
             if pid.isdigit() and not _process_alive(int(pid)):
                 shutil.rmtree(path, ignore_errors=True)
-                handled.append(entry)
-    return handled
+
+
+def _fsync(path):
+    """Flushes one file or folder to disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _fsync_tree(folder):
     """Flushes every file under `folder`, and the folders themselves, to disk."""
     for root, _, files in os.walk(folder):
         for name in files:
-            fd = os.open(os.path.join(root, name), os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        _fsync_directory(root)
-
-
-def _fsync_directory(folder):
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+            _fsync(os.path.join(root, name))
+        _fsync(root)
 
 
 def _publish(staging, target, parent, name):
@@ -246,7 +243,7 @@ def atomic_directory(target, overwrite=False):
                     "this result was discarded and theirs kept"
                 )
             previous = _publish(staging, target, parent, name)
-            _fsync_directory(parent)
+            _fsync(parent)
             crash_point("published")
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

@@ -170,7 +170,8 @@ def _download(location, destination, expected_bytes, progress):
     digest = hashlib.sha256()
     # Idle limit: the socket timeout of `_open_binary`; total limit: a floor of
     # MIN_FETCH_BYTES_PER_S on average, so a server that drips bytes cannot hold a fetch open.
-    deadline = time.monotonic() + FETCH_IDLE_TIMEOUT_S + (expected_bytes or 0) / MIN_FETCH_BYTES_PER_S
+    allowed_s = FETCH_IDLE_TIMEOUT_S + (expected_bytes or 0) / MIN_FETCH_BYTES_PER_S
+    deadline = time.monotonic() + allowed_s
     with (
         _open_binary(location) as source,
         tqdm(
@@ -194,14 +195,12 @@ def _download(location, destination, expected_bytes, progress):
                 )
             if time.monotonic() > deadline:
                 raise TimeoutError(
-                    f"{location}: {received} bytes in {FETCH_IDLE_TIMEOUT_S + (expected_bytes or 0) / MIN_FETCH_BYTES_PER_S:.0f} s, "
+                    f"{location}: {received} bytes in {allowed_s:.0f} s, "
                     f"slower than {MIN_FETCH_BYTES_PER_S} B/s on average; download stopped, nothing was cached"
                 )
             destination.write(chunk)
             digest.update(chunk)
             bar.update(len(chunk))
-            if limit is not None and received == limit:
-                break
     if expected_bytes is not None and received != expected_bytes:
         raise OSError(f"{location}: download interrupted after {received} of {expected_bytes} bytes")
     return digest.hexdigest()

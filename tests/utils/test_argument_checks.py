@@ -33,6 +33,10 @@ def test_search_functions_take_numpy_counts_and_refuse_nan_queries():
     assert ids.tolist() == [[0, 1]]
     with pytest.raises(ValueError, match="query_embeddings row 0"):
         semantic_search(np.full((1, 4), np.nan), corpus)
+    poisoned = corpus.copy()
+    poisoned[3, 0] = np.nan
+    with pytest.raises(ValueError, match="corpus_embeddings row 3 holds NaN"):  # found in its block of 2
+        semantic_search(corpus[:1], poisoned, chunk_size=2)
     index = BinaryIndex(bits=64)
     index.add(np.arange(24, dtype=np.uint8).reshape(3, 8))
     distances, _ = index.search(np.zeros((1, 8), np.uint8), k=np.int32(2))

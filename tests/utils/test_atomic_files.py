@@ -30,10 +30,6 @@ def read_version(target):
     return versions.pop()
 
 
-def visible(folder):
-    return sorted(os.listdir(folder))
-
-
 def test_a_completed_block_replaces_the_folder_and_leaves_no_temporaries(tmp_path):
     target = tmp_path / "model"
     target.mkdir()
@@ -42,7 +38,7 @@ def test_a_completed_block_replaces_the_folder_and_leaves_no_temporaries(tmp_pat
         with open(os.path.join(staging, "new.txt"), "w") as f:
             f.write("new")
     assert os.listdir(target) == ["new.txt"]
-    assert visible(tmp_path) == ["model"]
+    assert sorted(os.listdir(tmp_path)) == ["model"]
 
 
 def test_an_existing_folder_is_kept_unless_overwrite(tmp_path):
@@ -62,7 +58,7 @@ def test_a_failure_mid_write_keeps_the_previous_folder_intact(tmp_path):
                 f.write("half")
             raise RuntimeError("disk full")
     assert os.listdir(target) == ["old.txt"] and (target / "old.txt").read_text() == "old"
-    assert visible(tmp_path) == ["model"]
+    assert sorted(os.listdir(tmp_path)) == ["model"]
 
 
 @pytest.mark.parametrize("overwrite", [False, True])
@@ -77,7 +73,7 @@ def test_a_writer_that_loses_the_race_gets_an_error_and_the_winner_is_kept(tmp_p
             with atomic_directory(target, overwrite=overwrite) as fast:  # starts later, commits first
                 write_version(fast, "fast")
     assert read_version(target) == "fast"
-    assert visible(tmp_path) == ["index"]
+    assert sorted(os.listdir(tmp_path)) == ["index"]
 
 
 def test_a_failed_second_rename_puts_the_old_folder_back(tmp_path, monkeypatch):
@@ -140,7 +136,7 @@ def test_kill_9_at_any_step_leaves_the_old_or_the_new_version_and_the_next_write
         expected = "v1"
     assert read_version(target) == expected
     assert write_in_child(target, "v3", mode).returncode == 0
-    assert read_version(target) == "v3" and visible(tmp_path) == ["model"]
+    assert read_version(target) == "v3" and sorted(os.listdir(tmp_path)) == ["model"]
 
 
 def test_this_machine_swaps_folders_in_one_step(tmp_path):

@@ -59,6 +59,7 @@ bench: $(STAMP) anchor-venv
 	$(VPY) benchmarks/word_encoder_quality.py
 	$(VPY) benchmarks/mteb_agreement.py --anchor-python $(ANCHOR_VENV)/bin/python
 	$(VPY) benchmarks/soak.py
+	$(VPY) benchmarks/crash_safety.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

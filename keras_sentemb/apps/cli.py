@@ -17,8 +17,6 @@ import os
 import sys
 import time
 
-import numpy as np
-
 from keras_sentemb import zoo
 from keras_sentemb.apps.index_folder import IndexFolder, build_index_folder, read_meta
 from keras_sentemb.apps.saved_model_folder import LOCAL_RUNNERS, serving_folder
@@ -30,6 +28,7 @@ from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.retrieval.binary_index import BinaryIndex
 from keras_sentemb.retrieval.semantic_search import semantic_search
 from keras_sentemb.utils.atomic_files import save_npy_atomic
+from keras_sentemb.utils.checked_files import load_npy
 from keras_sentemb.zoo.loading import load_any_encoder, load_sentence_encoder
 
 
@@ -314,8 +313,19 @@ def _evaluate(args):
     print(f"\nwrote {path}" + ("" if args.no_plots else " and its plots"))
 
 
+def _output_file(path):
+    """`path` when a file can be written there; checked before any long work starts."""
+    if os.path.isdir(path):
+        raise ValueError(f"-o {path}: is a folder; give a file name such as {os.path.join(path, 'vectors.npy')}")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise FileNotFoundError(f"-o {path}: the folder {parent} does not exist")
+    return path
+
+
 def _encode(args):
 
+    _output_file(args.output)
     texts = read_lines(args.input)
     encoder = load_sentence_encoder(args.model, dtype=args.dtype)
     start = time.perf_counter()
@@ -335,7 +345,7 @@ def _encode(args):
 
 def _load_corpus_embeddings(path, texts, encoder):
 
-    vectors = np.load(path, allow_pickle=False)
+    vectors = load_npy(path)
     if vectors.ndim != 2 or vectors.shape[0] != len(texts):
         raise ValueError(
             f"{path}: holds {vectors.shape} but the corpus has {len(texts)} lines; "
@@ -434,6 +444,15 @@ def _index(args):
     _print_hits(queries, ids, scores, opened.corpus, "cosine" if args.rerank else "hamming", args.json)
 
 
+def _reason(error):
+    """One line for the user: the message, with what urllib and the OS leave out."""
+    reason = getattr(error, "reason", None)  # urllib.error.URLError
+    if reason is not None and not isinstance(error, ValueError):
+        url = getattr(error, "url", None) or getattr(error, "filename", None)
+        return f"{url + ': ' if url else ''}{type(error).__name__}: {reason}"
+    return str(error) or type(error).__name__
+
+
 def main(argv=None):
     """Runs the command line; returns the exit status (0 ok, 2 bad input)."""
     parser = _build_parser()
@@ -452,8 +471,10 @@ def main(argv=None):
     }
     try:
         handlers[args.command](args)
-    except (ValueError, TypeError, FileNotFoundError, FileExistsError) as error:
-        print(f"keras-sentemb {args.command}: error: {error}", file=sys.stderr)
+    except (ValueError, TypeError, OSError) as error:
+        # OSError: missing or unreadable files, full disks and every network failure of a
+        # store (URLError, HTTPError, timeouts, refused connections) end here, not in a traceback.
+        print(f"keras-sentemb {args.command}: error: {_reason(error)}", file=sys.stderr)
         return 2
     return 0
 

@@ -30,6 +30,7 @@ from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.retrieval.binary_index import BinaryIndex
 from keras_sentemb.training import distill_hashed_encoder
 from keras_sentemb.utils.atomic_files import atomic_directory
+from keras_sentemb.utils.checked_files import check_keras_file, load_npy, read_json, require_keys
 from keras_sentemb.zoo.loading import load_any_encoder
 
 FILES = ("hashed_encoder.keras", "index.npz", "embeddings.npy", "corpus.txt", "meta.json")
@@ -86,8 +87,8 @@ def build_index_folder(corpus, folder, model="minilm-l6", bits=256, epochs=5, se
 
 def read_meta(folder):
     """The `meta.json` of an index folder (bits, lines, how the code was made, corpus sha256)."""
-    with open(os.path.join(folder, "meta.json"), encoding="utf-8") as f:
-        return json.load(f)
+    path = os.path.join(folder, "meta.json")
+    return require_keys(read_json(path), ["lines"], path)
 
 
 class IndexFolder:
@@ -102,9 +103,9 @@ class IndexFolder:
         self.meta = read_meta(self.folder)
         with open(os.path.join(self.folder, "corpus.txt"), encoding="utf-8", newline="") as f:
             self.corpus = f.read().split("\n")[:-1]
-        self.hashed = keras.saving.load_model(os.path.join(self.folder, "hashed_encoder.keras"))
+        self.hashed = keras.saving.load_model(check_keras_file(os.path.join(self.folder, "hashed_encoder.keras")))
         self.index = BinaryIndex.load(os.path.join(self.folder, "index.npz"))
-        self.embeddings = np.load(os.path.join(self.folder, "embeddings.npy"), mmap_mode="r")
+        self.embeddings = load_npy(os.path.join(self.folder, "embeddings.npy"), mmap_mode="r")
         if not len(self.corpus) == len(self.index) == len(self.embeddings) == self.meta["lines"]:
             raise ValueError(f"{self.folder}: corpus, codes and vectors disagree in size")
 

@@ -76,6 +76,8 @@ def score_parser(low, high):
     """A converter to float that rejects non-numbers, NaN and values outside [low, high]."""
 
     def parse(value):
+        if isinstance(value, bool):  # JSON true/false are not scores (float(True) == 1.0)
+            raise ValueError(f"score {value!r} is a boolean, not a number")
         try:
             score = float(value)
         except (TypeError, ValueError):
@@ -87,20 +89,28 @@ def score_parser(low, high):
     return parse
 
 
-def label_parser(label_names):
-    """A converter to a class index: by position in `label_names`, or an int when None."""
+def label_parser(label_names, num_classes=None):
+    """A converter to a class index: by position in `label_names`, or else an integer in
+    [0, num_classes) (any integer ≥ 0 when `num_classes` is None). Booleans are refused."""
     index = {name: i for i, name in enumerate(label_names or ())}
 
     def parse(value):
+        if isinstance(value, bool):
+            raise ValueError(f"label {value!r} is a boolean, not a class")
         text = str(value).strip()
         if index:
             if text not in index:
                 raise ValueError(f"label {text!r} is not one of {tuple(index)}")
             return index[text]
         try:
-            return int(text)
+            label = int(text)
         except ValueError:
             raise ValueError(f"label {text!r} is not an integer; pass label_names=") from None
+        if label < 0:
+            raise ValueError(f"label {label} is negative; classes are 0, 1, …")
+        if num_classes is not None and label >= num_classes:
+            raise ValueError(f"label {label} is outside [0, {num_classes})")
+        return label
 
     return parse
 
@@ -140,8 +150,10 @@ def read_labeled_pairs(
     label_names=None,
     format=None,
     on_bad_lines="error",
+    num_classes=None,
 ):
-    """Reads pairs with a class label; `label_names` maps label strings to indices.
+    """Reads pairs with a class label; `label_names` maps label strings to indices, else
+    labels are integers in [0, num_classes).
 
     >>> nli = read_labeled_pairs("data/nli/snli_dev.tsv.gz", "premise",
     ...                          "hypothesis", label_names=NLI_LABELS)   # doctest: +SKIP
@@ -151,7 +163,7 @@ def read_labeled_pairs(
         {
             "sentences1": (sentence1, sentence_value),
             "sentences2": (sentence2, sentence_value),
-            "labels": (label, label_parser(label_names)),
+            "labels": (label, label_parser(label_names, num_classes)),
         },
         format=format,
         on_bad_lines=on_bad_lines,
@@ -175,12 +187,12 @@ def read_triplets(path, anchor="anchor", positive="positive", negative="negative
 
 
 def read_labeled_sentences(
-    path, sentence="sentence", label="label", label_names=None, format=None, on_bad_lines="error"
+    path, sentence="sentence", label="label", label_names=None, format=None, on_bad_lines="error", num_classes=None
 ):
-    """Reads single sentences with a class label (SST-2: ints; TREC: pass label_names)."""
+    """Reads single sentences with a class label (SST-2: ints in [0, num_classes); TREC: pass label_names)."""
     columns, report = read_table(
         path,
-        {"sentences": (sentence, sentence_value), "labels": (label, label_parser(label_names))},
+        {"sentences": (sentence, sentence_value), "labels": (label, label_parser(label_names, num_classes))},
         format=format,
         on_bad_lines=on_bad_lines,
     )

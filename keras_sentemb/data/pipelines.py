@@ -11,6 +11,7 @@ longest text; with `bucketing=False` batches are random and padded to their maxi
 import numpy as np
 import tensorflow as tf
 
+from keras_sentemb.data.epoch_order import EpochOrder, carry_epoch_order
 from keras_sentemb.data.examples import LabeledPairs, LabeledSentences, ScoredPairs, Triplets
 from keras_sentemb.data.length_buckets import bucket_boundaries
 from keras_sentemb.tokenizers.ragged_rows import content_rows_in_chunks
@@ -53,7 +54,9 @@ def text_pipeline(
         tokenizer: the encoder's tokenizer: a `SentenceTokenizer` (adds [CLS]/[SEP], truncates)
             or a `WordTokenizer` (word ids, truncates, one OOV id for an empty text).
         batch_size: examples per batch.
-        shuffle: shuffle examples before batching, anew each epoch, from `seed`.
+        shuffle: shuffle examples before batching, anew each epoch: epoch e's order depends
+            on `(seed, e)` only (`EpochOrder`, carried as `dataset.epoch_order`; our models'
+            `fit` follows it, so a resumed run replays the same batches).
         bucketing: batch texts of similar token length together (see module doc).
         shuffle_buffer: examples held by the shuffle buffer.
         drop_remainder: drop incomplete batches.
@@ -61,8 +64,9 @@ def text_pipeline(
             the dataset's cardinality, so `fit` shows a full progress bar.
     """
     keys = list(raw.element_spec[0])
-    if shuffle:
-        raw = raw.shuffle(shuffle_buffer, seed=seed, reshuffle_each_iteration=True)
+    order = EpochOrder(seed) if shuffle else None
+    if order is not None:
+        raw = order.shuffled(raw, shuffle_buffer)
 
     # One tokenizer call for all columns (its graph is the costly part of building the
     # pipeline), then the rows are split back per column. Plain Python: no autograph.
@@ -90,11 +94,14 @@ def text_pipeline(
     def longest(features, labels):
         return tf.reduce_max([tf.shape(features[k]["token_ids"])[0] for k in keys])
 
-    return _batch_by_length(tokens, longest, tokenizer.max_length, batch_size, bucketing, drop_remainder, num_batches)
+    return _batch_by_length(
+        tokens, longest, tokenizer.max_length, batch_size, bucketing, drop_remainder, num_batches, order
+    )
 
 
-def _batch_by_length(examples, length_fn, max_length, batch_size, bucketing, drop_remainder, num_batches):
-    """Pads tokenised examples into batches, by length buckets or at random, prefetched."""
+def _batch_by_length(examples, length_fn, max_length, batch_size, bucketing, drop_remainder, num_batches, order):
+    """Pads tokenised examples into batches, by length buckets or at random, prefetched;
+    the result carries the shuffle's `EpochOrder` (or None) as `epoch_order`."""
     if bucketing:
         boundaries = bucket_boundaries(max_length)
         batches = examples.bucket_by_sequence_length(
@@ -108,7 +115,9 @@ def _batch_by_length(examples, length_fn, max_length, batch_size, bucketing, dro
         batches = examples.padded_batch(batch_size, drop_remainder=drop_remainder)
     if num_batches is not None:
         batches = batches.apply(tf.data.experimental.assert_cardinality(num_batches))
-    return batches.prefetch(tf.data.AUTOTUNE)
+    batches = batches.prefetch(tf.data.AUTOTUNE)
+    batches.epoch_order = order
+    return batches
 
 
 def cross_pairs_dataset(
@@ -151,8 +160,9 @@ def cross_pairs_dataset(
         lengths, batch_size, bucket_boundaries(tokenizer.max_length), bucketing=bucketing, drop_remainder=drop_remainder
     )
     raw = tf.data.Dataset.from_tensor_slices(((first, second), labels))
-    if shuffle:
-        raw = raw.shuffle(shuffle_buffer, seed=seed, reshuffle_each_iteration=True)
+    order = EpochOrder(seed) if shuffle else None
+    if order is not None:
+        raw = order.shuffled(raw, shuffle_buffer)
 
     def tokenize(texts, labels):
         ids, segments = tokenizer.pair_ids(texts[0], texts[1])
@@ -172,6 +182,7 @@ def cross_pairs_dataset(
         bucketing,
         drop_remainder,
         num_batches,
+        order,
     )
 
 
@@ -256,5 +267,5 @@ def sentence_targets_dataset(sentences, targets, tokenizer, **kwargs):
     examples = LabeledSentences(sentences=list(sentences), labels=[0] * len(sentences))
     dataset = examples_dataset(examples, tokenizer, labels=targets, **kwargs)
     cardinality = dataset.cardinality()
-    dataset = dataset.map(lambda features, target: (features["sentence"], target))
-    return dataset.apply(tf.data.experimental.assert_cardinality(cardinality))
+    single = dataset.map(lambda features, target: (features["sentence"], target))
+    return carry_epoch_order(dataset, single.apply(tf.data.experimental.assert_cardinality(cardinality)))

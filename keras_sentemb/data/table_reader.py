@@ -11,6 +11,7 @@ import io
 import json
 import os
 import warnings
+import zlib
 
 FORMATS = ("tsv", "csv", "jsonl")
 
@@ -45,16 +46,41 @@ def _open_text(path):
     return io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
 
 
+def _csv_rows(reader, path):
+    """The rows of a `csv.reader`; its errors (a field over the size limit, a NUL byte, a
+    stray quote) become `ValueError("path:line: …")`."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            raise ValueError(f"{path}:{reader.line_num}: {error}") from None
+        yield row
+
+
+def _first_bad_utf8_line(path):
+    """The number of the first line that is not UTF-8 (the decoder fails a buffer ahead)."""
+    with gzip.open(path, "rb") if os.fspath(path).endswith(".gz") else open(path, "rb") as f:
+        for number, line in enumerate(f, start=1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                return number
+    return "?"
+
+
 def _delimited_rows(f, path, delimiter, quoting, columns):
     reader = csv.reader(f, delimiter=delimiter, quoting=quoting)
-    header = next(reader, None)
+    rows = _csv_rows(reader, path)
+    header = next(rows, None)
     if header is None:
         raise ValueError(f"{path}:1: empty file, expected a header line")
     missing = [c for c in columns if c not in header]
     if missing:
         raise ValueError(f"{path}:1: header {header} lacks column(s) {missing}")
     index = {c: header.index(c) for c in columns}
-    for row in reader:
+    for row in rows:
         line = reader.line_num
         if len(row) != len(header):
             yield line, None, f"expected {len(header)} fields, got {len(row)}"
@@ -69,7 +95,10 @@ def _jsonl_rows(f, columns):
         try:
             record = json.loads(text)
         except json.JSONDecodeError as error:
-            yield line, None, f"invalid JSON ({error.msg})"
+            yield line, None, f"invalid JSON ({error.msg}, column {error.colno})"
+            continue
+        except RecursionError:
+            yield line, None, "JSON nested too deeply"
             continue
         if not isinstance(record, dict):
             yield line, None, f"expected a JSON object, got {type(record).__name__}"
@@ -133,7 +162,9 @@ def read_table(path, fields, format=None, on_bad_lines="error"):
                     columns[name].append(value)
                 report.rows += 1
         except UnicodeDecodeError as error:
-            raise ValueError(f"{path}: not valid UTF-8 ({error.reason})") from error
+            raise ValueError(f"{path}:{_first_bad_utf8_line(path)}: not valid UTF-8 ({error.reason})") from None
+        except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+            raise ValueError(f"{path}: damaged gzip file ({error or 'truncated'})") from error
     if report.skipped:
         warnings.warn(
             f"{path}: skipped {report.skipped} bad line(s); first: {report.reasons[0]}",

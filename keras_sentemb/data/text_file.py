@@ -5,7 +5,9 @@ def read_lines(path):
     """The lines of a UTF-8 text file, without line endings; line i is item i-1.
 
     Blank lines are kept (they embed as the empty sentence) so that row numbers always
-    match line numbers. A final newline does not add an empty item.
+    match line numbers. A final newline does not add an empty item; a UTF-8 byte order mark
+    at the start is dropped. Only "\n" (or "\r\n") ends a line: U+2028 and the other Unicode
+    separators stay inside their line.
 
     Raises:
         FileNotFoundError: no such file.
@@ -13,6 +15,7 @@ def read_lines(path):
     """
     with open(path, "rb") as f:
         raw = f.read()
+    raw = raw.removeprefix(b"\xef\xbb\xbf")  # a byte order mark (Notepad, Excel) is not text
     lines = raw.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()

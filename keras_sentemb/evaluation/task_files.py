@@ -2,9 +2,10 @@
 
 STS file (`*.tsv` / `*.txt`), one pair a line: `score<TAB>sentence1<TAB>sentence2`, any
 numeric score scale. Classification file, one sentence a line: `label<TAB>sentence`, any
-label strings. A first line whose score is not a number (STS) or that reads
-`label<TAB>sentence` (classification) is taken as a header and skipped. Blank lines are
-skipped. Any other malformed line — a wrong number of TAB fields, a score that is not a
+label strings. Header detection is explicit, never guessed from a failed number: a first
+line that reads `score<TAB>sentence1<TAB>sentence2` (STS) or `label<TAB>sentence`
+(classification), in any letter case, is the header; `header=True` skips any first line,
+`header=False` reads every line as data. Blank lines are skipped. Any other malformed line — a wrong number of TAB fields, a score that is not a
 finite number, an empty sentence — is a `ValueError` naming `file:line`.
 
 A classification folder holds either one file per task (`mr.tsv`: probed by k-fold
@@ -48,14 +49,21 @@ def _fields(path, number, line, count, layout):
     return [field.strip() for field in fields]
 
 
+def _is_header(fields, names, header):
+    if header is None:
+        return [field.lower() for field in fields] == list(names)
+    return bool(header)
+
+
 def _sentence(path, number, text, column):
     if not text:
         raise ValueError(f"{path}:{number}: {column} is empty")
     return text
 
 
-def read_sts_file(path):
-    """`ScoredPairs` from a `score<TAB>sentence1<TAB>sentence2` file (header line optional).
+def read_sts_file(path, header=None):
+    """`ScoredPairs` from a `score<TAB>sentence1<TAB>sentence2` file (header line optional:
+    see the module docstring for `header`).
 
     (Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
     >>> pairs = read_sts_file("my_sts/news.tsv")     # doctest: +SKIP
@@ -64,13 +72,14 @@ def read_sts_file(path):
     """
     first, second, scores = [], [], []
     layout = "score, sentence1, sentence2"
-    for number, line in _lines(path):
-        score, sentence1, sentence2 = _fields(path, number, line, 3, layout)
+    for index, (number, line) in enumerate(_lines(path)):
+        fields = _fields(path, number, line, 3, layout)
+        if index == 0 and _is_header(fields, ("score", "sentence1", "sentence2"), header):
+            continue
+        score, sentence1, sentence2 = fields
         try:
             value = float(score)
         except ValueError:
-            if not scores and not first:  # a header line
-                continue
             raise ValueError(f"{path}:{number}: score {score!r} is not a number") from None
         if not math.isfinite(value):
             raise ValueError(f"{path}:{number}: score {score!r} is not a finite number")
@@ -82,7 +91,7 @@ def read_sts_file(path):
     return ScoredPairs(first, second, scores)
 
 
-def read_classification_file(path):
+def read_classification_file(path, header=None):
     """`LabeledSentences` from a `label<TAB>sentence` file; `labels` are the label strings
     themselves (a probe takes any hashable labels), `label_names` their sorted set.
 
@@ -92,10 +101,11 @@ def read_classification_file(path):
     ('ABBR', 'DESC', 'ENTY', 'HUM', 'LOC', 'NUM')
     """
     sentences, labels = [], []
-    for number, line in _lines(path):
-        label, sentence = _fields(path, number, line, 2, "label, sentence")
-        if not sentences and (label, sentence) == ("label", "sentence"):
+    for index, (number, line) in enumerate(_lines(path)):
+        fields = _fields(path, number, line, 2, "label, sentence")
+        if index == 0 and _is_header(fields, ("label", "sentence"), header):
             continue
+        label, sentence = fields
         if not label:
             raise ValueError(f"{path}:{number}: label is empty")
         sentences.append(_sentence(path, number, sentence, "sentence"))

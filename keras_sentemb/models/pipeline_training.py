@@ -2,6 +2,7 @@
 
 import tensorflow as tf
 
+from keras_sentemb.data.epoch_order import epoch_order_of
 from keras_sentemb.utils.nan_guard import with_nan_guard
 
 
@@ -63,10 +64,16 @@ class PipelineTraining:
     """
 
     def fit(self, *args, callbacks=None, **kwargs):
-        """`keras.Model.fit`, with a `NaNGuard` added unless `callbacks` hold one."""
+        """`keras.Model.fit`, with a `NaNGuard` added unless `callbacks` hold one, and the
+        pipeline's `EpochOrder` followed (so a run resumed by `BackupAndRestore` sees the
+        batches an uninterrupted run sees)."""
         kwargs.setdefault("shuffle", False)
         build_optimizer(self)
-        return super().fit(*args, callbacks=with_nan_guard(callbacks), **kwargs)
+        callbacks = with_nan_guard(callbacks)
+        order = epoch_order_of(args[0] if args else kwargs.get("x"))
+        if order is not None and not any(getattr(c, "order", None) is order for c in callbacks):
+            callbacks = [order.callback, *callbacks]
+        return super().fit(*args, callbacks=callbacks, **kwargs)
 
     def train_step(self, data):
         return multi_worker_logs(super().train_step(data))

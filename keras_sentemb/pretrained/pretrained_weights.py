@@ -7,8 +7,9 @@ holds `config.json`, `model.safetensors` and `vocab.txt` (the Hugging Face layou
 
 import dataclasses
 import importlib.util
-import json
 import os
+
+from keras_sentemb.utils.checked_files import read_json
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,11 +70,7 @@ def read_json_if_present(folder, filename):
     path = os.path.join(folder, filename)
     if not os.path.isfile(path):
         return {}
-    with open(path, encoding="utf-8") as f:
-        try:
-            return json.load(f)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{path}:{error.lineno}: invalid JSON: {error.msg}") from error
+    return read_json(path)
 
 
 def sentence_settings(folder):

@@ -33,6 +33,7 @@ import os
 import numpy as np
 import pyarrow.parquet as pq
 
+from keras_sentemb.utils.checked_files import load_npy
 from keras_sentemb.utils.unit_vectors import unit_rows
 
 GLOVE_DIMS = 50
@@ -86,7 +87,7 @@ def load_glove(top_n=100_000):
         raise ValueError(f"top_n must be an int in [1, {GLOVE_ROWS}], got {top_n!r}")
     vectors_path, index_path = glove_files()
     words = pq.read_table(index_path).column("index").to_pylist()
-    vectors = np.load(vectors_path, mmap_mode="r")
+    vectors = load_npy(vectors_path, mmap_mode="r")
     if vectors.shape != (len(words), GLOVE_DIMS):
         raise ValueError(f"{vectors_path}: shape {vectors.shape} does not match the {len(words)} words of {index_path}")
     return words[:top_n], unit_rows(np.array(vectors[:top_n], dtype=np.float32))

@@ -163,7 +163,12 @@ class BinaryIndex:
             raise ValueError(f"embeddings has {len(embeddings)} rows, the index {len(self)} codes")
         _, positions = self._top_positions(query_codes, min(len(self), int(k) * int(factor)))
         positions = np.sort(positions, axis=1)  # ascending rows: sequential reads of a memmap
-        rows = unit_rows(embeddings[positions.ravel()]).reshape(positions.shape + (-1,))
+        candidates = np.asarray(embeddings[positions.ravel()], np.float32)
+        broken = ~np.isfinite(candidates).all(axis=1)
+        if broken.any():  # a stored vector that is NaN/inf would rank as NaN
+            row = int(positions.ravel()[np.argmax(broken)])
+            raise ValueError(f"embeddings row {row} (id {self._to_ids(np.array([row]))[0]}) is not finite (NaN or inf)")
+        rows = unit_rows(candidates).reshape(positions.shape + (-1,))
         scores = np.einsum("qd,qcd->qc", unit_rows(query_embeddings), rows)
         order = np.lexsort((positions, -scores), axis=1)[:, : int(k)]
         return (

@@ -149,6 +149,16 @@ def _process_alive(pid):
     return True
 
 
+def remove_stale_files(folder, prefix):
+    """Deletes the files `folder/<prefix><pid>-*` whose writing process `pid` is gone
+    (temporary downloads of a killed fetch, say); files of live processes stay."""
+    for entry in os.listdir(folder) if os.path.isdir(folder) else ():
+        pid = entry[len(prefix) :].split("-", 1)[0] if entry.startswith(prefix) else ""
+        if pid.isdigit() and not _process_alive(int(pid)):
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                os.remove(os.path.join(folder, entry))
+
+
 def clean_leftovers(parent, name):
     """Repairs and removes what crashed writers of `parent/name` left (call under the lock):
     an old copy moved aside is put back when the target is missing, else deleted; staging
@@ -165,6 +175,16 @@ def clean_leftovers(parent, name):
             pid = entry[len(f".{name}.tmp-") :].split("-", 1)[0]
             if pid.isdigit() and not _process_alive(int(pid)):
                 shutil.rmtree(path, ignore_errors=True)
+
+
+def clean_leftovers_of(target):
+    """`clean_leftovers` for `target`, under its lock: for readers that find the target
+    complete and return early (a cache hit) but should still tidy after crashed writers."""
+    target = os.path.abspath(os.fspath(target))
+    parent, name = os.path.split(target)
+    if os.path.isdir(parent):
+        with _target_lock(parent, name):
+            clean_leftovers(parent, name)
 
 
 def _fsync(path):

@@ -10,6 +10,7 @@ from keras_sentemb.models.bilstm_sra import BiLSTMSRA
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.models.inferlite import InferLite
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
+from keras_sentemb.utils.checked_files import check_keras_file
 from keras_sentemb.zoo.local_zoo import load
 
 
@@ -46,9 +47,7 @@ def _load(name_or_path, dtype, accepted):
             raise TypeError(f"{spec} is a {type(model).__name__}, not a {names}")
         return model
     if spec.endswith(".keras"):
-        if not os.path.isfile(spec):
-            raise FileNotFoundError(f"{spec}: no such .keras file")
-        model = keras.saving.load_model(spec)
+        model = keras.saving.load_model(check_keras_file(spec))
         if not isinstance(model, accepted):
             names = " or ".join(cls.__name__ for cls in accepted)
             raise TypeError(f"{spec} holds a {type(model).__name__}, not a {names}")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 import keras
 
 from keras_sentemb.export import export_saved_model
+from keras_sentemb.utils.checked_files import read_json, require_keys
 from keras_sentemb.zoo.model_artifact import load_artifact
 from keras_sentemb.zoo.model_store import cached_model_dir, fetch_model, publish_folder, zoo_home
 from keras_sentemb.zoo.zoo_index import read_zoo_index
@@ -28,15 +28,20 @@ def _cached_versions(name):
     )
 
 
+def _config(folder):
+    """The `config.json` of a zoo model folder (its version, metrics, use)."""
+    path = os.path.join(folder, "config.json")
+    return require_keys(read_json(path), ["version"], path)
+
+
 def model_dir(name: str, store: str | None = None, version: int | None = None) -> str:
     """The local folder of `name`: the zoo folder's copy (when its version fits), else the
     fetch cache, else — only when `store` is given — fetched from it."""
     folder = zoo_dir()
     local = os.path.join(folder, name) if folder else ""
     if local and os.path.isfile(os.path.join(local, "config.json")):
-        with open(os.path.join(local, "config.json"), encoding="utf-8") as f:
-            if version is None or json.load(f)["version"] == int(version):
-                return local
+        if version is None or _config(local)["version"] == int(version):
+            return local
     cached = _cached_versions(name)
     if cached and (version is None or int(version) in cached):
         return cached_model_dir(name, version or cached[-1])
@@ -68,8 +73,7 @@ def list_models() -> list[dict]:
         models[name] = {"name": name, **entry, "location": "zoo"}
     for name in _cached_names():
         if name not in models:
-            with open(os.path.join(model_dir(name), "config.json"), encoding="utf-8") as f:
-                config = json.load(f)
+            config = _config(model_dir(name))
             models[name] = {
                 "name": name,
                 "version": config["version"],
@@ -103,8 +107,7 @@ def export(name: str, path: str | os.PathLike, version: int = 1, overwrite: bool
 def publish(name: str, store: str | None) -> dict:
     """Packs the local copy of `name` into `store` (a folder, file://, or gs://…)."""
     folder = model_dir(name)
-    with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
-        version = json.load(f)["version"]
+    version = _config(folder)["version"]
     return publish_folder(folder, name, version, store)
 
 

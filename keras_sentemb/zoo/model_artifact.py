@@ -40,6 +40,7 @@ from keras_sentemb.models.word_vector_tables import build_word_vectors
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
 from keras_sentemb.utils.atomic_files import atomic_open
+from keras_sentemb.utils.checked_files import npz_array, open_npz, read_json, require_keys
 
 MODEL_FILE, WEIGHTS_FILE, ARTIFACT_FILE, ASSETS_DIR = "model.json", "weights.npz", "artifact.json", "assets"
 WEIGHT_DTYPES = ("float16", "float32")
@@ -272,14 +273,14 @@ def load_artifact(folder, cache_dir=None):
     for name in (MODEL_FILE, WEIGHTS_FILE, ARTIFACT_FILE):
         if not os.path.isfile(os.path.join(folder, name)):
             raise FileNotFoundError(f"{folder}: missing {name}; not a model artifact")
-    with open(os.path.join(folder, ARTIFACT_FILE), encoding="utf-8") as f:
-        description = json.load(f)
+    description_path = os.path.join(folder, ARTIFACT_FILE)
+    description = require_keys(read_json(description_path), ["sources", "lora_rank", "weights"], description_path)
     _verify_files(folder, description)
-    with open(os.path.join(folder, MODEL_FILE), encoding="utf-8") as f:
-        config = json.load(f)
+    config = read_json(os.path.join(folder, MODEL_FILE))
     model, _ = _rebuild(config, description["sources"], description["lora_rank"], cache_dir, assets_from=folder)
     weights = model.weights
-    with np.load(os.path.join(folder, WEIGHTS_FILE), allow_pickle=False) as arrays:
+    weights_path = os.path.join(folder, WEIGHTS_FILE)
+    with open_npz(weights_path) as arrays:
         for entry in description["weights"]:
             index = entry["index"]
             if index >= len(weights) or tuple(weights[index].shape) != tuple(entry["shape"]):
@@ -287,5 +288,5 @@ def load_artifact(folder, cache_dir=None):
                     f"{folder}: stored weight {entry['path']} {entry['shape']} does not fit "
                     f"the rebuilt model (weight {index})"
                 )
-            weights[index].assign(arrays[f"w{index}"].astype(weights[index].dtype))
+            weights[index].assign(npz_array(arrays, f"w{index}", weights_path).astype(weights[index].dtype))
     return model

@@ -28,7 +28,8 @@ import urllib.request
 import tensorflow as tf
 from tqdm.auto import tqdm
 
-from keras_sentemb.utils.atomic_files import atomic_directory, atomic_open
+from keras_sentemb.utils.atomic_files import atomic_directory, atomic_open, clean_leftovers_of, remove_stale_files
+from keras_sentemb.utils.checked_files import parse_json
 from keras_sentemb.zoo.safe_archive import pack_folder, unpack_archive
 
 INDEX = "index.json"
@@ -92,9 +93,16 @@ def _open_binary(location):
     return tf.io.gfile.GFile(location, "rb")
 
 
-def _read_bytes(location):
+MAX_INDEX_BYTES = 16 * 2**20  # a store index lists models: kilobytes, not megabytes
+
+
+def _read_bytes(location, max_bytes=MAX_INDEX_BYTES):
+    """The bytes at `location`, refusing more than `max_bytes` (read at most one past it)."""
     with _open_binary(location) as f:
-        return f.read()
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise ValueError(f"{location}: larger than {max_bytes} bytes; not a store index")
+    return data
 
 
 def _write_bytes(location, data):
@@ -124,10 +132,7 @@ def read_store_index(store):
         if "404" in str(error) or type(error).__name__ == "NotFoundError":
             return {"models": {}}
         raise
-    try:
-        index = json.loads(data)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{location}: not valid JSON ({error.msg})") from None
+    index = parse_json(data, location)
     if not isinstance(index, dict) or not isinstance(index.get("models"), dict):
         raise ValueError(f'{location}: expected {{"models": {{...}}}}')
     return index
@@ -230,6 +235,9 @@ def fetch_model(name, store, version=None, home=None, progress=True):
             f"{store} has no version {version} of {name!r}; it has {sorted(int(v) for v in model['versions'])}"
         )
     target = cached_model_dir(name, version, home)
+    download_prefix = f".{name}-v{version}.download-"
+    clean_leftovers_of(target)  # what killed fetches left: staging, old copies, downloads
+    remove_stale_files(os.path.dirname(target), download_prefix)
     if _cached_sha256(target) == entry["sha256"]:
         return target
     archive = entry.get("archive") if isinstance(entry, dict) else None
@@ -237,7 +245,9 @@ def fetch_model(name, store, version=None, home=None, progress=True):
         raise ValueError(f"{store}: index entry of {name} v{version} has an invalid archive path {archive!r}")
     location = _join(store, *archive.split("/"))
     os.makedirs(os.path.dirname(target), exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=f".{name}-v{version}.", suffix=".tar.gz", dir=os.path.dirname(target))
+    fd, temporary = tempfile.mkstemp(
+        prefix=f"{download_prefix}{os.getpid()}-", suffix=".tar.gz", dir=os.path.dirname(target)
+    )
     try:
         with os.fdopen(fd, "wb") as f:
             digest = _download(location, f, entry.get("bytes"), progress)

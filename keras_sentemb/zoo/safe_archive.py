@@ -13,6 +13,7 @@ import io
 import os
 import posixpath
 import tarfile
+import zlib
 
 
 def pack_folder(folder, prefix):
@@ -61,6 +62,13 @@ def unpack_archive(path, prefix, target, max_members=MAX_MEMBERS, max_bytes=MAX_
     `MAX_EXPANSION` × the archive's size) bytes in all, so a decompression bomb is refused
     before anything is written."""
     cap = min(max_bytes, MAX_EXPANSION * os.path.getsize(path))
+    try:
+        _unpack(path, prefix, target, max_members, cap, max_bytes)
+    except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as error:
+        raise ValueError(f"{path}: damaged or truncated .tar.gz ({error or type(error).__name__})") from None
+
+
+def _unpack(path, prefix, target, max_members, cap, max_bytes):
     with tarfile.open(path, mode="r:gz") as tar:
         members = []
         for member in tar:  # headers only; stop early rather than list a huge archive

@@ -1,8 +1,9 @@
 """The zoo folder's `index.json`: one entry per model (version, summary, use, class, size,
 metrics), read by `zoo.list()` and written by the zoo build."""
 
-import json
 import os
+
+from keras_sentemb.utils.checked_files import read_json, require_keys
 
 INDEX_FILE = "index.json"
 
@@ -16,5 +17,4 @@ def read_zoo_index(zoo_dir):
     path = os.path.join(zoo_dir, INDEX_FILE)
     if not os.path.isfile(path):
         return {"models": {}}
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    return require_keys(read_json(path), ["models"], path)

@@ -110,6 +110,25 @@ def test_undecodable_input_file_is_reported_with_line(model_file, tmp_path, caps
     assert not (tmp_path / "o.npy").exists()
 
 
+def test_encode_to_a_folder_fails_before_encoding(model_file, corpus_file, tmp_path, capsys):
+    assert main(["encode", corpus_file, "-o", str(tmp_path), "--model", model_file]) == 2
+    assert f"-o {tmp_path}: is a folder" in capsys.readouterr().err
+    assert main(["encode", corpus_file, "-o", str(tmp_path / "no" / "o.npy"), "--model", model_file]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_network_failures_of_a_store_end_in_error_and_exit_2(tmp_path, capsys):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on: connection refused
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert main(["zoo", "fetch", "any-model", "--store", f"http://127.0.0.1:{port}/store"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("keras-sentemb zoo: error: ") and "refused" in err.lower()
+    assert "Traceback" not in err
+
+
 def test_unknown_model_name_is_a_clear_error(corpus_file, tmp_path, capsys):
     assert main(["encode", corpus_file, "-o", str(tmp_path / "o.npy"), "--model", "nope"]) == 2
     assert "Unknown pretrained encoder 'nope'" in capsys.readouterr().err

@@ -98,3 +98,19 @@ def test_missing_file_and_unknown_format_are_clear_errors(tmp_path):
         read_scored_pairs(write(tmp_path / "data.txt", "x"))
     with pytest.raises(ValueError, match="on_bad_lines"):
         read_scored_pairs(tmp_path / "nope.tsv", on_bad_lines="ignore")
+
+
+def test_boolean_scores_and_labels_and_out_of_range_labels_are_refused(tmp_path):
+    path = write(tmp_path / "s.jsonl", '{"score": true, "sentence1": "A", "sentence2": "B"}\n')
+    with pytest.raises(ValueError, match=r"s.jsonl:1: column 'score': score True is a boolean"):
+        read_scored_pairs(path)
+    path = write(tmp_path / "l.jsonl", '{"label": false, "sentence": "A"}\n')
+    with pytest.raises(ValueError, match=r"l.jsonl:1: column 'label': label False is a boolean"):
+        read_labeled_sentences(path)
+    path = write(tmp_path / "l.tsv", "label\tsentence\n1\tA\n-1\tB\n")
+    with pytest.raises(ValueError, match=r"l.tsv:3: column 'label': label -1 is negative"):
+        read_labeled_sentences(path)
+    path = write(tmp_path / "p.tsv", "label\tsentence1\tsentence2\n1\tA\tB\n2\tC\tD\n")
+    with pytest.raises(ValueError, match=r"p.tsv:3: column 'label': label 2 is outside \[0, 2\)"):
+        read_labeled_pairs(path, num_classes=2)
+    assert read_labeled_pairs(path).labels == [1, 2]

@@ -117,3 +117,57 @@ def test_folder_mistakes_are_errors(tmp_path):
     write(tmp_path, "trec.tsv", "A\tx\n")
     with pytest.raises(ValueError, match="both a single file and split files"):
         classification_folder_tasks(str(tmp_path))
+
+
+def test_a_typo_in_the_first_data_row_is_an_error_not_a_header(tmp_path):
+    path = write(tmp_path, "x.tsv", "4.O\ta\tb\n2\tc\td\n3\te\tf\n")
+    with pytest.raises(ValueError, match=r"x.tsv:1: score '4.O' is not a number"):
+        read_sts_file(path)
+
+
+def test_header_detection_is_explicit(tmp_path):
+    path = write(tmp_path, "x.tsv", "gold\tleft\tright\n2\tc\td\n3\te\tf\n")
+    with pytest.raises(ValueError, match=r"x.tsv:1: score 'gold'"):
+        read_sts_file(path)  # not the known header: data, and bad data
+    assert read_sts_file(path, header=True).scores == [2.0, 3.0]
+    path = write(tmp_path, "y.tsv", "SCORE\tSentence1\tsentence2\n2\tc\td\n3\te\tf\n")
+    assert read_sts_file(path).scores == [2.0, 3.0]
+    path = write(tmp_path, "z.tsv", "label\tsentence\nneg\tbad\n")
+    assert read_classification_file(path, header=False).labels == ["label", "neg"]
+    assert read_classification_file(path).labels == ["neg"]
+
+
+# Property-based: any bytes give pairs or an error naming the file; pairs written as the format
+# says read back exactly.
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+PROPERTY_SETTINGS = settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+SENTENCE = (
+    st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\t\n"), min_size=1, max_size=30)
+    .map(str.strip)
+    .filter(bool)
+)
+
+
+@PROPERTY_SETTINGS
+@given(data=st.binary(max_size=400), kind=st.sampled_from(["sts", "classification"]))
+def test_any_bytes_give_examples_or_an_error_naming_the_file(tmp_path, data, kind):
+    path = tmp_path / "any.tsv"
+    path.write_bytes(data)
+    try:
+        (read_sts_file if kind == "sts" else read_classification_file)(path)
+    except ValueError as error:
+        assert str(error).startswith(f"{path}:"), error
+
+
+@PROPERTY_SETTINGS
+@given(pairs=st.lists(st.tuples(st.floats(-1e6, 1e6), SENTENCE, SENTENCE), min_size=2, max_size=8))
+def test_sts_pairs_read_back_as_written(tmp_path, pairs):
+    path = tmp_path / "pairs.tsv"
+    path.write_bytes("".join(f"{score!r}\t{a}\t{b}\n" for score, a, b in pairs).encode("utf-8"))
+    read = read_sts_file(path)
+    assert list(zip(read.scores, read.sentences1, read.sentences2)) == pairs

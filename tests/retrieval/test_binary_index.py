@@ -91,6 +91,16 @@ def test_rerank_returns_the_float_best_among_the_hamming_candidates(backend):
     np.testing.assert_allclose(scores, want_scores, atol=1e-5)
 
 
+def test_rerank_refuses_a_stored_vector_that_is_not_finite():
+    rng = np.random.default_rng(4)
+    embeddings = rng.standard_normal((50, 8)).astype(np.float32)
+    embeddings[17, 3] = np.nan
+    index = BinaryIndex(64)
+    index.add(rng.integers(0, 256, (50, 8), dtype=np.uint8), ids=np.arange(50) + 1000)
+    with pytest.raises(ValueError, match=r"embeddings row 17 \(id 1017\) is not finite"):
+        index.search_and_rerank(index.codes()[:1], embeddings[:1], embeddings, k=3, factor=20)
+
+
 def test_save_and_load_round_trip(tmp_path):
     codes = tie_heavy_codes(50)
     index = BinaryIndex(64, backend="numpy")

@@ -68,6 +68,24 @@ def test_publish_then_fetch_over_http_gives_the_same_files(tmp_path):
     assert fetch_model("toy", store, home=str(home)) == fetched
 
 
+def test_a_cached_fetch_still_removes_what_killed_fetches_left(tmp_path):
+    import subprocess
+
+    store, home = tmp_path / "store", tmp_path / "home"
+    publish_folder(model_folder(tmp_path), "toy", 1, store)
+    fetched = fetch_model("toy", str(store), home=str(home), progress=False)
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a pid whose process has ended, like a fetch killed with -9
+    parent = os.path.dirname(fetched)
+    leftovers = [f".1.tmp-{gone.pid}-abc", f".1.old-{gone.pid}-abc", f".toy-v1.download-{gone.pid}-abc.tar.gz"]
+    for name in leftovers:
+        (os.mkdir if ".tar.gz" not in name else lambda p: open(p, "wb").close())(os.path.join(parent, name))
+    live = f".toy-v1.download-{os.getpid()}-abc.tar.gz"  # a fetch still running: kept
+    open(os.path.join(parent, live), "wb").close()
+    assert fetch_model("toy", str(store), home=str(home), progress=False) == fetched
+    assert sorted(os.listdir(parent)) == sorted(["1", live])
+
+
 def test_a_file_url_store_and_versions(tmp_path):
     store = tmp_path / "store"
     publish_folder(model_folder(tmp_path), "toy", 1, f"file://{store}")
@@ -242,3 +260,12 @@ def test_an_index_entry_pointing_outside_the_store_is_refused(tmp_path, archive)
     (store / "index.json").write_text(json.dumps({"models": {"toy": {"latest": 1, "versions": {"1": entry}}}}))
     with pytest.raises(ValueError, match="invalid archive path"):
         fetch_model("toy", store, home=str(tmp_path / "home"), progress=False)
+
+
+def test_a_huge_store_index_is_refused_without_reading_it_whole(tmp_path):
+    store = tmp_path / "store"
+    store.mkdir()
+    with open(store / "index.json", "wb") as f:
+        f.write(b'{"models": {}, "padding": "' + b"x" * (model_store.MAX_INDEX_BYTES + 10) + b'"}')
+    with pytest.raises(ValueError, match=r"index.json: larger than 16777216 bytes"):
+        read_store_index(str(store))

@@ -116,3 +116,86 @@ def test_too_many_members_are_refused(tmp_path):
             tar.addfile(info, io.BytesIO(b"x"))
     with pytest.raises(ValueError, match="more than 10 entries"):
         unpack_archive(path, "toy", str(tmp_path), max_members=10)
+
+
+# Property-based: whatever the bytes or the entry names, unpacking either writes files inside
+# the target only, or raises ValueError naming the archive, before anything escapes.
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+PROPERTY_SETTINGS = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+NAME_PARTS = st.sampled_from(["toy", "..", ".", "", "a", "b.bin", "/", "\\", "toy/..", "etc", "x" * 120])
+ENTRY = st.tuples(
+    st.lists(NAME_PARTS, min_size=1, max_size=4).map("/".join),
+    st.sampled_from([tarfile.REGTYPE, tarfile.DIRTYPE, tarfile.SYMTYPE, tarfile.LNKTYPE, tarfile.FIFOTYPE]),
+    st.binary(max_size=64),
+)
+
+
+def files_under(folder):
+    return sorted(
+        os.path.relpath(os.path.join(root, name), folder) for root, _, names in os.walk(folder) for name in names
+    )
+
+
+@PROPERTY_SETTINGS
+@given(data=st.binary(max_size=2048))
+def test_arbitrary_bytes_are_refused_with_a_value_error(tmp_path, data):
+    path = tmp_path / "junk.tar.gz"
+    path.write_bytes(data)
+    target = tmp_path / "junk-target"
+    target.mkdir(exist_ok=True)
+    with pytest.raises(ValueError, match="junk.tar.gz"):
+        unpack_archive(path, "toy", str(target))
+
+
+@PROPERTY_SETTINGS
+@given(data=st.binary(min_size=1, max_size=4096), cut=st.integers(min_value=0))
+def test_a_damaged_real_archive_never_raises_anything_but_value_error(tmp_path, data, cut):
+    path = tmp_path / "damaged.tar.gz"
+    folder = tmp_path / "src"
+    (folder).mkdir(exist_ok=True)
+    (folder / "w.bin").write_bytes(data)
+    whole = bytearray(pack_folder(folder, "toy"))
+    position = cut % len(whole)
+    whole[position] ^= 0xFF  # one flipped byte anywhere: header, gzip frame or payload
+    path.write_bytes(bytes(whole))
+    target = tmp_path / f"t{position}"
+    target.mkdir(exist_ok=True)
+    try:
+        unpack_archive(path, "toy", str(target))
+    except ValueError as error:
+        assert "damaged.tar.gz" in str(error) or "archive entry" in str(error)
+    else:
+        assert files_under(target) in (["w.bin"], [])
+
+
+@PROPERTY_SETTINGS
+@given(entries=st.lists(ENTRY, min_size=1, max_size=5))
+def test_whatever_the_entries_nothing_is_written_outside_the_target(tmp_path, entries):
+    root = tmp_path / f"case{abs(hash(tuple(entries))) % 10**9}"
+    target = root / "inside" / "target"
+    target.mkdir(parents=True)
+    path = root / "entries.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        for name, kind, payload in entries:
+            info = tarfile.TarInfo(name or "toy")
+            info.type = kind
+            if kind == tarfile.REGTYPE:
+                info.size = len(payload)
+                tar.addfile(info, io.BytesIO(payload))
+            else:
+                info.linkname = "../../outside" if kind in (tarfile.SYMTYPE, tarfile.LNKTYPE) else ""
+                tar.addfile(info)
+    try:
+        unpack_archive(path, "toy", str(target))
+    except ValueError:
+        assert files_under(target) == []  # refused before the first write
+    assert files_under(root) == sorted(
+        ["entries.tar.gz"] + [os.path.join("inside", "target", f) for f in files_under(target)]
+    )
+    for name in files_under(target):
+        assert not os.path.islink(target / name)

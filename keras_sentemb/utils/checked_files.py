@@ -1,0 +1,113 @@
+"""Readers of our own file formats that say which file is wrong and where.
+
+The standard loaders fail with messages that name neither the file nor the place: `json.load`
+gives "Expecting value: line 1 column 1", `np.load` calls a garbage `.npy` "pickled data",
+`zipfile` says "File is not a zip file", Keras says "File not found" for a `.keras` file that is
+there but is not a zip. These wrappers turn each into `ValueError("path:line:column: …")` (or
+`path: …` where a line means nothing), and bound what they read.
+
+>>> import os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "meta.json")
+>>> with open(path, "w") as f:
+...     _ = f.write('{"dim": 384,\\n "bits": }')
+>>> read_json(path)
+Traceback (most recent call last):
+ValueError: .../meta.json:2:10: not valid JSON (Expecting value)
+"""
+
+import json
+import os
+import zipfile
+
+import numpy as np
+
+MAX_JSON_BYTES = 64 * 2**20  # index.json, model.json, meta.json: kilobytes in practice
+
+
+def read_json(path, max_bytes=MAX_JSON_BYTES):
+    """The parsed JSON document at `path`, read only when it is at most `max_bytes` long.
+
+    Raises `FileNotFoundError("path: no such file")`, or `ValueError` naming
+    `path:line:column` for bad JSON, `path` for bad UTF-8, an oversized file or nesting too deep
+    for Python's parser.
+    """
+    path = os.fspath(path)
+    try:
+        size = os.path.getsize(path)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+    if size > max_bytes:
+        raise ValueError(f"{path}: {size} bytes is more than the {max_bytes} a JSON file of ours may hold")
+    with open(path, "rb") as f:
+        return parse_json(f.read(max_bytes + 1), path)
+
+
+def parse_json(data, source):
+    """`json.loads(data)` with errors that name `source:line:column`."""
+    try:
+        text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
+        return json.loads(text)
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{source}: not valid UTF-8 ({error.reason} at byte {error.start})") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{source}:{error.lineno}:{error.colno}: not valid JSON ({error.msg})") from None
+    except RecursionError:
+        raise ValueError(f"{source}: JSON nested too deeply") from None
+
+
+def require_keys(mapping, keys, source):
+    """`mapping` itself when it is a dict holding every key of `keys`; else a `ValueError`
+    naming `source` and the missing keys (instead of a bare `KeyError` later)."""
+    if not isinstance(mapping, dict):
+        raise ValueError(f"{source}: expected a JSON object, got {type(mapping).__name__}")
+    missing = [key for key in keys if key not in mapping]
+    if missing:
+        raise ValueError(f"{source}: missing key(s) {missing}")
+    return mapping
+
+
+def load_npy(path, mmap_mode=None):
+    """The array of a `.npy` file (never unpickled), with `path` in every error."""
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{path}: no such file")
+    with open(path, "rb") as f:
+        if f.read(6) != b"\x93NUMPY":
+            raise ValueError(f"{path}: not a .npy array file (no NumPy header)")
+    try:
+        return np.load(path, mmap_mode=mmap_mode, allow_pickle=False)
+    except (ValueError, EOFError, OSError) as error:
+        raise ValueError(f"{path}: damaged .npy array file ({error})") from None
+
+
+def open_npz(path):
+    """`np.load` of a `.npz` archive (a context manager), with `path` in every error."""
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{path}: no such file")
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{path}: not a .npz archive (not a zip file)")
+    try:
+        return np.load(path, allow_pickle=False)
+    except (ValueError, EOFError, OSError, zipfile.BadZipFile) as error:
+        raise ValueError(f"{path}: damaged .npz archive ({error})") from None
+
+
+def npz_array(arrays, key, source):
+    """`arrays[key]` of an open `.npz`, with `source` in the error when it is missing or damaged."""
+    try:
+        return arrays[key]
+    except KeyError:
+        raise ValueError(f"{source}: the archive holds no array {key!r}") from None
+    except (ValueError, EOFError, OSError, zipfile.BadZipFile) as error:
+        raise ValueError(f"{source}: array {key!r} is damaged ({error})") from None
+
+
+def check_keras_file(path):
+    """`path` when it is an existing `.keras` file (a zip archive); a clear error otherwise."""
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{path}: no such .keras file")
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{path}: not a .keras file (a .keras file is a zip archive; this one is not)")
+    return path

@@ -51,3 +51,14 @@ def test_the_minilm_backbone_is_never_stored_and_another_base_is_refused(tmp_pat
     (copy / "artifact.json").write_text(json.dumps(described))
     with pytest.raises(ValueError, match="install the pinned base weights"):
         load_artifact(copy)
+
+
+def test_every_committed_artifact_records_the_sha256_of_all_its_files():
+    from keras_sentemb.zoo.model_artifact import artifact_files_sha256
+
+    for name in INDEX:
+        folder = os.path.join(ZOO, name)
+        with open(os.path.join(folder, "artifact.json"), encoding="utf-8") as f:
+            recorded = json.load(f)["files_sha256"]
+        assert recorded == artifact_files_sha256(folder), name
+        assert {"model.json", "weights.npz"} <= set(recorded)

@@ -2,6 +2,8 @@
 
 The zoo folder is `$KERAS_SENTEMB_ZOO`, by default this checkout's `zoo/`.
 
+seal: records the sha256 of every file of committed artifacts built before the manifest.
+
 build: trains zoo model NAME by its recipe, packs the artifact into zoo/NAME, measures it and
 writes config.json, card.md and the index entry. measure: measures a committed model again
 and prints each recorded figure beside the one measured now.
@@ -13,7 +15,7 @@ import os
 import sys
 
 from keras_sentemb import zoo  # noqa: E402
-from zoo.recipes.zoo_build import build_model, remeasure_model  # noqa: E402
+from zoo.recipes.zoo_build import build_model, remeasure_model, seal_model  # noqa: E402
 from zoo.recipes.zoo_folder import REPO_DIR
 
 
@@ -37,7 +39,13 @@ def main(argv=None):
                 action="store_true",
                 help="record the speeds measured now (quality figures stay the build's)",
             )
+    seal = commands.add_parser("seal", help="record every file's sha256 in a committed artifact")
+    seal.add_argument("names", nargs="+", help="zoo model names")
     args = parser.parse_args(argv)
+    if args.command == "seal":
+        for name in args.names:
+            print(f"{name}: {'sealed' if seal_model(name, zoo.zoo_dir()) else 'already sealed'}")
+        return 0
     if args.command == "build":
         config = build_model(
             args.name,

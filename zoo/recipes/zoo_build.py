@@ -21,7 +21,7 @@ from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
 from keras_sentemb.evaluation.report import evaluate
 from keras_sentemb.evaluation.tasks import STSTask
 from keras_sentemb.utils.atomic_files import atomic_directory, atomic_open
-from keras_sentemb.zoo.model_artifact import load_artifact, save_artifact
+from keras_sentemb.zoo.model_artifact import artifact_files_sha256, file_sha256, load_artifact, save_artifact
 from keras_sentemb.zoo.zoo_index import INDEX_FILE, read_zoo_index
 from zoo.recipes.model_card import render_card
 from zoo.recipes.recipes import RECIPES, recipe_sources
@@ -257,6 +257,34 @@ def index_entry(config):
         "size_bytes": config["size_bytes"],
         "metrics": {k: config["metrics"][k] for k in INDEX_METRICS if k in config["metrics"]},
     }
+
+
+def seal_model(name, zoo_dir):
+    """Records the sha256 of every file of a committed artifact in its `artifact.json`
+    (`files_sha256`; artifacts built before the manifest existed recorded only their
+    weights), so an edited `model.json` or vocabulary is refused on load. Nothing else of
+    the artifact changes; the recorded `size_bytes` (config.json, card, index) grows by
+    what the manifest adds to artifact.json. Returns True when the artifact had to be sealed."""
+    folder = os.path.join(zoo_dir, name)
+    path = os.path.join(folder, "artifact.json")
+    with open(path, encoding="utf-8") as f:
+        description = json.load(f)
+    if "files_sha256" in description:
+        return False
+    if file_sha256(os.path.join(folder, "weights.npz")) != description["weights_sha256"]:
+        raise ValueError(f"{folder}: weights.npz does not match artifact.json; refusing to seal it")
+    description["files_sha256"] = artifact_files_sha256(folder)
+    before = os.path.getsize(path)
+    with atomic_open(path, "wb") as f:
+        f.write((json.dumps(description, indent=1) + "\n").encode("utf-8"))
+    with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
+        config = json.load(f)
+    config["size_bytes"] = read_zoo_index(zoo_dir)["models"][name]["size_bytes"] + os.path.getsize(path) - before
+    write_config_and_card(folder, config)
+    index = read_zoo_index(zoo_dir)
+    index["models"][name] = index_entry(config)
+    write_zoo_index(zoo_dir, index)
+    return True
 
 
 def rebuild_zoo_index(zoo_dir):

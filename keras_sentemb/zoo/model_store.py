@@ -29,7 +29,7 @@ import tensorflow as tf
 from tqdm.auto import tqdm
 
 from keras_sentemb.utils.atomic_files import atomic_directory, atomic_open, clean_leftovers_of, remove_stale_files
-from keras_sentemb.utils.checked_files import parse_json
+from keras_sentemb.utils.checked_files import parse_json, require_keys
 from keras_sentemb.zoo.safe_archive import pack_folder, unpack_archive
 
 INDEX = "index.json"
@@ -227,13 +227,14 @@ def fetch_model(name, store, version=None, home=None, progress=True):
     index = read_store_index(store)
     if name not in index["models"]:
         raise ValueError(f"{store} has no model {name!r}; it has {sorted(index['models'])}")
-    model = index["models"][name]
+    model = require_keys(index["models"][name], ["latest", "versions"], f"{store}: index entry of {name}")
     version = int(version or model["latest"])
-    entry = model["versions"].get(str(version))
+    entry = model["versions"].get(str(version)) if isinstance(model["versions"], dict) else None
     if entry is None:
         raise ValueError(
             f"{store} has no version {version} of {name!r}; it has {sorted(int(v) for v in model['versions'])}"
         )
+    require_keys(entry, ["archive", "sha256"], f"{store}: index entry of {name} v{version}")
     target = cached_model_dir(name, version, home)
     download_prefix = f".{name}-v{version}.download-"
     clean_leftovers_of(target)  # what killed fetches left: staging, old copies, downloads

@@ -85,7 +85,7 @@ def test_triplet_and_mnrl_objectives_take_triplets():
         SBERT(encoder, "triplet")(pair_features)
 
 
-def test_fit_adds_a_nan_guard_unless_one_is_given():
+def test_fit_adds_a_nan_guard_unless_one_is_given_and_follows_the_pipelines_epoch_order():
     encoder = make_tiny_encoder(seed=4)
     sbert = SBERT(encoder, "regression")
     sbert.compile(optimizer="adam")
@@ -94,7 +94,7 @@ def test_fit_adds_a_nan_guard_unless_one_is_given():
     original_fit = keras.Model.fit
 
     def recording_fit(model, *args, callbacks=None, **kwargs):  # what keras.Model.fit is given
-        seen.extend(type(c).__name__ for c in callbacks)
+        seen.append([type(c).__name__ for c in callbacks])
 
     keras.Model.fit = recording_fit
     try:
@@ -103,7 +103,7 @@ def test_fit_adds_a_nan_guard_unless_one_is_given():
         sbert.fit(data, epochs=1, verbose=0, callbacks=[NaNGuard()])
     finally:
         keras.Model.fit = original_fit
-    assert seen == ["NaNGuard", "NaNGuard"]
+    assert seen == [["FollowEpochs", "NaNGuard"], ["FollowEpochs", "NaNGuard"]]
 
 
 def test_passes_the_shared_model_checks(tmp_path):

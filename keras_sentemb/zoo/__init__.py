@@ -8,9 +8,9 @@
     zoo.publish("sbert-minilm-l6-stsb", "gs://bucket/zoo")      # or a folder / file:// URL
     zoo.fetch("sbert-minilm-l6-stsb", "https://example.org/zoo")
 
-Models are looked up in a local zoo folder when `$KERAS_SENTEMB_ZOO` names one (a checkout's
-`zoo/`, or a folder a store was mirrored to), then in the fetch cache
-(`$KERAS_SENTEMB_HOME/zoo`). Nothing touches the network unless a `store` is named. The
+Models are looked up in a local zoo folder — `$KERAS_SENTEMB_ZOO` when it names one (a
+checkout's `zoo/`, or a folder a store was mirrored to), else the companion distribution
+`keras-sentemb-zoo` when it is installed — then in the fetch cache (`$KERAS_SENTEMB_HOME/zoo`). Nothing touches the network unless a `store` is named. The
 library never guesses where a checkout is: `zoo_dir()` is the one place that decides.
 """
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 
 import keras
@@ -12,11 +13,20 @@ from keras_sentemb.zoo.model_artifact import load_artifact
 from keras_sentemb.zoo.model_store import cached_model_dir, fetch_model, publish_folder, zoo_home
 from keras_sentemb.zoo.zoo_index import read_zoo_index
 
+COMPANION = "keras_sentemb_zoo"  # the `keras-sentemb-zoo` distribution (built from zoo/)
+
 
 def zoo_dir():
-    """The local zoo folder: `$KERAS_SENTEMB_ZOO`, or None when it is not set (then only the
-    fetch cache is searched)."""
-    return os.environ.get("KERAS_SENTEMB_ZOO") or None
+    """The local zoo folder: `$KERAS_SENTEMB_ZOO` when set, else the installed companion
+    distribution `keras-sentemb-zoo` (package `keras_sentemb_zoo`), else None (then only the
+    fetch cache is searched). The library never looks for a checkout."""
+    configured = os.environ.get("KERAS_SENTEMB_ZOO")
+    if configured:
+        return configured
+    spec = importlib.util.find_spec(COMPANION)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return list(spec.submodule_search_locations)[0]
 
 
 def _cached_versions(name):

@@ -152,3 +152,24 @@ def test_measure_reproduces_the_quality_and_updates_only_the_speed(tiny_zoo, tmp
     assert config["metrics"]["sentences_per_second"] > 0 and config["measured_by"].endswith("tiny-encoder")
     assert "re-measured on" in (zoo_dir / "tiny-encoder" / "card.md").read_text()
     assert zoo.list()[0]["metrics"]["sentences_per_second"] == config["metrics"]["sentences_per_second"]
+
+
+def test_the_zoo_folder_is_the_variable_else_the_installed_companion_else_none(tmp_path, monkeypatch):
+    import importlib
+
+    monkeypatch.delenv("KERAS_SENTEMB_ZOO", raising=False)
+    monkeypatch.setenv("KERAS_SENTEMB_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(zoo.local_zoo.importlib.util, "find_spec", lambda name: None)
+    assert zoo.zoo_dir() is None and zoo.list() == []
+    monkeypatch.undo()
+    package = tmp_path / "site" / "keras_sentemb_zoo"
+    write_tiny_zoo_model(str(package))
+    (package / "__init__.py").write_text("")
+    monkeypatch.delenv("KERAS_SENTEMB_ZOO", raising=False)
+    monkeypatch.setenv("KERAS_SENTEMB_HOME", str(tmp_path / "home"))
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    importlib.invalidate_caches()
+    assert zoo.zoo_dir() == str(package)
+    assert [entry["name"] for entry in zoo.list()] == ["tiny-encoder"]
+    monkeypatch.setenv("KERAS_SENTEMB_ZOO", str(tmp_path / "elsewhere"))
+    assert zoo.zoo_dir() == str(tmp_path / "elsewhere")

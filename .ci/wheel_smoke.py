@@ -1,0 +1,85 @@
+"""Smoke test of the installed wheels, run by `.ci/wheel_smoke` from a folder outside the checkout,
+in a fresh venv that holds keras-sentemb and keras-sentemb-zoo only as wheels.
+
+It checks what a new user does first: the zoo lists every model of the companion wheel, each
+model loads offline and computes the outputs its build recorded (probe.json), `encode` and
+`hash` work, a SavedModel exports and serves, and the `keras-sentemb` console script runs.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import keras_sentemb
+from keras_sentemb import zoo
+from keras_sentemb.export import export_saved_model
+
+start = time.perf_counter()
+checkout_markers = [p for p in sys.path if os.path.isfile(os.path.join(p, "setup.cfg"))]
+assert not checkout_markers, f"a checkout is on sys.path: {checkout_markers}"
+assert "site-packages" in keras_sentemb.__file__, keras_sentemb.__file__
+assert "KERAS_SENTEMB_ZOO" not in os.environ
+print(f"keras_sentemb {keras_sentemb.__version__} from {os.path.dirname(keras_sentemb.__file__)}")
+print(f"zoo folder: {zoo.zoo_dir()}")
+
+with open(os.path.join(zoo.zoo_dir(), "index.json"), encoding="utf-8") as f:
+    indexed = sorted(json.load(f)["models"])
+listed = sorted(entry["name"] for entry in zoo.list())
+assert listed == indexed and len(listed) >= 8, (listed, indexed)
+
+
+def outputs_of(model, texts):
+    """What the zoo build recorded in probe.json (zoo/recipes/zoo_build.model_outputs)."""
+    if hasattr(model, "hash"):
+        return np.concatenate([model.encode(texts, progress=False), model.hash(texts, packed=False)], axis=1)
+    if hasattr(model, "encode"):
+        return model.encode(texts, progress=False)
+    return np.asarray(model.predict_pairs(texts, texts[::-1], progress=False))
+
+
+hashed = None
+for name in listed:
+    model = zoo.load(name)  # bilstm-sra-minilm first: its MiniLM word table is built once, then cached
+    with open(os.path.join(zoo.model_dir(name), "probe.json"), encoding="utf-8") as f:
+        probe = json.load(f)
+    worst = float(np.abs(outputs_of(model, probe["texts"]) - np.asarray(probe["outputs"])).max())
+    print(f"{name:<32} {type(model).__name__:<16} max |Δ| to the recorded outputs {worst:.2e}")
+    assert worst <= 2e-4, name
+    if hasattr(model, "hash") and hashed is None:
+        hashed = model
+
+codes = hashed.hash(["Will it rain tomorrow?"])
+assert codes.dtype == np.uint8 and codes.shape == (1, hashed.bits // 8)
+
+encoder = zoo.load("minilm-l6")
+folder = export_saved_model(encoder, os.path.join(tempfile.mkdtemp(), "minilm"), version=1)
+served = subprocess.run(
+    [
+        sys.executable,
+        "-c",
+        "import sys, tensorflow as tf, tensorflow_text\n"
+        "f = tf.saved_model.load(sys.argv[1]).signatures['serving_default']\n"
+        "print(f(texts=tf.constant(['A man is playing a guitar.']))['embedding'].numpy().tolist())",
+        folder,
+    ],
+    check=True,
+    capture_output=True,
+    text=True,
+    env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+)
+difference = np.abs(
+    np.array(json.loads(served.stdout.strip().splitlines()[-1])) - encoder.encode(["A man is playing a guitar."])
+)
+print(f"export: {folder}, served by TensorFlow alone, max |Δ| to encode {difference.max():.2e}")
+assert difference.max() <= 1e-5
+
+script = os.path.join(os.path.dirname(sys.executable), "keras-sentemb")
+listing = subprocess.run([script, "zoo", "list"], check=True, capture_output=True, text=True).stdout
+assert all(name in listing for name in listed), listing
+print(f"console script: `keras-sentemb zoo list` lists {len(listed)} models")
+print(f"wheel smoke test passed in {time.perf_counter() - start:.0f} s")

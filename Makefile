@@ -32,11 +32,13 @@ test: $(STAMP) lint
 	KERAS_SENTEMB_REQUIRE_PRETRAINED=1 $(VPY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # The product: sdist + wheel of keras-sentemb, and the wheel of its zoo (keras-sentemb-zoo,
-# the committed artifacts of zoo/ without the recipes). .ci/wheel_smoke installs and tries them.
+# the committed artifacts of zoo/ without the recipes, built from a copy so that zoo/ never holds
+# build leftovers). .ci/wheel_smoke installs and tries them.
 wheel: $(STAMP)
 	rm -rf dist
 	$(VPY) -m build --no-isolation --outdir dist .
-	$(VPY) -m build --no-isolation --wheel --outdir dist zoo
+	rm -rf build/zoo-wheel && mkdir -p build && cp -r zoo build/zoo-wheel && rm -rf build/zoo-wheel/recipes
+	$(VPY) -m build --no-isolation --wheel --outdir dist build/zoo-wheel
 	@ls -l dist
 
 # The house floors: lint and format (ruff), and the import contracts of pyproject.toml.

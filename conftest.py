@@ -18,6 +18,7 @@ LONGEST_FIRST = (
     "tests/training/test_resume_after_kill.py",
     "tests/export/test_pair_model_export.py",
     "tests/models/test_hashed_encoder.py",
+    "tests/zoo/test_hub_hosting.py",
 )
 
 

@@ -199,6 +199,11 @@ def _build_parser():
             sub.add_argument("--overwrite", action="store_true")
         if name == "publish":
             sub.add_argument("store", help="folder, file:// or gs:// store")
+            sub.add_argument(
+                "--no-hub",
+                action="store_true",
+                help="skip the tensorflow_hub module (<store>/<name>/<version>: the serving SavedModel)",
+            )
     return parser
 
 
@@ -235,8 +240,10 @@ def _zoo(args):
         folder = zoo.export(args.name, args.path, version=args.version, overwrite=args.overwrite)
         print(f"exported {args.name} to {folder}")
     elif command == "publish":
-        entry = zoo.publish(args.name, args.store)
+        entry = zoo.publish(args.name, args.store, hub=not args.no_hub)
         print(f"published {args.name} to {args.store}/{entry['archive']} (sha256 {entry['sha256']})")
+        if "hub" in entry:
+            print(f"tensorflow_hub module: {args.store}/{entry['hub']['path']} (hub.load over HTTP)")
     else:
         print(f"fetched {args.name} into {zoo.fetch(args.name, args.store, version=args.version)}")
 

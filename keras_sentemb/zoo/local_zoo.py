@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import tempfile
 
 import keras
 
 from keras_sentemb.export import export_saved_model
 from keras_sentemb.utils.checked_files import read_json, require_keys
 from keras_sentemb.zoo.model_artifact import load_artifact
-from keras_sentemb.zoo.model_store import cached_model_dir, fetch_model, publish_folder, zoo_home
+from keras_sentemb.zoo.model_store import cached_model_dir, fetch_model, publish_folder, publish_hub_module, zoo_home
 from keras_sentemb.zoo.zoo_index import read_zoo_index
 
 COMPANION = "keras_sentemb_zoo"  # the `keras-sentemb-zoo` distribution (built from zoo/)
@@ -114,11 +115,19 @@ def export(name: str, path: str | os.PathLike, version: int = 1, overwrite: bool
     return export_saved_model(load(name), path, version=version, overwrite=overwrite)
 
 
-def publish(name: str, store: str | None) -> dict:
-    """Packs the local copy of `name` into `store` (a folder, file://, or gs://…)."""
+def publish(name: str, store: str | None, hub: bool = True) -> dict:
+    """Packs the local copy of `name` into `store` (a folder, file://, or gs://…); with `hub`,
+    also its serving SavedModel as a tensorflow_hub module at `<store>/<name>/<version>`
+    (`hub.load("http://HOST/<name>/<version>")`, `hub.KerasLayer`, `keras.layers.TFSMLayer`
+    on `hub.resolve(...)`). Returns the version's index entry."""
     folder = model_dir(name)
     version = _config(folder)["version"]
-    return publish_folder(folder, name, version, store)
+    entry = publish_folder(folder, name, version, store)
+    if hub:
+        with tempfile.TemporaryDirectory(prefix=f"{name}-hub-") as staging:
+            saved_model = export_saved_model(load(name), staging, version=version)
+            entry["hub"] = publish_hub_module(saved_model, name, version, store)
+    return entry
 
 
 def fetch(name: str, store: str | None, version: int | None = None, progress: bool | None = True) -> str:

@@ -169,6 +169,25 @@ def publish_folder(folder, name, version, store):
     return entry
 
 
+def publish_hub_module(saved_model_dir, name, version, store):
+    """Writes the SavedModel at `saved_model_dir` to `store` as `<name>/<version>`, a .tar.gz
+    whose root is the SavedModel, and records it in the index entry of that version (`hub`:
+    path, sha256, bytes). That is tensorflow_hub's hosting protocol: served over HTTP,
+    `hub.load("http://HOST/<name>/<version>")` asks for `?tf-hub-format=compressed` and unpacks
+    the archive into its cache; a static server ignores the query and sends the file."""
+    checked_model_name(name)
+    index = read_store_index(store)
+    entry = index["models"].get(name, {}).get("versions", {}).get(str(version))
+    if entry is None:
+        raise ValueError(f"{store}: publish {name} v{version} before its hub module")
+    archive = pack_folder(saved_model_dir, "", with_directories=True)
+    relative = f"{name}/{version}"
+    _write_bytes(_join(store, name, str(version)), archive)
+    entry["hub"] = {"path": relative, "sha256": hashlib.sha256(archive).hexdigest(), "bytes": len(archive)}
+    _write_bytes(_join(store, INDEX), (json.dumps(index, indent=1, sort_keys=True) + "\n").encode())
+    return entry["hub"]
+
+
 def _download(location, destination, expected_bytes, progress):
     """Streams `location` into the open binary file `destination`; returns its sha256."""
 

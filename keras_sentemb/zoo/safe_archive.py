@@ -16,20 +16,28 @@ import tarfile
 import zlib
 
 
-def pack_folder(folder, prefix):
-    """Bytes of a .tar.gz holding every regular file under `folder` as `prefix/relpath`."""
+def pack_folder(folder, prefix, with_directories=False):
+    """Bytes of a .tar.gz holding every regular file under `folder` as `prefix/relpath`
+    (as `relpath` when `prefix` is empty). `with_directories` adds an entry for each
+    subfolder before its files: tensorflow_hub's unpacker creates no missing parents (its
+    modules are SavedModels at the archive root: `pack_folder(saved_model, "", True)`)."""
     folder = os.fspath(folder)
     buffer = io.BytesIO()
     with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped:
         with tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar:
             for root, dirs, files in os.walk(folder):
                 dirs.sort()
+                for name in dirs if with_directories else ():
+                    relative = os.path.relpath(os.path.join(root, name), folder).replace(os.sep, "/")
+                    info = tarfile.TarInfo(f"{prefix}/{relative}" if prefix else relative)
+                    info.type, info.mode = tarfile.DIRTYPE, 0o755
+                    tar.addfile(info)
                 for name in sorted(files):
                     path = os.path.join(root, name)
                     if os.path.islink(path) or not os.path.isfile(path):
                         raise ValueError(f"{path}: only regular files can be packed")
                     relative = os.path.relpath(path, folder).replace(os.sep, "/")
-                    info = tarfile.TarInfo(f"{prefix}/{relative}")
+                    info = tarfile.TarInfo(f"{prefix}/{relative}" if prefix else relative)
                     info.size = os.path.getsize(path)
                     info.mode = 0o644
                     with open(path, "rb") as f:

@@ -81,7 +81,7 @@ def test_list_card_and_load_from_the_zoo_folder(tiny_zoo):
 def test_publish_serve_fetch_and_load_give_identical_embeddings(tiny_zoo, tmp_path, monkeypatch):
     encoder, _, home = tiny_zoo
     store = tmp_path / "store"
-    entry = zoo.publish("tiny-encoder", str(store))
+    entry = zoo.publish("tiny-encoder", str(store), hub=False)  # hub modules: test_hub_hosting.py
     monkeypatch.setenv("KERAS_SENTEMB_ZOO", str(tmp_path / "empty-zoo"))  # only the cache is left
     with pytest.raises(ValueError, match="not available offline"):
         zoo.load("tiny-encoder")

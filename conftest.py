@@ -19,6 +19,7 @@ LONGEST_FIRST = (
     "tests/export/test_pair_model_export.py",
     "tests/models/test_hashed_encoder.py",
     "tests/zoo/test_hub_hosting.py",
+    "tests/export/test_serving_bundle.py",
 )
 
 

@@ -23,7 +23,7 @@ from keras_sentemb.apps.saved_model_folder import LOCAL_RUNNERS, serving_folder
 from keras_sentemb.data.text_file import read_lines
 from keras_sentemb.evaluation.builtin_tasks import build_tasks
 from keras_sentemb.evaluation.report import evaluate, format_table, write_report
-from keras_sentemb.export import export_saved_model
+from keras_sentemb.export import export_saved_model, export_serving_bundle
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.retrieval.binary_index import BinaryIndex
 from keras_sentemb.retrieval.semantic_search import semantic_search
@@ -66,8 +66,20 @@ def _build_parser():
     search.add_argument("--json", action="store_true", help="print JSON lines")
     _add_model_arguments(search)
 
-    export = commands.add_parser("export", help="write a TF Serving SavedModel")
-    export.add_argument("path", help="model base path; the version folder goes inside")
+    export = commands.add_parser("export", help="write a TF Serving SavedModel, or a bundle of several")
+    export.add_argument(
+        "targets",
+        nargs="+",
+        metavar="PATH | MODEL",
+        help="the model's base path (the version folder goes inside); with --serving DIR, the models "
+        "to bundle (preset, zoo:NAME or .keras file)",
+    )
+    export.add_argument(
+        "--serving",
+        metavar="DIR",
+        help="write a TF Serving bundle: DIR/<name>/<version>/ for each model, with warmup requests, "
+        "and DIR/models.config",
+    )
     export.add_argument("--version", type=int, default=1)
     export.add_argument("--overwrite", action="store_true")
     export.add_argument("--hashed", help="a HashedEncoder .keras file: adds the `hash` signature")
@@ -398,8 +410,34 @@ def _print_hits(queries, ids, scores, corpus, measure, as_json):
             print(f"  {rank}. {label}{value}  [line {hit['line']}] {hit['text']}")
 
 
+def _served_name(spec):
+    """The name TF Serving serves a model under: zoo:NAME -> NAME, a file or folder -> its stem."""
+    if spec.startswith("zoo:"):
+        return spec[len("zoo:") :]
+    return os.path.splitext(os.path.basename(os.path.normpath(spec)))[0].lower()
+
+
+def _export_bundle(args):
+    if args.hashed or args.code_table:
+        raise ValueError("--serving takes the models as arguments (a hashed model as its .keras file or zoo:NAME)")
+    names = [_served_name(spec) for spec in args.targets]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two models would be served under one name: {names}")
+    models = {
+        name: zoo.load(spec[len("zoo:") :]) if spec.startswith("zoo:") else load_any_encoder(spec)
+        for name, spec in zip(names, args.targets)
+    }
+    config = export_serving_bundle(models, args.serving, version=args.version, overwrite=args.overwrite)
+    print(f"exported {', '.join(names)} (version {args.version}) and {config}")
+
+
 def _export(args):
 
+    if args.serving:
+        return _export_bundle(args)
+    if len(args.targets) != 1:
+        raise ValueError(f"export takes one base path, got {args.targets}; use --serving DIR to bundle models")
+    args.path = args.targets[0]
     if args.code_table and not args.hashed:
         raise ValueError("--code-table needs --hashed (the model that made the codes)")
     if args.hashed:

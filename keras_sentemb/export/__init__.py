@@ -1,6 +1,17 @@
-"""Export: SavedModels in TF Serving layout (raw strings in; embeddings, codes, scores out)."""
+"""Export: SavedModels in TF Serving layout (raw strings in; embeddings, codes, scores out),
+and bundles of several models with their `models.config` and warmup requests."""
 
 from keras_sentemb.export.saved_model_export import export_saved_model
+from keras_sentemb.export.serving_bundle import export_serving_bundle, models_config_text
 from keras_sentemb.export.serving_export import SentenceEmbeddingModule, export_for_serving
+from keras_sentemb.export.serving_warmup import read_warmup_requests, write_warmup_requests
 
-__all__ = ["SentenceEmbeddingModule", "export_for_serving", "export_saved_model"]
+__all__ = [
+    "SentenceEmbeddingModule",
+    "export_for_serving",
+    "export_saved_model",
+    "export_serving_bundle",
+    "models_config_text",
+    "read_warmup_requests",
+    "write_warmup_requests",
+]

@@ -10,6 +10,7 @@ Both load with `tensorflow` + `import tensorflow_text`, like the encoder exports
 import tensorflow as tf
 
 from keras_sentemb.export.serving_export import version_folder
+from keras_sentemb.export.serving_warmup import write_warmup_requests
 from keras_sentemb.utils.atomic_files import atomic_directory
 
 TEXTS_SPEC = tf.TensorSpec([None], tf.string, name="texts")
@@ -63,22 +64,26 @@ class DSEModule(tf.Module):
         return {"scores": tf.cast(self._model.head([u, v], training=False), tf.float32)}
 
 
-def _save(module, signatures, path, version, overwrite):
+def _save(module, signatures, path, version, overwrite, warmup_name):
     target = version_folder(path, version, overwrite)
     with atomic_directory(target, overwrite=overwrite) as staging:
         tf.saved_model.save(module, staging, signatures=signatures)
+        if warmup_name is not None:
+            write_warmup_requests(staging, warmup_name, signatures)
     return target
 
 
-def export_cross_encoder(model, path, version=1, overwrite=False):
-    """Writes a cross-encoder SavedModel at `path/<version>/` (atomically); returns it."""
+def export_cross_encoder(model, path, version=1, overwrite=False, warmup_name=None):
+    """Writes a cross-encoder SavedModel at `path/<version>/` (atomically); returns it.
+    `warmup_name`: also write TF Serving warmup requests for that served model name."""
     if model.tokenizer is None:
         raise ValueError(f"{model.name} has no tokenizer, so it cannot take raw strings.")
     module = CrossEncoderModule(model)
-    return _save(module, {"serving_default": module.serve}, path, version, overwrite)
+    return _save(module, {"serving_default": module.serve}, path, version, overwrite, warmup_name)
 
 
-def export_dse(model, path, version=1, overwrite=False):
+def export_dse(model, path, version=1, overwrite=False, warmup_name=None):
     """Writes a DSE SavedModel (`serving_default` embeddings, `score` pairs); returns it."""
     module = DSEModule(model)
-    return _save(module, {"serving_default": module.serve, "score": module.score}, path, version, overwrite)
+    signatures = {"serving_default": module.serve, "score": module.score}
+    return _save(module, signatures, path, version, overwrite, warmup_name)

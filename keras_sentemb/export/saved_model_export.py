@@ -22,6 +22,7 @@ def export_saved_model(
     overwrite: bool = False,
     code_table: np.ndarray | None = None,
     code_ids: np.ndarray | None = None,
+    warmup_name: str | None = None,
 ) -> str:
     """Writes `model` as a SavedModel at `path/<version>/` (atomically); returns that folder.
 
@@ -44,6 +45,8 @@ def export_saved_model(
         overwrite: replace an existing version folder (else FileExistsError).
         code_table / code_ids: packed codes [N, bits/8] (and int64 ids) for the `search`
             signature of a `HashedEncoder`.
+        warmup_name: also write `assets.extra/tf_serving_warmup_requests` (one PredictRequest
+            a signature, for TF Serving's model name `warmup_name`; `serving_warmup`).
 
     Example:
     (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
@@ -62,9 +65,10 @@ def export_saved_model(
             hashing=model.hashing,
             code_table=code_table,
             code_ids=code_ids,
+            warmup_name=warmup_name,
         )
     if isinstance(model, CrossEncoder):
-        return export_cross_encoder(model, path, version=version, overwrite=overwrite)
+        return export_cross_encoder(model, path, version=version, overwrite=overwrite, warmup_name=warmup_name)
     if isinstance(model, DSE):
-        return export_dse(model, path, version=version, overwrite=overwrite)
-    return export_for_serving(model, path, version=version, overwrite=overwrite)
+        return export_dse(model, path, version=version, overwrite=overwrite, warmup_name=warmup_name)
+    return export_for_serving(model, path, version=version, overwrite=overwrite, warmup_name=warmup_name)

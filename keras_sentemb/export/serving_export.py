@@ -5,6 +5,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
+from keras_sentemb.export.serving_warmup import write_warmup_requests
 from keras_sentemb.retrieval.tf_hamming_search import codes_to_words, tf_hamming_top_k
 from keras_sentemb.utils.atomic_files import atomic_directory
 
@@ -127,7 +128,15 @@ def version_folder(path, version, overwrite):
 
 
 def export_for_serving(
-    encoder, path, version=1, overwrite=False, normalize=True, hashing=None, code_table=None, code_ids=None
+    encoder,
+    path,
+    version=1,
+    overwrite=False,
+    normalize=True,
+    hashing=None,
+    code_table=None,
+    code_ids=None,
+    warmup_name=None,
 ):
     """Writes `encoder` as a SavedModel at `path/<version>/` (TF Serving's layout).
 
@@ -149,11 +158,14 @@ def export_for_serving(
         raise ValueError(f"{encoder.name} has no tokenizer, so it cannot take raw strings.")
     target = version_folder(path, version, overwrite)
     module = SentenceEmbeddingModule(encoder, normalize, hashing, code_table, code_ids)
+    signatures = module.signatures()
     with atomic_directory(target, overwrite=overwrite) as staging:
         tf.saved_model.save(
             module,
             staging,
-            signatures=module.signatures(),
+            signatures=signatures,
             options=tf.saved_model.SaveOptions(function_aliases={"embed": module.__call__}),
         )
+        if warmup_name is not None:
+            write_warmup_requests(staging, warmup_name, signatures)
     return target

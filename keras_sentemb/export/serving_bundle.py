@@ -23,6 +23,8 @@ from __future__ import annotations
 import os
 import re
 
+from google.protobuf import text_format
+
 from keras_sentemb.export.saved_model_export import export_saved_model
 from keras_sentemb.utils.atomic_files import atomic_open
 
@@ -33,7 +35,6 @@ SERVED_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
 def models_config_text(names, base_path="/models"):
     """The `models.config` text (ModelServerConfig in protobuf text format) for `names`."""
     try:  # optional extra: tensorflow-serving-api (pip install "keras-sentemb[serving]")
-        from google.protobuf import text_format
         from tensorflow_serving.config import model_server_config_pb2
     except ImportError as error:
         raise ImportError(

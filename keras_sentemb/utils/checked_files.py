@@ -80,13 +80,19 @@ def load_npy(path, mmap_mode=None):
         raise ValueError(f"{path}: damaged .npy array file ({error})") from None
 
 
-def open_npz(path):
-    """`np.load` of a `.npz` archive (a context manager), with `path` in every error."""
+def _existing_zip(path, kind, why):
+    """`path` when it names a zip archive; else FileNotFoundError / ValueError naming `kind`."""
     path = os.fspath(path)
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"{path}: no such file")
+        raise FileNotFoundError(f"{path}: no such {kind} file")
     if not zipfile.is_zipfile(path):
-        raise ValueError(f"{path}: not a .npz archive (not a zip file)")
+        raise ValueError(f"{path}: not a {kind} file ({why})")
+    return path
+
+
+def open_npz(path):
+    """`np.load` of a `.npz` archive (a context manager), with `path` in every error."""
+    path = _existing_zip(path, ".npz", "not a zip archive")
     try:
         return np.load(path, allow_pickle=False)
     except (ValueError, EOFError, OSError, zipfile.BadZipFile) as error:
@@ -105,9 +111,4 @@ def npz_array(arrays, key, source):
 
 def check_keras_file(path):
     """`path` when it is an existing `.keras` file (a zip archive); a clear error otherwise."""
-    path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"{path}: no such .keras file")
-    if not zipfile.is_zipfile(path):
-        raise ValueError(f"{path}: not a .keras file (a .keras file is a zip archive; this one is not)")
-    return path
+    return _existing_zip(path, ".keras", "a .keras file is a zip archive; this one is not")

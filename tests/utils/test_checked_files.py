@@ -75,7 +75,7 @@ def test_a_garbage_npy_is_not_called_pickled_data(tmp_path):
 def test_npz_archives_that_are_not_zips_or_lack_an_array_are_named(tmp_path):
     path = tmp_path / "weights.npz"
     path.write_bytes(b"PK not really")
-    with pytest.raises(ValueError, match="weights.npz: not a .npz archive"):
+    with pytest.raises(ValueError, match="weights.npz: not a .npz file"):
         open_npz(path)
     np.savez(path, w0=np.zeros(3))
     with open_npz(path) as arrays:

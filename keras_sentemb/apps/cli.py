@@ -192,11 +192,12 @@ def _build_parser():
     for name, text in (
         ("card", "print a model card"),
         ("export", "write a TF Serving SavedModel"),
-        ("publish", "pack a model into a store"),
+        ("publish", "pack models into a static store (all local models, or the ones named)"),
         ("fetch", "download a model from a store into the cache"),
     ):
         sub = zoo_commands.add_parser(name, help=text)
-        sub.add_argument("name", help="zoo model name (see `keras-sentemb zoo list`)")
+        if name != "publish":
+            sub.add_argument("name", help="zoo model name (see `keras-sentemb zoo list`)")
         if name in ("card", "fetch"):
             sub.add_argument(
                 "--store",
@@ -210,7 +211,13 @@ def _build_parser():
             sub.add_argument("--version", type=int, default=1)
             sub.add_argument("--overwrite", action="store_true")
         if name == "publish":
-            sub.add_argument("store", help="folder, file:// or gs:// store")
+            sub.add_argument(
+                "targets",
+                nargs="+",
+                metavar="[NAME ...] STORE",
+                help="the store (folder, file:// or gs://), after the models to publish; "
+                "with the store alone, every local model",
+            )
             sub.add_argument(
                 "--no-hub",
                 action="store_true",
@@ -252,10 +259,13 @@ def _zoo(args):
         folder = zoo.export(args.name, args.path, version=args.version, overwrite=args.overwrite)
         print(f"exported {args.name} to {folder}")
     elif command == "publish":
-        entry = zoo.publish(args.name, args.store, hub=not args.no_hub)
-        print(f"published {args.name} to {args.store}/{entry['archive']} (sha256 {entry['sha256']})")
-        if "hub" in entry:
-            print(f"tensorflow_hub module: {args.store}/{entry['hub']['path']} (hub.load over HTTP)")
+        *names, store = args.targets
+        hub = not args.no_hub
+        entries = {name: zoo.publish(name, store, hub=hub) for name in names} if names else zoo.publish_all(store, hub)
+        for name, entry in entries.items():
+            print(f"published {name} to {store}/{entry['archive']} (sha256 {entry['sha256']})")
+            if "hub" in entry:
+                print(f"  tensorflow_hub module: {store}/{entry['hub']['path']} (hub.load over HTTP)")
     else:
         print(f"fetched {args.name} into {zoo.fetch(args.name, args.store, version=args.version)}")
 

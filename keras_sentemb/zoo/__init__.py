@@ -23,6 +23,7 @@ from keras_sentemb.zoo.local_zoo import (
     load,
     model_dir,
     publish,
+    publish_all,
     zoo_dir,
 )
 from keras_sentemb.zoo.model_store import zoo_home
@@ -41,6 +42,7 @@ __all__ = [
     "load_sentence_encoder",
     "model_dir",
     "publish",
+    "publish_all",
     "zoo_dir",
     "zoo_home",
 ]

@@ -130,6 +130,15 @@ def publish(name: str, store: str | None, hub: bool = True) -> dict:
     return entry
 
 
+def publish_all(store: str | None, hub: bool = True) -> dict:
+    """Publishes every model of the local zoo folder and the fetch cache (`list_models()`) into
+    `store`: a static store any HTTP server, bucket or folder can serve. Returns `{name: entry}`."""
+    names = [entry["name"] for entry in list_models()]
+    if not names:
+        raise ValueError("no local models to publish: set $KERAS_SENTEMB_ZOO or install keras-sentemb-zoo")
+    return {name: publish(name, store, hub=hub) for name in names}
+
+
 def fetch(name: str, store: str | None, version: int | None = None, progress: bool | None = True) -> str:
     """Downloads `name` from `store` into the cache (verified, atomic); returns its folder."""
     return fetch_model(name, store, version=version, progress=progress)

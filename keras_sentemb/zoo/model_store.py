@@ -138,9 +138,21 @@ def read_store_index(store):
     return index
 
 
+def card_licences(card_text):
+    """The bullet lines of a model card's `## Licences` section (what the store index lists)."""
+    licences, inside = [], False
+    for line in card_text.splitlines():
+        if line.startswith("## "):
+            inside = line.strip() == "## Licences"
+        elif inside and line.startswith("- "):
+            licences.append(line[2:].strip())
+    return licences
+
+
 def publish_folder(folder, name, version, store):
     """Packs the model `folder` as `name` version `version` into `store` and records it in
-    the store's index; returns the index entry (archive path, sha256, bytes).
+    the store's index; returns the index entry (archive path, sha256, bytes; with a card.md in
+    the folder, also the card, stored beside the archive, and the card's licences).
 
     Publishing an existing version with different bytes is refused (versions are
     immutable); the same bytes again is a no-op."""
@@ -161,6 +173,13 @@ def publish_folder(folder, name, version, store):
             f"(sha256 {existing['sha256'][:12]}…); publish a new version"
         )
     entry = {"archive": relative, "sha256": digest, "bytes": len(archive)}
+    card_path = os.path.join(folder, "card.md")
+    if os.path.isfile(card_path):  # the card beside the archive, readable without unpacking
+        with open(card_path, "rb") as f:
+            card = f.read()
+        entry["card"] = f"{name}/{name}-v{version}.md"
+        entry["licences"] = card_licences(card.decode("utf-8"))
+        _write_bytes(_join(store, name, f"{name}-v{version}.md"), card)
     _write_bytes(_join(store, *relative.split("/")), archive)
     _write_bytes(_join(store, *relative.split("/")) + ".sha256", f"{digest}  {relative.rsplit('/', 1)[1]}\n".encode())
     model["versions"][str(version)] = entry

@@ -173,3 +173,24 @@ def test_the_zoo_folder_is_the_variable_else_the_installed_companion_else_none(t
     assert [entry["name"] for entry in zoo.list()] == ["tiny-encoder"]
     monkeypatch.setenv("KERAS_SENTEMB_ZOO", str(tmp_path / "elsewhere"))
     assert zoo.zoo_dir() == str(tmp_path / "elsewhere")
+
+
+def test_publishing_the_whole_zoo_writes_a_static_store_with_cards_and_licences(tiny_zoo, tmp_path, capsys):
+    _, zoo_dir, _ = tiny_zoo
+    with open(zoo_dir / "tiny-encoder" / "card.md", "a", encoding="utf-8") as f:
+        f.write("\n## Licences\n\n- tiny weights: Apache-2.0\n- tiny data: CC0\n")
+    store = tmp_path / "store"
+    assert main(["zoo", "publish", str(store), "--no-hub"]) == 0  # the store alone: every local model
+    assert "published tiny-encoder" in capsys.readouterr().out
+    entry = json.loads((store / "index.json").read_text())["models"]["tiny-encoder"]["versions"]["1"]
+    assert entry["card"] == "tiny-encoder/tiny-encoder-v1.md" and "hub" not in entry
+    assert entry["licences"] == ["tiny weights: Apache-2.0", "tiny data: CC0"]
+    assert (store / entry["card"]).read_text(encoding="utf-8") == (zoo_dir / "tiny-encoder" / "card.md").read_text(
+        encoding="utf-8"
+    )
+    assert sorted(os.listdir(store / "tiny-encoder")) == [
+        "tiny-encoder-v1.md",
+        "tiny-encoder-v1.tar.gz",
+        "tiny-encoder-v1.tar.gz.sha256",
+    ]
+    assert main(["zoo", "publish", "tiny-encoder", str(store), "--no-hub"]) == 0  # same bytes: a no-op

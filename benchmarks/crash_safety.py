@@ -53,6 +53,7 @@ sys.path.insert(0, REPO)
 from common import machine_description  # noqa: E402
 
 from tests.export.test_atomic_writes import tree_digest  # noqa: E402
+from tests.zoo.test_model_store import EndlessHandler  # noqa: E402
 
 POINTS = ("writing", "staged", "locked", "swapped", "published")
 PROBE = ["the cat sat on the mat", "a dog ran fast", "hello world"]
@@ -245,23 +246,14 @@ def crash_matrix(work, writers, points):
     return total_bad
 
 
-class HostileHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves the store, except `*.tar.gz` of the endless model: zeros until the client hangs up."""
-
-    sent = 0
+class HostileHandler(EndlessHandler):
+    """Serves the store, except the endless model's archive: zeros until the client hangs up."""
 
     def log_message(self, *args):
         pass
 
-    def do_GET(self):
-        if "endless" not in self.path:
-            return super().do_GET()
-        self.send_response(200)
-        self.end_headers()
-        with contextlib.suppress(OSError):
-            while True:
-                self.wfile.write(b"\0" * 65536)
-                HostileHandler.sent += 65536
+    def streams(self, path):
+        return "endless" in path
 
 
 @contextlib.contextmanager

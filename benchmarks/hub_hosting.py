@@ -12,9 +12,7 @@ MiniLM wheel; about a minute a model on 2 cores.
 """
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,7 +28,7 @@ import tensorflow as tf  # noqa: E402
 from common import machine_description  # noqa: E402
 
 from keras_sentemb import zoo  # noqa: E402
-from tests.zoo.test_hub_hosting import HUB_CLIENT, http_server  # noqa: E402
+from tests.zoo.test_hub_hosting import served_by_hub  # noqa: E402
 
 TEXTS = [
     "A man is playing a guitar.",
@@ -58,16 +56,7 @@ def main():
             entry = zoo.publish(name, store)
             model = zoo.load(name)
             want = model.encode(TEXTS, progress=False)
-            env = {**os.environ, "TFHUB_CACHE_DIR": os.path.join(work, "hub-cache"), "TF_CPP_MIN_LOG_LEVEL": "3"}
-            with http_server(store) as url:
-                result = subprocess.run(
-                    [sys.executable, "-c", HUB_CLIENT, f"{url}/{entry['hub']['path']}", json.dumps(TEXTS)],
-                    capture_output=True,
-                    text=True,
-                    env=env,
-                    check=True,
-                )
-            served = json.loads(result.stdout.strip().splitlines()[-1])
+            served = served_by_hub(store, entry["hub"]["path"], TEXTS, os.path.join(work, "hub-cache"))
             layer = keras.layers.TFSMLayer(served["folder"], call_endpoint="serving_default")
             tfsm = keras.ops.convert_to_numpy(layer(tf.constant(TEXTS))["embedding"])
             same_bits = "-"

@@ -37,11 +37,16 @@ def infer_format(path):
     raise ValueError(f"{path}: cannot tell the format from the name; pass format= one of {FORMATS}")
 
 
+def _open_raw(path):
+    path = os.fspath(path)
+    return gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")
+
+
 def _open_text(path):
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{path}: no such file")
-    raw = gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")
+    raw = _open_raw(path)
     # utf-8-sig: a byte order mark (Excel, Notepad) is not part of the first header name.
     return io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
 
@@ -61,7 +66,7 @@ def _csv_rows(reader, path):
 
 def _first_bad_utf8_line(path):
     """The number of the first line that is not UTF-8 (the decoder fails a buffer ahead)."""
-    with gzip.open(path, "rb") if os.fspath(path).endswith(".gz") else open(path, "rb") as f:
+    with _open_raw(path) as f:
         for number, line in enumerate(f, start=1):
             try:
                 line.decode("utf-8")

@@ -149,12 +149,17 @@ def _process_alive(pid):
     return True
 
 
+def _left_by_dead_process(entry, prefix):
+    """Whether `entry` is named `<prefix><pid>-…` and process `pid` is gone."""
+    pid = entry[len(prefix) :].split("-", 1)[0] if entry.startswith(prefix) else ""
+    return pid.isdigit() and not _process_alive(int(pid))
+
+
 def remove_stale_files(folder, prefix):
     """Deletes the files `folder/<prefix><pid>-*` whose writing process `pid` is gone
     (temporary downloads of a killed fetch, say); files of live processes stay."""
     for entry in os.listdir(folder) if os.path.isdir(folder) else ():
-        pid = entry[len(prefix) :].split("-", 1)[0] if entry.startswith(prefix) else ""
-        if pid.isdigit() and not _process_alive(int(pid)):
+        if _left_by_dead_process(entry, prefix):
             with contextlib.suppress(FileNotFoundError, IsADirectoryError):
                 os.remove(os.path.join(folder, entry))
 
@@ -171,10 +176,8 @@ def clean_leftovers(parent, name):
                 os.rename(path, target)
             else:
                 shutil.rmtree(path, ignore_errors=True)
-        elif entry.startswith(f".{name}.tmp-"):
-            pid = entry[len(f".{name}.tmp-") :].split("-", 1)[0]
-            if pid.isdigit() and not _process_alive(int(pid)):
-                shutil.rmtree(path, ignore_errors=True)
+        elif _left_by_dead_process(entry, f".{name}.tmp-"):
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def clean_leftovers_of(target):

@@ -138,6 +138,10 @@ def read_store_index(store):
     return index
 
 
+def _write_store_index(store, index):
+    _write_bytes(_join(store, INDEX), (json.dumps(index, indent=1, sort_keys=True) + "\n").encode())
+
+
 def card_licences(card_text):
     """The bullet lines of a model card's `## Licences` section (what the store index lists)."""
     licences, inside = [], False
@@ -184,7 +188,7 @@ def publish_folder(folder, name, version, store):
     _write_bytes(_join(store, *relative.split("/")) + ".sha256", f"{digest}  {relative.rsplit('/', 1)[1]}\n".encode())
     model["versions"][str(version)] = entry
     model["latest"] = max(int(v) for v in model["versions"])
-    _write_bytes(_join(store, INDEX), (json.dumps(index, indent=1, sort_keys=True) + "\n").encode())
+    _write_store_index(store, index)
     return entry
 
 
@@ -203,7 +207,7 @@ def publish_hub_module(saved_model_dir, name, version, store):
     relative = f"{name}/{version}"
     _write_bytes(_join(store, name, str(version)), archive)
     entry["hub"] = {"path": relative, "sha256": hashlib.sha256(archive).hexdigest(), "bytes": len(archive)}
-    _write_bytes(_join(store, INDEX), (json.dumps(index, indent=1, sort_keys=True) + "\n").encode())
+    _write_store_index(store, index)
     return entry["hub"]
 
 
@@ -279,7 +283,7 @@ def fetch_model(name, store, version=None, home=None, progress=True):
     remove_stale_files(os.path.dirname(target), download_prefix)
     if _cached_sha256(target) == entry["sha256"]:
         return target
-    archive = entry.get("archive") if isinstance(entry, dict) else None
+    archive = entry["archive"]  # require_keys above: entry is a dict holding it
     if not isinstance(archive, str) or not ARCHIVE_PATH.fullmatch(archive) or ".." in archive:
         raise ValueError(f"{store}: index entry of {name} v{version} has an invalid archive path {archive!r}")
     location = _join(store, *archive.split("/"))

@@ -56,6 +56,22 @@ def http_server(folder):
         server.wait()
 
 
+def served_by_hub(store, path, texts, cache_dir):
+    """Serves `store` with `python -m http.server` and runs `HUB_CLIENT` on `<url>/<path>` in a
+    fresh process; returns what it printed (vectors by route, codes, the resolved folder)."""
+    env = {**os.environ, "TFHUB_CACHE_DIR": str(cache_dir), "TF_CPP_MIN_LOG_LEVEL": "3"}
+    with http_server(store) as url:
+        result = subprocess.run(
+            [sys.executable, "-c", HUB_CLIENT, f"{url}/{path}", json.dumps(texts)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
 def write_tiny_hashed_zoo_model(zoo_dir):
     keras.utils.set_random_seed(3)
     hashed = HashedEncoder(make_tiny_encoder(seed=9), SemanticHashing(64))
@@ -78,17 +94,7 @@ def test_hub_load_keras_layer_and_tfsmlayer_give_the_vectors_and_codes_of_the_mo
         json.loads((store / "index.json").read_text())["models"]["tiny-hashed"]["versions"]["1"]["hub"] == entry["hub"]
     )
 
-    env = {**os.environ, "TFHUB_CACHE_DIR": str(tmp_path / "hub-cache"), "TF_CPP_MIN_LOG_LEVEL": "3"}
-    with http_server(store) as url:
-        result = subprocess.run(
-            [sys.executable, "-c", HUB_CLIENT, f"{url}/tiny-hashed/1", json.dumps(TEXTS)],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=300,
-        )
-    assert result.returncode == 0, result.stderr[-3000:]
-    served = json.loads(result.stdout.strip().splitlines()[-1])
+    served = served_by_hub(store, "tiny-hashed/1", TEXTS, tmp_path / "hub-cache")
     want = hashed.encode(TEXTS)
     for route in ("load", "keras_layer"):
         np.testing.assert_allclose(np.array(served[route]), want, atol=1e-5, err_msg=route)

@@ -134,16 +134,23 @@ def test_an_interrupted_download_leaves_no_partial_cache_entry(tmp_path):
 
 
 class EndlessHandler(http.server.SimpleHTTPRequestHandler):
-    """Streams zeros for every archive, without a length, until the client hangs up."""
+    """Streams zeros for every path `streams` picks (every archive), without a length, until
+    the client hangs up; `sent` counts the bytes the socket took."""
+
+    sent = 0
+
+    def streams(self, path):
+        return path.endswith(".tar.gz")
 
     def do_GET(self):
-        if not self.path.endswith(".tar.gz"):
+        if not self.streams(self.path):
             return super().do_GET()
         self.send_response(200)
         self.end_headers()
         with contextlib.suppress(OSError):
             while True:
                 self.wfile.write(b"\0" * 65536)
+                type(self).sent += 65536
 
 
 def test_a_stream_longer_than_the_index_declares_stops_one_byte_past_it(tmp_path, monkeypatch):

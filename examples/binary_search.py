@@ -2,7 +2,7 @@
 
     python examples/binary_search.py                 # the bundled 300-sentence corpus
     python examples/binary_search.py --corpus my_sentences.txt --bits 128
-    python examples/binary_search.py --pairs ../shared/data/stsb/train.tsv   # + a pair task on the codes
+    python examples/binary_search.py --pairs DATA/stsb/train.tsv             # + a pair task on the codes
 
 1. encode the corpus with the default encoder (all-MiniLM-L6-v2);
 2. train a SemanticHashing head on the frozen encoder (distill_hashed_encoder), with

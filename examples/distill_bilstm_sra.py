@@ -1,7 +1,9 @@
 """Distil MiniLM into BiLSTM-SRA on unlabeled sentences: ½(1 − cos(T_x, S_x)).
 
-    python examples/distill_bilstm_sra.py                          # MiniLM mean-pooled teacher
-    python examples/distill_bilstm_sra.py --teacher-pooling cls    # its [CLS] state instead
+    python examples/distill_bilstm_sra.py --data DATA                        # MiniLM mean-pooled teacher
+    python examples/distill_bilstm_sra.py --data DATA --teacher-pooling cls  # its [CLS] state instead
+
+`DATA`: a folder in the layout of docs/data.md, `tfds` or `tfds:DIR` (default `$KERAS_SENTEMB_DATA`).
 
 What the model sees: every distinct sentence of the STS-B train/dev, MRPC train/test,
 SNLI train-subset/dev/test, SST-2 train/dev/test and TREC train/test files under `--data`
@@ -20,7 +22,7 @@ import time
 
 import keras
 
-from keras_sentemb.data.examples import read_scored_pairs
+from keras_sentemb.data.named_datasets import add_data_argument, evaluation_split, read_split
 from keras_sentemb.data.pipelines import sentence_targets_dataset
 from keras_sentemb.data.sentence_corpus import collect_sentences
 from keras_sentemb.evaluation.sts import correlations, cosine_scores
@@ -28,8 +30,6 @@ from keras_sentemb.losses import SRALoss
 from keras_sentemb.models import BiLSTMSRA, SentenceEncoder, build_word_vectors
 from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator, cached_teacher_vectors
 from keras_sentemb.utils.atomic_files import atomic_open
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def teacher_encoder(pooling):
@@ -51,7 +51,7 @@ def sts_test(encode_model, test):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data"))
+    add_data_argument(parser)
     parser.add_argument("--teacher-pooling", choices=["mean", "cls"], default="mean")
     parser.add_argument("--vocabulary", type=int, default=100_000, help="most frequent GloVe words kept")
     parser.add_argument("--units", type=int, default=192, help="LSTM units per direction")
@@ -70,8 +70,8 @@ def main():
     sentences = collect_sentences(args.data, exclude_files=excluded)
     if args.limit:
         sentences = sentences[: args.limit]
-    dev = read_scored_pairs(os.path.join(args.data, "stsb", "dev.tsv"))
-    test = read_scored_pairs(os.path.join(args.data, "stsb", "test.tsv"))
+    sts_split = evaluation_split(args.data, "stsb")  # "dev" from TFDS (GLUE keeps test labels secret)
+    dev, test = read_split(args.data, "stsb", "dev"), read_split(args.data, "stsb", sts_split)
     teacher = teacher_encoder(args.teacher_pooling)
     targets = cached_teacher_vectors(teacher, sentences, args.cache, progress=True)
     teacher_test = sts_test(teacher, test)
@@ -94,8 +94,8 @@ def main():
     metrics = {
         "model": "bilstm_sra",
         "teacher": f"all-MiniLM-L6-v2 ({args.teacher_pooling})",
-        "stsb_test": sts_test(model, test),
-        "teacher_stsb_test": teacher_test,
+        f"stsb_{sts_split}": sts_test(model, test),
+        f"teacher_stsb_{sts_split}": teacher_test,
         "best_epoch": evaluator.best_epoch + 1,
         "stsb_dev_best": round(evaluator.best_spearman, 2),
         "history": {k: [round(float(x), 4) for x in v] for k, v in history.history.items()},
@@ -109,7 +109,11 @@ def main():
     }
     with atomic_open(os.path.join(args.output, "metrics.json"), "w") as f:
         json.dump(metrics, f, indent=1)
-    print(json.dumps({k: metrics[k] for k in ("stsb_test", "teacher_stsb_test", "best_epoch", "wall_time_s")}))
+    print(
+        json.dumps(
+            {k: metrics[k] for k in (f"stsb_{sts_split}", f"teacher_stsb_{sts_split}", "best_epoch", "wall_time_s")}
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 """Fine-tune a distilled BiLSTM-SRA on SST-2 sentiment, optionally with knowledge distillation.
 
-    python examples/distill_bilstm_sra.py                  # the encoder, first
-    python examples/finetune_sst2.py                       # cross-entropy on the labels
-    python examples/finetune_sst2.py --kd-alpha 0.5        # + MSE to a teacher's logits
+    python examples/distill_bilstm_sra.py --data DATA               # the encoder, first
+    python examples/finetune_sst2.py --data DATA                    # cross-entropy on the labels
+    python examples/finetune_sst2.py --data DATA --kd-alpha 0.5     # + MSE to a teacher's logits
+
+`DATA`: a folder in the layout of docs/data.md, `tfds` or `tfds:DIR` (default `$KERAS_SENTEMB_DATA`).
 
 The classifier is `SentenceClassifier`: the BiLSTM-SRA sentence vector → one hidden ReLU
 layer of 256 → 2 logits, encoder and head trained together (Adam). With `--kd-alpha a`
@@ -20,13 +22,11 @@ import time
 import keras
 import numpy as np
 
-from keras_sentemb.data.examples import read_labeled_sentences
+from keras_sentemb.data.named_datasets import add_data_argument, evaluation_split, read_split
 from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.models import SentenceClassifier, SentenceEncoder
 from keras_sentemb.training import cached_teacher_vectors
 from keras_sentemb.utils.atomic_files import atomic_open
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def accuracy(logits, labels):
@@ -70,7 +70,7 @@ def teacher_logits(train, evaluate, cache, seed):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data"))
+    add_data_argument(parser)
     parser.add_argument("--encoder", default=os.path.join("out", "bilstm_sra", "bilstm_sra.keras"))
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=64)
@@ -84,10 +84,9 @@ def main():
     keras.utils.set_random_seed(args.seed)
     start = time.perf_counter()
 
-    folder = os.path.join(args.data, "sst2")
-    train, dev, test = (
-        read_labeled_sentences(os.path.join(folder, f"{split}.tsv")) for split in ("train", "dev", "test")
-    )
+    # SentEval's SST-2 test carries labels; TFDS's glue/sst2 test does not: then test is dev.
+    train, dev = read_split(args.data, "sst2", "train"), read_split(args.data, "sst2", "dev")
+    test = read_split(args.data, "sst2", evaluation_split(args.data, "sst2"))
     labels, teacher_scores = None, None
     if args.kd_alpha > 0:
         logits, teacher_scores = teacher_logits(train, {"dev": dev, "test": test}, args.cache, args.seed)

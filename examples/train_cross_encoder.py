@@ -1,7 +1,11 @@
 """Train the DSE teacher: a MiniLM cross-encoder on STS-B (regression) or MRPC (classes).
 
-    python examples/train_cross_encoder.py --task stsb     # scores / 5 → MSE, best dev epoch
-    python examples/train_cross_encoder.py --task mrpc     # 2 classes → cross-entropy
+    python examples/train_cross_encoder.py --task stsb --data DATA     # scores / 5 → MSE, best dev epoch
+    python examples/train_cross_encoder.py --task mrpc --data DATA     # 2 classes → cross-entropy
+    python examples/train_cross_encoder.py --task glue/stsb --data tfds   # the same from TensorFlow Datasets
+
+`DATA` is a folder in the layout of docs/data.md (or `$KERAS_SENTEMB_DATA`). TFDS's GLUE test
+sets have no labels: the final metrics are then measured on the validation split and say so.
 
 A plain Keras script: read pairs, build the cross-pair tf.data pipeline (each pair is one
 sequence `[CLS] a [SEP] b [SEP]`), compile, fit, evaluate on the test set. Recipe:
@@ -18,20 +22,19 @@ import time
 import keras
 import numpy as np
 
-from keras_sentemb.data.examples import read_labeled_pairs, read_scored_pairs
+from keras_sentemb.data.named_datasets import add_data_argument, evaluation_split, named_dataset, read_split
 from keras_sentemb.data.pipelines import cross_pairs_dataset
 from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
 from keras_sentemb.models import CrossEncoder
 from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_EPOCHS = {"stsb": 4, "mrpc": 3}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--task", choices=["stsb", "mrpc"], default="stsb")
-    parser.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data"))
+    parser.add_argument("--task", choices=["stsb", "mrpc", "glue/stsb", "glue/mrpc"], default="stsb")
+    add_data_argument(parser)
     parser.add_argument("--epochs", type=int, default=None)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--learning-rate", type=float, default=None, help="default 2e-5 (5e-4 with --lora-rank)")
@@ -44,17 +47,17 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default=None)
     args = parser.parse_args()
+    args.task = named_dataset(args.task).name
     keras.utils.set_random_seed(args.seed)
     epochs = args.epochs or DEFAULT_EPOCHS[args.task]
     output = args.output or os.path.join("out", f"cross_encoder_{args.task}")
     start = time.perf_counter()
 
-    folder = os.path.join(args.data, args.task)
     callbacks = []
+    final_split = evaluation_split(args.data, args.task)  # "dev" where the test labels are secret (TFDS GLUE)
+    train, test = read_split(args.data, args.task, "train"), read_split(args.data, args.task, final_split)
     if args.task == "stsb":
-        train = read_scored_pairs(os.path.join(folder, "train.tsv"))
-        dev = read_scored_pairs(os.path.join(folder, "dev.tsv"))
-        test = read_scored_pairs(os.path.join(folder, "test.tsv"))
+        dev = read_split(args.data, args.task, "dev")
         model = CrossEncoder.from_pretrained("minilm-l6", num_labels=1)
         if args.lora_rank:
             model.enable_lora(args.lora_rank)
@@ -63,8 +66,6 @@ def main():
             STSEvaluator(None, dev, name="stsb_dev", score_fn=model.predict_pairs, restore_best_weights=True)
         )
     else:
-        train = read_labeled_pairs(os.path.join(folder, "train.tsv"))
-        test = read_labeled_pairs(os.path.join(folder, "test.tsv"))
         model = CrossEncoder.from_pretrained("minilm-l6", num_labels=2)
         if args.lora_rank:
             model.enable_lora(args.lora_rank)
@@ -81,7 +82,9 @@ def main():
     print(f"{args.task}: {len(train)} training pairs, {steps} steps")
     model.fit(data, epochs=epochs, callbacks=callbacks, verbose=2)
 
-    metrics = {f"{args.task}_test_{name}": round(value, 2) for name, value in pair_scorer_metrics(model, test).items()}
+    metrics = {
+        f"{args.task}_{final_split}_{name}": round(value, 2) for name, value in pair_scorer_metrics(model, test).items()
+    }
     os.makedirs(output, exist_ok=True)
     saved = os.path.join(output, "cross_encoder.keras")
     model.save(saved)

@@ -4,14 +4,16 @@ Positive pairs: the entailment pairs of the SNLI sample (premise → hypothesis)
 gathers every replica's positives, so each anchor competes against the whole global batch,
 exactly as on one device with that batch.
 
-    python examples/train_distributed.py --replicas 2 --max-pairs 2048          # 2 CPU replicas, one machine
+    python examples/train_distributed.py --replicas 2 --max-pairs 2048 --data DATA   # 2 CPU replicas, one machine
     # several machines (or processes): the same command on each, with its own TF_CONFIG, e.g.
     TF_CONFIG='{"cluster": {"worker": ["host1:12345", "host2:12345"]}, "task": {"type": "worker", "index": 0}}' \\
         python examples/train_distributed.py
 
 Strategy: MultiWorkerMirroredStrategy when TF_CONFIG is set, else MirroredStrategy over the
 GPUs, or over `--replicas` logical CPU devices when there is no GPU. Prints STS-B test
-Spearman before and after, and saves the encoder (the chief only) to --output.
+Spearman before and after (dev from TFDS, whose GLUE test labels are secret), and saves the
+encoder (the chief only) to --output. `--data`: a folder in the layout of docs/data.md, `tfds` or
+`tfds:DIR` (default `$KERAS_SENTEMB_DATA`).
 """
 
 import argparse
@@ -20,8 +22,6 @@ import os
 import time
 
 import tensorflow as tf
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def make_strategy(cpu_replicas):
@@ -46,7 +46,7 @@ def is_chief():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data"))
+    parser.add_argument("--data", default=os.environ.get("KERAS_SENTEMB_DATA"), help="folder, tfds or tfds:DIR")
     parser.add_argument("--replicas", type=int, default=2, help="logical CPU replicas when there is no GPU")
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--batch-size", type=int, default=64, help="global batch (all replicas together)")
@@ -59,21 +59,21 @@ def main():
     import keras
 
     from keras_sentemb import SentenceEncoder
-    from keras_sentemb.data.examples import NLI_LABELS, LabeledPairs, read_labeled_pairs, read_scored_pairs
+    from keras_sentemb.data.examples import NLI_LABELS, LabeledPairs
+    from keras_sentemb.data.named_datasets import evaluation_split, read_split
     from keras_sentemb.data.pipelines import examples_dataset
     from keras_sentemb.evaluation import sts_spearman
     from keras_sentemb.models import SBERT
 
     keras.utils.set_random_seed(0)
-    snli = read_labeled_pairs(
-        os.path.join(args.data, "nli", "snli_train_subset.tsv.gz"), "premise", "hypothesis", label_names=NLI_LABELS
-    )
+    snli = read_split(args.data, "snli", "train")
     entailment = [i for i, label in enumerate(snli.labels) if label == NLI_LABELS.index("entailment")]
     entailment = entailment[: args.max_pairs] if args.max_pairs else entailment
     pairs = LabeledPairs(
         [snli.sentences1[i] for i in entailment], [snli.sentences2[i] for i in entailment], [0] * len(entailment)
     )
-    sts_test = read_scored_pairs(os.path.join(args.data, "stsb", "test.tsv"))
+    sts_split = evaluation_split(args.data, "stsb")
+    sts_test = read_split(args.data, "stsb", sts_split)
 
     with strategy.scope():
         encoder = SentenceEncoder.from_pretrained("minilm-l6")
@@ -92,7 +92,7 @@ def main():
     after = sts_spearman(encoder, sts_test, progress=False)
     print(
         f"MNRL loss {history.history['loss'][0]:.4f} → {history.history['loss'][-1]:.4f} "
-        f"in {seconds:.0f} s; STS-B test Spearman {before:.2f} → {after:.2f}"
+        f"in {seconds:.0f} s; STS-B {sts_split} Spearman {before:.2f} → {after:.2f}"
     )
     if is_chief():
         os.makedirs(args.output, exist_ok=True)

@@ -1,16 +1,19 @@
 """Distil the cross-encoder teacher into DSE, a siamese student that scores pairs from embeddings.
 
-    python examples/train_cross_encoder.py --task stsb                 # the teacher, first
-    python examples/train_dse.py --task stsb --alpha 0.5               # DSE
-    python examples/train_dse.py --task stsb --alpha 0.5 --freeze-encoder   # frozen ψ
-    python examples/train_dse.py --task mrpc --alpha 0.5
+    python examples/train_cross_encoder.py --task stsb --data DATA     # the teacher, first
+    python examples/train_dse.py --task stsb --alpha 0.5 --data DATA   # DSE
+    python examples/train_dse.py --task stsb --alpha 0.5 --freeze-encoder --data DATA   # frozen ψ
+    python examples/train_dse.py --task mrpc --alpha 0.5 --data DATA
+    python examples/train_dse.py --task glue/mrpc --data tfds          # from TensorFlow Datasets
+
+`DATA`: a folder in the layout of docs/data.md, `tfds` or `tfds:DIR` (default `$KERAS_SENTEMB_DATA`).
 
 Loss α·‖S − T‖² + (1 − α)·ℓ(S, y) (`DistillationLoss`); T are the teacher's logits on the
 training pairs, computed once and cached under `--cache` (keyed by the data and the
 teacher's weights). Recipe as the teacher's: batch 16, AdamW 2e-5 (frozen ψ: 1e-3, only
 the head trains), weight decay 0.01, 10 % warm-up, clip norm 1; STS-B 4 epochs with the
 best dev epoch kept, MRPC 3 epochs. Prints one JSON line with the student's and the
-teacher's test metrics.
+teacher's test metrics (validation metrics where the source keeps test labels secret: TFDS GLUE).
 """
 
 import argparse
@@ -21,14 +24,13 @@ import time
 import keras
 import numpy as np
 
-from keras_sentemb.data.examples import read_labeled_pairs, read_scored_pairs
+from keras_sentemb.data.named_datasets import add_data_argument, evaluation_split, named_dataset, read_split
 from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
 from keras_sentemb.models import DSE
 from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator
 from keras_sentemb.training.teacher_logits import cached_teacher_logits
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_EPOCHS = {"stsb": 4, "mrpc": 3}
 
 
@@ -39,8 +41,8 @@ def test_metrics(model, test):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--task", choices=["stsb", "mrpc"], default="stsb")
-    parser.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data"))
+    parser.add_argument("--task", choices=["stsb", "mrpc", "glue/stsb", "glue/mrpc"], default="stsb")
+    add_data_argument(parser)
     parser.add_argument(
         "--teacher",
         default=None,
@@ -62,6 +64,7 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default=None)
     args = parser.parse_args()
+    args.task = named_dataset(args.task).name
     keras.utils.set_random_seed(args.seed)
     epochs = args.epochs or DEFAULT_EPOCHS[args.task]
     learning_rate = args.learning_rate or (1e-3 if args.freeze_encoder else 5e-4 if args.lora_rank else 2e-5)
@@ -70,15 +73,12 @@ def main():
     output = args.output or os.path.join("out", f"dse_{args.task}_{variant}")
     start = time.perf_counter()
 
-    folder = os.path.join(args.data, args.task)
+    final_split = evaluation_split(args.data, args.task)  # "dev" where the test labels are secret (TFDS GLUE)
+    train, test = read_split(args.data, args.task, "train"), read_split(args.data, args.task, final_split)
     if args.task == "stsb":
-        train = read_scored_pairs(os.path.join(folder, "train.tsv"))
-        dev = read_scored_pairs(os.path.join(folder, "dev.tsv"))
-        test = read_scored_pairs(os.path.join(folder, "test.tsv"))
+        dev = read_split(args.data, args.task, "dev")
         labels = np.asarray(train.scores, np.float32) / 5.0  # the teacher's scale
     else:
-        train = read_labeled_pairs(os.path.join(folder, "train.tsv"))
-        test = read_labeled_pairs(os.path.join(folder, "test.tsv"))
         labels = np.asarray(train.labels, np.float32)
     if args.limit:
         train = type(train)(
@@ -145,6 +145,7 @@ def main():
                 "alpha": args.alpha,
                 "frozen": args.freeze_encoder,
                 "epochs": epochs,
+                "measured_on": final_split,
                 "student": student_test,
                 "teacher": teacher_test,
                 "relative_to_teacher": round(student_test[headline] / teacher_test[headline], 4),

@@ -1,8 +1,10 @@
 """Train InferLite (GloVe + MiniLM word vectors, GatedConvFusion): distillation, then NLI.
 
-    python examples/train_inferlite.py                           # distil, then SNLI
-    python examples/train_inferlite.py --nli-epochs 0            # distillation only
-    python examples/train_inferlite.py --distill-epochs 0        # SNLI only (20k pairs)
+    python examples/train_inferlite.py --data DATA                      # distil, then SNLI
+    python examples/train_inferlite.py --data DATA --nli-epochs 0       # distillation only
+    python examples/train_inferlite.py --data DATA --distill-epochs 0   # SNLI only (20k pairs)
+
+`DATA`: a folder in the layout of docs/data.md, `tfds` or `tfds:DIR` (default `$KERAS_SENTEMB_DATA`).
 
 Stage 1, distillation (what the model sees: the distinct sentences of every file under
 `--data` except STS-B test, about 163k, no labels; `collect_sentences`): the embedding
@@ -24,7 +26,7 @@ import time
 import keras
 import numpy as np
 
-from keras_sentemb.data.examples import NLI_LABELS, read_labeled_pairs, read_scored_pairs
+from keras_sentemb.data.named_datasets import add_data_argument, evaluation_split, read_split
 from keras_sentemb.data.pipelines import examples_dataset, sentence_targets_dataset
 from keras_sentemb.data.sentence_corpus import collect_sentences
 from keras_sentemb.evaluation.sts import correlations, cosine_scores
@@ -32,8 +34,6 @@ from keras_sentemb.losses import SRALoss
 from keras_sentemb.models import SBERT, InferLite, SentenceEncoder, build_word_vectors
 from keras_sentemb.training import STSEvaluator, cached_teacher_vectors
 from keras_sentemb.utils.atomic_files import atomic_open
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def sts(model, pairs):
@@ -50,9 +50,12 @@ def nli_accuracy(sbert, pairs, tokenizer):
     return round(100 * float(np.mean(logits.argmax(-1) == labels)), 2)
 
 
+NLI_SPLITS = {"train_subset": "train", "dev": "dev", "test": "test"}  # SNLI splits by their folder file names
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data"))
+    add_data_argument(parser)
     parser.add_argument("--vocabulary", type=int, default=100_000, help="most frequent GloVe words kept")
     parser.add_argument("--units", type=int, default=256)
     parser.add_argument("--num-layers", type=int, default=2)
@@ -70,15 +73,9 @@ def main():
     start = time.perf_counter()
     os.makedirs(args.output, exist_ok=True)
 
-    dev = read_scored_pairs(os.path.join(args.data, "stsb", "dev.tsv"))
-    test = read_scored_pairs(os.path.join(args.data, "stsb", "test.tsv"))
-    nli = os.path.join(args.data, "nli")
-    nli_sets = {
-        name: read_labeled_pairs(
-            os.path.join(nli, f"snli_{name}.tsv.gz"), "premise", "hypothesis", label_names=NLI_LABELS
-        )
-        for name in ("train_subset", "dev", "test")
-    }
+    sts_split = evaluation_split(args.data, "stsb")  # "dev" from TFDS (GLUE keeps test labels secret)
+    dev, test = read_split(args.data, "stsb", "dev"), read_split(args.data, "stsb", sts_split)
+    nli_sets = {name: read_split(args.data, "snli", split) for name, split in NLI_SPLITS.items()}
     vectors = build_word_vectors(top_n=args.vocabulary, cache_dir=args.cache)
     model = InferLite.from_word_vectors(
         vectors, units=args.units, num_layers=args.num_layers, filter_length=args.filter_length, projection_dim=384
@@ -115,7 +112,7 @@ def main():
                 "epochs": args.distill_epochs,
                 "best_epoch": evaluator.best_epoch + 1,
                 "stsb_dev": round(evaluator.best_spearman, 2),
-                "stsb_test": sts(model, test),
+                f"stsb_{sts_split}": sts(model, test),
             }
         )
         print(json.dumps(metrics["stages"][-1]))
@@ -132,13 +129,13 @@ def main():
                 "stage": "nli",
                 "saw": {
                     "pairs": len(nli_sets["train_subset"]),
-                    "files": "nli/snli_train_subset.tsv.gz",
+                    "files": "snli train (nli/snli_train_subset.tsv.gz in a folder)",
                     "labels": "yes",
                 },
                 "epochs": args.nli_epochs,
                 "best_epoch": evaluator.best_epoch + 1,
                 "stsb_dev": round(evaluator.best_spearman, 2),
-                "stsb_test": sts(model, test),
+                f"stsb_{sts_split}": sts(model, test),
                 "snli_dev_accuracy": nli_accuracy(sbert, nli_sets["dev"], model.tokenizer),
                 "snli_test_accuracy": nli_accuracy(sbert, nli_sets["test"], model.tokenizer),
             }
@@ -146,11 +143,11 @@ def main():
         print(json.dumps(metrics["stages"][-1]))
 
     model.save(os.path.join(args.output, "inferlite.keras"))
-    metrics["stsb_test"] = sts(model, test)
+    metrics[f"stsb_{sts_split}"] = sts(model, test)
     metrics["wall_time_s"] = round(time.perf_counter() - start)
     with atomic_open(os.path.join(args.output, "metrics.json"), "w") as f:
         json.dump(metrics, f, indent=1)
-    print(json.dumps({"stsb_test": metrics["stsb_test"], "wall_time_s": metrics["wall_time_s"]}))
+    print(json.dumps({f"stsb_{sts_split}": metrics[f"stsb_{sts_split}"], "wall_time_s": metrics["wall_time_s"]}))
 
 
 if __name__ == "__main__":

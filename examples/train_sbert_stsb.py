@@ -2,8 +2,12 @@
 
 A plain Keras script: read the data, build the tf.data pipeline, compile, fit, evaluate.
 
-    python examples/train_sbert_stsb.py --epochs 4                 # full fine-tuning
-    python examples/train_sbert_stsb.py --epochs 4 --lora-rank 8   # LoRA adapters only
+    python examples/train_sbert_stsb.py --epochs 4 --data DATA                # full fine-tuning
+    python examples/train_sbert_stsb.py --epochs 4 --lora-rank 8 --data DATA  # LoRA adapters only
+    python examples/train_sbert_stsb.py --epochs 4 --data tfds                # glue/stsb from TFDS
+
+`DATA`: a folder in the layout of docs/data.md, `tfds` or `tfds:DIR` (default `$KERAS_SENTEMB_DATA`);
+TFDS's glue/stsb has no test labels, so from TFDS the final Spearman is the dev set's.
 
 Hyper-parameters follow SBERT: batch 16, AdamW at 2e-5 (LoRA: 5e-4), weight decay 0.01,
 gradients clipped at global norm 1, linear warm-up over 10 % of the steps then linear decay. The dev set picks the best epoch; the test
@@ -18,18 +22,16 @@ import time
 import keras
 
 from keras_sentemb import SentenceEncoder
-from keras_sentemb.data.examples import read_scored_pairs
+from keras_sentemb.data.named_datasets import add_data_argument, evaluation_split, read_split
 from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.evaluation import sts_spearman
 from keras_sentemb.models import SBERT
 from keras_sentemb.training import LinearWarmupLinearDecay, NaNGuard, STSEvaluator
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data"))
+    add_data_argument(parser)
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--learning-rate", type=float, default=None)
@@ -60,13 +62,12 @@ def main():
     keras.utils.set_random_seed(args.seed)
     start = time.perf_counter()
 
-    stsb = os.path.join(args.data, "stsb")
-    train = read_scored_pairs(os.path.join(stsb, "train.tsv"))
-    dev = read_scored_pairs(os.path.join(stsb, "dev.tsv"))
-    test = read_scored_pairs(os.path.join(stsb, "test.tsv"))
+    final_split = evaluation_split(args.data, "stsb")  # "dev" from TFDS (GLUE keeps test labels secret)
+    train, dev = read_split(args.data, "stsb", "train"), read_split(args.data, "stsb", "dev")
+    test = read_split(args.data, "stsb", final_split)
     encoder = SentenceEncoder.from_pretrained("minilm-l6")
     before = sts_spearman(encoder, test, progress=False)
-    print(f"STS-B test Spearman before fine-tuning: {before:.2f}")
+    print(f"STS-B {final_split} Spearman before fine-tuning: {before:.2f}")
 
     if args.lora_rank:
         encoder.enable_lora(args.lora_rank)
@@ -106,7 +107,7 @@ def main():
         saved = os.path.join(args.output, "encoder.keras")
         encoder.save(saved)
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
-    print(f"STS-B test Spearman after fine-tuning: {after:.2f} (before {before:.2f})")
+    print(f"STS-B {final_split} Spearman after fine-tuning: {after:.2f} (before {before:.2f})")
     print(
         f"saved {saved} ({os.path.getsize(saved) / 1e6:.1f} MB); wall time "
         f"{time.perf_counter() - start:.0f} s; peak memory {peak_gb:.2f} GB"

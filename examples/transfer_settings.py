@@ -1,7 +1,9 @@
 """The transfer-settings table on STS-B: UE / FT (MSE, KL) / NT / DNT, word embeddings frozen or not.
 
-    python examples/transfer_settings.py --model minilm-l6 --epochs 2
-    python examples/transfer_settings.py --model out/bilstm_sra/bilstm_sra.keras --epochs 4
+    python examples/transfer_settings.py --model minilm-l6 --epochs 2 --data DATA
+    python examples/transfer_settings.py --model out/bilstm_sra/bilstm_sra.keras --epochs 4 --data DATA
+
+`DATA`: a folder in the layout of docs/data.md, `tfds` or `tfds:DIR` (default `$KERAS_SENTEMB_DATA`).
 
 Each trained setting starts from a fresh copy of `--model`, trains on STS-B train
 (`TransferModel`, Zhang, Wilson & Mihalcea 2018), keeps its best STS-B dev epoch (Spearman)
@@ -28,7 +30,7 @@ import time
 
 import keras
 
-from keras_sentemb.data.examples import read_scored_pairs
+from keras_sentemb.data.named_datasets import add_data_argument, evaluation_split, read_split
 from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.evaluation.sts import correlations
 from keras_sentemb.models.transfer_model import TransferModel
@@ -36,7 +38,6 @@ from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator
 from keras_sentemb.utils.atomic_files import atomic_open
 from keras_sentemb.zoo.loading import load_sentence_encoder
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 # (row label, setting, freeze_word_embeddings, objective)
 ROWS = [
     ("UE", "ue", False, None),
@@ -88,15 +89,16 @@ def run_row(args, setting, frozen, objective, train, dev, test):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="minilm-l6", help="a preset or a .keras encoder")
-    parser.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data"))
+    add_data_argument(parser)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--rows", default=None, help="comma-separated row numbers (0-6) to run")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default=os.path.join("out", "transfer"))
     args = parser.parse_args()
-    folder = os.path.join(args.data, "stsb")
-    train, dev, test = (read_scored_pairs(os.path.join(folder, f"{split}.tsv")) for split in ("train", "dev", "test"))
+    sts_split = evaluation_split(args.data, "stsb")  # "dev" from TFDS (GLUE keeps test labels secret)
+    train, dev = read_split(args.data, "stsb", "train"), read_split(args.data, "stsb", "dev")
+    test = read_split(args.data, "stsb", sts_split)
     chosen = range(len(ROWS)) if args.rows is None else [int(i) for i in args.rows.split(",")]
     results = []
     for index in chosen:
@@ -111,7 +113,7 @@ def main():
     os.makedirs(args.output, exist_ok=True)
     with atomic_open(os.path.join(args.output, f"transfer_{name}.json"), "w") as f:
         json.dump({"model": args.model, "epochs": args.epochs, "rows": results}, f, indent=1)
-    print(f"\n| {name} on STS-B test | Pearson | Spearman | dev Spearman | time |")
+    print(f"\n| {name} on STS-B {sts_split} | Pearson | Spearman | dev Spearman | time |")
     print("|---|---|---|---|---|")
     for row in results:
         dev_score = "—" if row["dev_spearman"] is None else f"{row['dev_spearman']:.2f}"

@@ -121,14 +121,14 @@ def _build_parser():
         "--tasks",
         default=None,
         help="comma-separated, from: stsb, stsb-dev, mrpc, sst2, trec, snli, "
-        "sts-dir, senteval-dir, hash-recall (default: stsb, plus "
-        "hash-recall for a hashed model)",
+        "sts-dir, senteval-dir, hash-recall, or TFDS names (glue/stsb, glue/mrpc, glue/sst2) "
+        "(default: stsb, plus hash-recall for a hashed model)",
     )
     evaluate.add_argument(
         "--data",
         default=os.environ.get("KERAS_SENTEMB_DATA"),
-        help="folder with stsb/, mrpc/, sst2/, trec/, nli/ "
-        "(default: $KERAS_SENTEMB_DATA); needed by the built-in tasks",
+        help="folder with stsb/, mrpc/, sst2/, trec/, nli/ (docs/data.md), or tfds / tfds:DIR to read "
+        "them from TensorFlow Datasets (default: $KERAS_SENTEMB_DATA); needed by the built-in tasks",
     )
     evaluate.add_argument("--sts-dir", help="folder of score<TAB>sentence1<TAB>sentence2 files")
     evaluate.add_argument(
@@ -309,7 +309,7 @@ def _evaluate(args):
     hashed_default = names is None and (args.model.endswith(".keras") or args.model.startswith("zoo:"))
     tasks = build_tasks(
         names or ["stsb"],
-        data_dir=args.data,
+        data=args.data,
         sts_dir=args.sts_dir,
         senteval_dir=args.senteval_dir,
         folds=args.folds,
@@ -322,7 +322,7 @@ def _evaluate(args):
             f"task hash-recall needs a HashedEncoder .keras model; {args.model} holds a {type(model).__name__}"
         )
     if hashed_default and hashed:
-        tasks += build_tasks(["hash-recall"], data_dir=args.data)
+        tasks += build_tasks(["hash-recall"], data=args.data)
     print(f"evaluating {args.model} ({type(model).__name__}) on {len(tasks)} task(s)", flush=True)
     results = evaluate(
         model,

@@ -1,4 +1,7 @@
-"""Task names understood by `keras-sentemb evaluate --tasks ...`, built from files.
+"""Task names understood by `keras-sentemb evaluate --tasks ...`, built from files or TFDS.
+
+`data` is a data folder, `tfds` or `tfds:DIR` (`keras_sentemb.data.named_datasets`); tasks
+may be named by their dataset's TFDS name too (`glue/stsb` is `stsb`, `glue/mrpc` is `mrpc`).
 
 | name | dataset (under the data folder) | measure |
 |---|---|---|
@@ -10,11 +13,22 @@
 | `sts-dir` | every file of `--sts-dir` | STS Spearman each |
 | `senteval-dir` | every task of `--senteval-dir` | probe accuracy each |
 | `hash-recall` | STS-B dev + test sentences | recall@10 vs code bits |
+
+From TFDS, whose GLUE test sets have no labels, `mrpc` and `sst2` are measured on their
+validation splits and named `mrpc-dev` and `sst2-dev` (train → validation, C by inner k-fold);
+`stsb` (test) is refused, `stsb-dev` works, and `hash-recall` reads the unlabelled test sentences.
 """
 
 import os
 
-from keras_sentemb.data.examples import NLI_LABELS, read_labeled_pairs, read_scored_pairs
+from keras_sentemb.data.named_datasets import (
+    data_source,
+    evaluation_split,
+    named_dataset,
+    read_split,
+    split_location,
+    split_sentences,
+)
 from keras_sentemb.evaluation.task_files import (
     classification_folder_tasks,
     read_classification_file,
@@ -30,25 +44,24 @@ from keras_sentemb.evaluation.tasks import (
 )
 
 TASK_NAMES = ("stsb", "stsb-dev", "mrpc", "sst2", "trec", "snli", "sts-dir", "senteval-dir", "hash-recall")
+TFDS_TASK_NAMES = {"glue/stsb": "stsb", "glue/mrpc": "mrpc", "glue/sst2": "sst2"}  # the rest share names
 
 
-def _data_file(data_dir, *parts):
-    path = os.path.join(data_dir, *parts)
-    if not os.path.isfile(path):
-        raise FileNotFoundError(
-            f"{path}: no such file (set --data to the folder holding stsb/, mrpc/, sst2/, trec/, nli/)"
+def _stsb(data, split):
+    name = "stsb" if split == "test" else "stsb-dev"
+    return [STSTask(name, read_split(data, "stsb", split), source=split_location(data, "stsb", split))]
+
+
+def _mrpc(data):
+    split = evaluation_split(data, "mrpc")
+    return [
+        PairClassificationTask(
+            "mrpc" if split == "test" else "mrpc-dev",
+            read_split(data, "mrpc", "train"),
+            read_split(data, "mrpc", split),
+            source=split_location(data, "mrpc", split),
         )
-    return path
-
-
-def _stsb(data_dir, split):
-    path = _data_file(data_dir, "stsb", f"{split}.tsv")
-    return [STSTask("stsb" if split == "test" else "stsb-dev", read_scored_pairs(path), source=path)]
-
-
-def _mrpc(data_dir):
-    train, test = _data_file(data_dir, "mrpc", "train.tsv"), _data_file(data_dir, "mrpc", "test.tsv")
-    return [PairClassificationTask("mrpc", read_labeled_pairs(train), read_labeled_pairs(test), source=test)]
+    ]
 
 
 def _split_probe(name, files, seed):
@@ -62,18 +75,39 @@ def _split_probe(name, files, seed):
     )
 
 
-def _snli(data_dir, seed):
-    def read(name):
-        return read_labeled_pairs(_data_file(data_dir, "nli", name), "premise", "hypothesis", label_names=NLI_LABELS)
+def _sentence_probe(data, name, seed):
+    """The probe of sst2 or trec: from a folder as `label<TAB>sentence` files (labels kept as
+    strings); from TFDS with the labelled splits it has."""
+    source, dataset = data_source(data), named_dataset(name)
+    if not source.tfds:
+        files = {split: split_location(source, dataset, split) for split in dataset.files}
+        for path in files.values():
+            if not os.path.isfile(path):
+                raise FileNotFoundError(f"{path}: no such file (set --data to a folder in the layout of docs/data.md)")
+        return [_split_probe(name, files, seed)]
+    split = evaluation_split(source, dataset)
+    dev = "dev" if split == "test" and "dev" in dataset.labelled_tfds_splits else None
+    return [
+        ProbeTask(
+            name if split == "test" else f"{name}-dev",
+            read_split(source, dataset, "train"),
+            test=read_split(source, dataset, split),
+            dev=read_split(source, dataset, dev) if dev else None,
+            seed=seed,
+            source=split_location(source, dataset, split),
+        )
+    ]
 
+
+def _snli(data, seed):
     return [
         NLIProbeTask(
             "snli",
-            read("snli_train_subset.tsv.gz"),
-            read("snli_test.tsv.gz"),
-            dev=read("snli_dev.tsv.gz"),
+            read_split(data, "snli", "train"),
+            read_split(data, "snli", "test"),
+            dev=read_split(data, "snli", "dev"),
             seed=seed,
-            source=os.path.join(data_dir, "nli", "snli_test.tsv.gz"),
+            source=split_location(data, "snli", "test"),
         )
     ]
 
@@ -97,22 +131,25 @@ def _senteval_dir(folder, folds, seed):
     return tasks
 
 
-def _hash_recall(data_dir):
-    sentences = []
+def _hash_recall(data):
+    source, sentences = data_source(data), []
     for split in ("dev", "test"):
-        pairs = read_scored_pairs(_data_file(data_dir, "stsb", f"{split}.tsv"))
-        sentences += pairs.sentences1 + pairs.sentences2
-    return [HashRecallTask("hash-recall", sentences, source=os.path.join(data_dir, "stsb"))]
+        if source.tfds:
+            sentences += split_sentences(source, "stsb", split)
+        else:
+            pairs = read_split(source, "stsb", split)
+            sentences += pairs.sentences1 + pairs.sentences2
+    return [HashRecallTask("hash-recall", sentences, source=os.path.dirname(split_location(source, "stsb", "dev")))]
 
 
-def build_tasks(names, data_dir=None, sts_dir=None, senteval_dir=None, folds=10, seed=0):
+def build_tasks(names, data=None, sts_dir=None, senteval_dir=None, folds=10, seed=0):
     """The tasks for `names` (see the module table), files read and checked now so that
-    a bad file fails before any encoding starts.
+    a bad file fails before any encoding starts. `data`: a data folder, `tfds` or `tfds:DIR`.
 
     (Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
     >>> tasks = build_tasks(["stsb", "sts-dir"], sts_dir="my_sts")   # doctest: +SKIP
     """
-    names = [n.strip() for n in names if n.strip()]
+    names = [TFDS_TASK_NAMES.get(n.strip(), n.strip()) for n in names if n.strip()]
     unknown = [n for n in names if n not in TASK_NAMES]
     if unknown:
         raise ValueError(f"unknown task(s) {unknown}; known: {', '.join(TASK_NAMES)}")
@@ -123,26 +160,22 @@ def build_tasks(names, data_dir=None, sts_dir=None, senteval_dir=None, folds=10,
     if "senteval-dir" in names and not senteval_dir:
         raise ValueError("task senteval-dir needs --senteval-dir FOLDER (files label<TAB>sentence)")
     needs_data = [n for n in names if n not in ("sts-dir", "senteval-dir")]
-    if needs_data and data_dir is None:
+    if needs_data and data is None:
         raise ValueError(
-            f"task(s) {needs_data} read a data folder: pass --data FOLDER (or data_dir=) "
-            "holding stsb/, mrpc/, sst2/, trec/, nli/ (see docs/evaluation.md)"
+            f"task(s) {needs_data} read data: pass --data FOLDER (or data=) holding stsb/, mrpc/, "
+            "sst2/, trec/, nli/ (see docs/data.md), or --data tfds[:DIR] for TensorFlow Datasets"
         )
-    data_dir = os.fspath(data_dir) if data_dir is not None else ""
+    data = data_source(data) if needs_data else None
     builders = {
-        "stsb": lambda: _stsb(data_dir, "test"),
-        "stsb-dev": lambda: _stsb(data_dir, "dev"),
-        "mrpc": lambda: _mrpc(data_dir),
-        "sst2": lambda: [
-            _split_probe("sst2", {s: _data_file(data_dir, "sst2", f"{s}.tsv") for s in ("train", "dev", "test")}, seed)
-        ],
-        "trec": lambda: [
-            _split_probe("trec", {s: _data_file(data_dir, "trec", f"{s}.tsv") for s in ("train", "test")}, seed)
-        ],
-        "snli": lambda: _snli(data_dir, seed),
+        "stsb": lambda: _stsb(data, "test"),
+        "stsb-dev": lambda: _stsb(data, "dev"),
+        "mrpc": lambda: _mrpc(data),
+        "sst2": lambda: _sentence_probe(data, "sst2", seed),
+        "trec": lambda: _sentence_probe(data, "trec", seed),
+        "snli": lambda: _snli(data, seed),
         "sts-dir": lambda: _sts_dir(sts_dir),
         "senteval-dir": lambda: _senteval_dir(senteval_dir, folds, seed),
-        "hash-recall": lambda: _hash_recall(data_dir),
+        "hash-recall": lambda: _hash_recall(data),
     }
     tasks = []
     for name in dict.fromkeys(names):

@@ -7,21 +7,30 @@ or, for fetching only, an `http(s)://` URL. It holds
     <name>/<name>-v<version>.tar.gz          the model folder, packed reproducibly
     <name>/<name>-v<version>.tar.gz.sha256   its sha256, as `sha256sum` prints it
 
-`fetch` downloads with a progress bar into a temporary file of the cache, reading at most
-the size the index declares (one byte more is an error, as is a stream slower than
-`MIN_FETCH_BYTES_PER_S` on average or idle for `FETCH_IDLE_TIMEOUT_S`), checks the sha256,
-unpacks into a temporary folder (refusing unsafe entries) and publishes it at
-`$KERAS_SENTEMB_HOME/zoo/<name>/<version>` with `atomic_directory`: an interrupted,
-oversized or corrupted download leaves nothing in the cache.
+`fetch` downloads with a progress bar into `$KERAS_SENTEMB_HOME/downloads/<name>-v<version>-
+<sha256 prefix>.tar.gz.partial`, reading at most the size the index declares (one byte more is an
+error, as is a stream slower than `MIN_FETCH_BYTES_PER_S` on average or idle for
+`FETCH_IDLE_TIMEOUT_S`), checks the sha256, unpacks into a temporary folder (refusing unsafe
+entries) and publishes it at `$KERAS_SENTEMB_HOME/zoo/<name>/<version>` with `atomic_directory`:
+no failed fetch ever leaves a model in the cache.
+
+Downloads resume: a fetch that was interrupted (connection lost, timeout, kill -9) leaves its
+partial file, and the next fetch of the same archive asks the server only for the rest
+(`Range: bytes=N-`; a server that ignores it sends the whole file again, which is fine). A
+partial file is bounded by the declared size, and deleted once verified or when it proves wrong
+(sha256 mismatch, oversized stream, an archive that does not unpack). Concurrent fetches of the
+same archive take turns on the partial file's lock; the second one finds the model cached.
 """
 
 import contextlib
+import fcntl
+import glob
 import hashlib
 import json
 import os
 import re
-import tempfile
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -65,6 +74,19 @@ def _scheme(store):
     return urllib.parse.urlparse(os.fspath(store)).scheme.lower()
 
 
+def _checked_store(store):
+    """`store` when its scheme is one a store can have: none (a folder), file, http(s), or a
+    `scheme://` of tf.io.gfile (gs://, s3://, ram://, ...), else `ValueError`."""
+    text = os.fspath(store)
+    scheme = _scheme(text)
+    if scheme and len(scheme) > 1 and scheme not in ("file", "http", "https") and "://" not in text:
+        raise ValueError(
+            f"{text}: unsupported store scheme {scheme!r}; use a folder, file://, http(s):// or a tf.io.gfile "
+            "file system (gs://, ...)"
+        )
+    return store
+
+
 def _local_path(store):
     store = os.fspath(store)
     if _scheme(store) == "file":
@@ -82,15 +104,40 @@ def _join(store, *parts):
     return "/".join([os.fspath(store).rstrip("/"), *parts])
 
 
-def _open_binary(location):
-    """A readable binary stream of `location`: urllib for http(s), open() for a local
-    path or file:// URL, tf.io.gfile for every other scheme."""
-    if _scheme(location) in ("http", "https"):
-        return urllib.request.urlopen(location, timeout=FETCH_IDLE_TIMEOUT_S)
-    if _is_local(location):
-        return open(_local_path(location), "rb")
+class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows redirects to http(s) only: a store cannot send a fetch to ftp:// or file://."""
 
-    return tf.io.gfile.GFile(location, "rb")
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        if _scheme(newurl) not in ("http", "https"):
+            raise ValueError(f"{req.full_url}: redirected to {newurl!r}; only http(s) redirects are followed")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_HTTP = urllib.request.build_opener(_HttpOnlyRedirects)
+
+
+def _open_binary(location, offset=0):
+    """A readable binary stream of `location` from byte `offset`, and that offset (0 when an
+    http server ignored the Range request and sends the whole file): urllib for http(s),
+    open() for a local path or file:// URL, tf.io.gfile for every other scheme it knows."""
+    if _scheme(location) in ("http", "https"):
+        request = urllib.request.Request(location, headers={"Range": f"bytes={offset}-"} if offset else {})
+        response = _HTTP.open(request, timeout=FETCH_IDLE_TIMEOUT_S)
+        ranged = response.status == 206 and response.headers.get("Content-Range", "").startswith(f"bytes {offset}-")
+        return response, offset if ranged else 0
+    if _is_local(location):
+        stream = open(_local_path(location), "rb")
+    else:
+        try:
+            stream = tf.io.gfile.GFile(location, "rb")
+            stream.seek(0)  # gfile opens lazily: an unknown scheme fails here
+        except tf.errors.UnimplementedError as error:
+            raise ValueError(
+                f"{location}: unsupported store scheme {_scheme(location)!r}; use a folder, file://, http(s):// "
+                "or a tf.io.gfile file system (gs://, ...)"
+            ) from error
+    stream.seek(offset)
+    return stream, offset
 
 
 MAX_INDEX_BYTES = 16 * 2**20  # a store index lists models: kilobytes, not megabytes
@@ -98,7 +145,8 @@ MAX_INDEX_BYTES = 16 * 2**20  # a store index lists models: kilobytes, not megab
 
 def _read_bytes(location, max_bytes=MAX_INDEX_BYTES):
     """The bytes at `location`, refusing more than `max_bytes` (read at most one past it)."""
-    with _open_binary(location) as f:
+    stream, _ = _open_binary(location)
+    with stream as f:
         data = f.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise ValueError(f"{location}: larger than {max_bytes} bytes; not a store index")
@@ -123,7 +171,7 @@ def _write_bytes(location, data):
 
 def read_store_index(store):
     """The store's index.json (an empty index when a writable store has none yet)."""
-    location = _join(store, INDEX)
+    location = _join(_checked_store(store), INDEX)
     try:
         data = _read_bytes(location)
     except FileNotFoundError:
@@ -211,45 +259,68 @@ def publish_hub_module(saved_model_dir, name, version, store):
     return entry["hub"]
 
 
-def _download(location, destination, expected_bytes, progress):
-    """Streams `location` into the open binary file `destination`; returns its sha256."""
+class _WrongStream(OSError):
+    """The server sent bytes that cannot be the archive (more than declared): the partial
+    download is discarded, not kept for a resume."""
 
-    digest = hashlib.sha256()
+
+def _download(location, partial, expected_bytes, progress):
+    """Appends the rest of `location` to the open binary file `partial` (read and write, at
+    its end); returns the sha256 of the whole file. Bytes already in `partial` are hashed
+    and kept when the server honours the range request, replaced when it does not."""
+    digest, received = hashlib.sha256(), 0
+    partial.seek(0)
+    while chunk := partial.read(1 << 20):
+        digest.update(chunk)
+        received += len(chunk)
+    if expected_bytes is not None and received >= expected_bytes:
+        return digest.hexdigest()  # complete already (a fetch killed before it checked)
     # Idle limit: the socket timeout of `_open_binary`; total limit: a floor of
     # MIN_FETCH_BYTES_PER_S on average, so a server that drips bytes cannot hold a fetch open.
-    allowed_s = FETCH_IDLE_TIMEOUT_S + (expected_bytes or 0) / MIN_FETCH_BYTES_PER_S
+    allowed_s = FETCH_IDLE_TIMEOUT_S + ((expected_bytes or 0) - received) / MIN_FETCH_BYTES_PER_S
     deadline = time.monotonic() + allowed_s
+    source, offset = _open_binary(location, received)
+    if offset != received:  # the server sends the whole file: start over
+        partial.seek(0)
+        partial.truncate()
+        digest, received = hashlib.sha256(), 0
     with (
-        _open_binary(location) as source,
+        source,
         tqdm(
             total=expected_bytes,
+            initial=received,
             unit="B",
             unit_scale=True,
-            desc=f"fetch {location.rsplit('/', 1)[-1]}",
+            desc=f"fetch {location.rsplit('/', 1)[-1]}" + (f" (resumed at {received} B)" if received else ""),
             disable=not progress,
         ) as bar,
     ):
-        received = 0
         # Never read past the size the index declares: one byte more proves the stream is
         # too long, and a server that streams forever cannot fill the disk.
         limit = None if expected_bytes is None else expected_bytes + 1
-        while chunk := source.read(1 << 20 if limit is None else min(1 << 20, limit - received)):
+        read = getattr(source, "read1", source.read)  # what has arrived: a kill loses at most the chunk in flight
+        while chunk := read(1 << 20 if limit is None else min(1 << 20, limit - received)):
             received += len(chunk)
             if expected_bytes is not None and received > expected_bytes:
-                raise OSError(
+                raise _WrongStream(
                     f"{location}: the server sent more than the {expected_bytes} bytes the store's index "
                     "declares; download stopped, nothing was cached"
                 )
             if time.monotonic() > deadline:
                 raise TimeoutError(
-                    f"{location}: {received} bytes in {allowed_s:.0f} s, "
-                    f"slower than {MIN_FETCH_BYTES_PER_S} B/s on average; download stopped, nothing was cached"
+                    f"{location}: {received} bytes in {allowed_s:.0f} s, slower than {MIN_FETCH_BYTES_PER_S} B/s "
+                    "on average; download stopped, nothing was cached (fetch again to resume)"
                 )
-            destination.write(chunk)
+            partial.write(chunk)
+            partial.flush()  # on disk for a resume, whatever happens to this process next
             digest.update(chunk)
             bar.update(len(chunk))
+    partial.flush()
     if expected_bytes is not None and received != expected_bytes:
-        raise OSError(f"{location}: download interrupted after {received} of {expected_bytes} bytes")
+        raise OSError(
+            f"{location}: download interrupted after {received} of {expected_bytes} bytes; "
+            "nothing was cached (fetch again to resume)"
+        )
     return digest.hexdigest()
 
 
@@ -270,45 +341,92 @@ def fetch_model(name, store, version=None, home=None, progress=True):
     if name not in index["models"]:
         raise ValueError(f"{store} has no model {name!r}; it has {sorted(index['models'])}")
     model = require_keys(index["models"][name], ["latest", "versions"], f"{store}: index entry of {name}")
-    version = int(version or model["latest"])
+    version = version or model["latest"]
+    if isinstance(version, bool) or not isinstance(version, int | str) or not str(version).isdigit():
+        raise ValueError(f"{store}: index entry of {name}: invalid version {version!r} (a positive int)")
+    version = int(version)
     entry = model["versions"].get(str(version)) if isinstance(model["versions"], dict) else None
     if entry is None:
         raise ValueError(
             f"{store} has no version {version} of {name!r}; it has {sorted(int(v) for v in model['versions'])}"
         )
     require_keys(entry, ["archive", "sha256"], f"{store}: index entry of {name} v{version}")
+    if not isinstance(entry["sha256"], str) or not re.fullmatch(r"[0-9a-f]{64}", entry["sha256"]):
+        raise ValueError(f"{store}: index entry of {name} v{version} has an invalid sha256 {entry['sha256']!r}")
     target = cached_model_dir(name, version, home)
-    download_prefix = f".{name}-v{version}.download-"
-    clean_leftovers_of(target)  # what killed fetches left: staging, old copies, downloads
-    remove_stale_files(os.path.dirname(target), download_prefix)
+    clean_leftovers_of(target)  # what killed fetches left: staging folders, old copies
+    remove_stale_files(os.path.dirname(target), f".{name}-v{version}.download-")  # older releases' downloads
     if _cached_sha256(target) == entry["sha256"]:
         return target
     archive = entry["archive"]  # require_keys above: entry is a dict holding it
     if not isinstance(archive, str) or not ARCHIVE_PATH.fullmatch(archive) or ".." in archive:
         raise ValueError(f"{store}: index entry of {name} v{version} has an invalid archive path {archive!r}")
+    expected_bytes = entry.get("bytes")
+    if expected_bytes is not None and (isinstance(expected_bytes, bool) or not isinstance(expected_bytes, int)):
+        raise ValueError(f"{store}: index entry of {name} v{version} has an invalid size {expected_bytes!r}")
     location = _join(store, *archive.split("/"))
+    downloads = os.path.join(home or zoo_home(), "downloads")
+    os.makedirs(downloads, exist_ok=True)
     os.makedirs(os.path.dirname(target), exist_ok=True)
-    fd, temporary = tempfile.mkstemp(
-        prefix=f"{download_prefix}{os.getpid()}-", suffix=".tar.gz", dir=os.path.dirname(target)
-    )
-    try:
-        with os.fdopen(fd, "wb") as f:
-            digest = _download(location, f, entry.get("bytes"), progress)
-        if digest != entry["sha256"]:
-            raise ValueError(
-                f"{location}: sha256 {digest} does not match the store's "
-                f"{entry['sha256']}; the archive is corrupted, nothing was cached"
-            )
+    partial_path = os.path.join(downloads, f"{name}-v{version}-{entry['sha256'][:16]}.tar.gz.partial")
+    _remove_unlocked_partials(downloads, f"{name}-v{version}-", keep=partial_path)
+    with _locked_partial(partial_path) as partial:  # another fetch of this archive finishes first
+        if _cached_sha256(target) == entry["sha256"]:
+            return target
         try:
-            # overwrite: a cached copy whose marker does not match is replaced in one step.
-            with atomic_directory(target, overwrite=True) as staging:
-                unpack_archive(temporary, name, staging)
-                with open(os.path.join(staging, FETCHED_MARKER), "w", encoding="utf-8") as f:
-                    json.dump({"sha256": digest, "store": os.fspath(store), "version": version}, f)
-        except FileExistsError:
-            if _cached_sha256(target) != entry["sha256"]:  # another fetch of the same entry won: use it
-                raise
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(temporary)
+            digest = _download(location, partial, expected_bytes, progress)
+            if digest != entry["sha256"]:
+                raise ValueError(
+                    f"{location}: sha256 {digest} does not match the store's "
+                    f"{entry['sha256']}; the archive is corrupted, nothing was cached"
+                )
+            try:
+                # overwrite: a cached copy whose marker does not match is replaced in one step.
+                with atomic_directory(target, overwrite=True) as staging:
+                    unpack_archive(partial_path, name, staging)
+                    with open(os.path.join(staging, FETCHED_MARKER), "w", encoding="utf-8") as f:
+                        json.dump({"sha256": digest, "store": os.fspath(store), "version": version}, f)
+            except FileExistsError:
+                if _cached_sha256(target) != entry["sha256"]:  # another fetch of the same entry won: use it
+                    raise
+        except (_WrongStream, ValueError):  # unpack_archive: ValueError for damaged or unsafe archives
+            _remove(partial_path)  # proven wrong: a retry starts from zero
+            raise
+        except urllib.error.HTTPError as error:
+            if error.code == 416:  # the server's file is shorter than what we hold: not this archive
+                _remove(partial_path)
+            raise
+        _remove(partial_path)
     return target
+
+
+@contextlib.contextmanager
+def _locked_partial(path):
+    """`path` opened for appending, under an exclusive `flock`; when the holder before us
+    deleted the file (done, or proven wrong), the lock is taken again on a fresh one."""
+    while True:
+        partial = open(path, "a+b")
+        try:
+            fcntl.flock(partial.fileno(), fcntl.LOCK_EX)
+            with contextlib.suppress(FileNotFoundError):
+                if os.stat(path).st_ino == os.fstat(partial.fileno()).st_ino:
+                    yield partial
+                    return
+        finally:
+            partial.close()
+
+
+def _remove(path):
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(path)
+
+
+def _remove_unlocked_partials(downloads, prefix, keep):
+    """Deletes partial downloads of other archives of the same model version (a store that
+    was republished under another sha256), unless a live fetch holds them."""
+    for path in glob.glob(os.path.join(glob.escape(downloads), glob.escape(prefix) + "*.tar.gz.partial")):
+        if path == keep:
+            continue
+        with contextlib.suppress(OSError), open(path, "rb") as f:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _remove(path)

@@ -13,14 +13,14 @@ SAMPLE_DATA = os.path.join(os.path.dirname(FIXTURES), "..", "docs", "sample_data
 
 
 def test_the_data_folder_tasks_read_their_files():
-    tasks = build_tasks(["stsb", "stsb-dev", "sst2", "trec", "hash-recall", "stsb"], data_dir=SAMPLE_DATA)
+    tasks = build_tasks(["stsb", "stsb-dev", "sst2", "trec", "hash-recall", "stsb"], data=SAMPLE_DATA)
     assert [t.name for t in tasks] == ["stsb", "stsb-dev", "sst2", "trec", "hash-recall"]
     assert tasks[0].source.endswith(os.path.join("stsb", "test.tsv"))
     assert tasks[2].dev is not None and tasks[3].dev is None
 
 
 def test_a_data_folder_is_required_for_the_data_tasks():
-    with pytest.raises(ValueError, match="pass --data FOLDER"):
+    with pytest.raises(ValueError, match="pass --data FOLDER .* or --data tfds"):
         build_tasks(["mrpc"])
     with pytest.raises(ValueError, match="no task given"):
         build_tasks([" "])
@@ -50,7 +50,8 @@ def test_build_tasks_reads_user_folders_and_names_tasks_after_files():
         (["stsb", "glue"], {}, ValueError, r"unknown task\(s\) \['glue'\]"),
         (["sts-dir"], {}, ValueError, "sts-dir needs --sts-dir"),
         (["senteval-dir"], {}, ValueError, "senteval-dir needs --senteval-dir"),
-        (["stsb"], {"data_dir": "/nonexistent"}, FileNotFoundError, "set --data"),
+        (["stsb"], {"data": "/nonexistent"}, FileNotFoundError, "--data '/nonexistent': no such folder"),
+        (["stsb"], {"data": SAMPLE_DATA + "/trec"}, FileNotFoundError, r"stsb/test.tsv: no such file"),
     ],
 )
 def test_build_tasks_rejects_what_it_cannot_run(names, kwargs, error, message):

@@ -23,7 +23,8 @@ from keras_sentemb.export.serving_warmup import WARMUP_FILE, WARMUP_K, WARMUP_TE
 from keras_sentemb.layers import SemanticHashing
 from keras_sentemb.models import HashedEncoder
 from keras_sentemb.retrieval import BinaryIndex
-from tests.conftest import make_tiny_encoder
+from tests.conftest import make_tiny_cross_encoder, make_tiny_encoder
+from tests.models.test_dse import make_dse
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CORPUS = ["the cat sat on the mat", "a dog ran fast", "rain and storm", "hello world", "the mat"]
@@ -76,16 +77,18 @@ def test_warmup_requests_cover_every_signature_of_every_model(bundle):
         assert texts == list(WARMUP_TEXTS)
 
 
-def test_replayed_warmup_requests_answer_like_the_python_api(bundle):
-    folder, _, encoder, hashed, codes, ids = bundle
-    calls, expected = [], []
-    for name in SIGNATURES:
-        for request in read_warmup_requests(folder / name / "3" / WARMUP_FILE):
+def replay_warmups(version_folders):
+    """Every warmup request of the SavedModels in `version_folders`, replayed in a fresh
+    process that imports only tensorflow and tensorflow_text: `(calls, answers)`, a call being
+    `[folder, signature, inputs]`."""
+    calls = []
+    for version_folder in version_folders:
+        for request in read_warmup_requests(os.path.join(version_folder, WARMUP_FILE)):
             inputs = {}
             for key, proto in request.inputs.items():
                 value = tf.make_ndarray(proto)
                 inputs[key] = [t.decode() for t in value] if value.dtype == object else int(value)
-            calls.append([str(folder / name / "3"), request.model_spec.signature_name, inputs])
+            calls.append([str(version_folder), request.model_spec.signature_name, inputs])
     result = subprocess.run(
         [sys.executable, "-c", REPLAY],
         input=json.dumps(calls),
@@ -95,7 +98,13 @@ def test_replayed_warmup_requests_answer_like_the_python_api(bundle):
         timeout=300,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    answers = json.loads(result.stdout.strip().splitlines()[-1])
+    return calls, json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_replayed_warmup_requests_answer_like_the_python_api(bundle):
+    folder, _, encoder, hashed, codes, ids = bundle
+    expected = []
+    calls, answers = replay_warmups([folder / name / "3" for name in SIGNATURES])
     texts = list(WARMUP_TEXTS)
     index = BinaryIndex(64, backend="numpy")
     index.add(codes, ids)
@@ -111,6 +120,25 @@ def test_replayed_warmup_requests_answer_like_the_python_api(bundle):
             np.testing.assert_array_equal(np.array(answer["distances"]), distances)
         expected.append(signature)
     assert sorted(expected) == sorted(s for signatures in SIGNATURES.values() for s in signatures)
+
+
+def test_pair_models_in_a_bundle_replay_their_warmups_like_predict_pairs(tmp_path):
+    cross_encoder = make_tiny_cross_encoder(num_labels=2, seed=3)
+    dse = make_dse(num_labels=1, seed=2)
+    dse.head.output_layer.kernel.assign(np.random.default_rng(0).normal(size=dse.head.output_layer.kernel.shape))
+    export_serving_bundle({"ce": cross_encoder, "dse": dse}, tmp_path, version=1)
+    calls, answers = replay_warmups([tmp_path / "ce" / "1", tmp_path / "dse" / "1"])
+    assert [(os.path.basename(os.path.dirname(folder)), signature) for folder, signature, _ in calls] == [
+        ("ce", "serving_default"),
+        ("dse", "score"),
+        ("dse", "serving_default"),
+    ]
+    texts = list(WARMUP_TEXTS)
+    assert [inputs for _, _, inputs in calls][:2] == [{"texts_a": texts, "texts_b": texts}] * 2
+    ce_answer, dse_score, dse_embed = answers
+    np.testing.assert_allclose(ce_answer["scores"], cross_encoder.predict_pairs(texts, texts), atol=1e-5)
+    np.testing.assert_allclose(np.array(dse_score["scores"])[:, 0], dse.predict_pairs(texts, texts), atol=1e-4)
+    np.testing.assert_allclose(dse_embed["embedding"], dse.embed(texts), atol=1e-5)
 
 
 def rest_bodies():

@@ -8,8 +8,13 @@ import http.client
 import http.server
 import json
 import os
+import re
+import signal
+import subprocess
+import sys
 import tarfile
 import threading
+import time
 
 import pytest
 
@@ -20,7 +25,7 @@ from keras_sentemb.zoo.model_store import (
     publish_folder,
     read_store_index,
 )
-from tests.zoo.test_safe_archive import hostile_archive, link
+from tests.zoo.test_safe_archive import hostile_archive, link, regular_file
 
 
 def model_folder(tmp_path, text="weights v1"):
@@ -44,6 +49,26 @@ def serve(folder, handler_class=http.server.SimpleHTTPRequestHandler):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def store_with(tmp_path, data, name="toy", **entry):
+    """A store whose index lists `data` as the archive of `name` v1 (sha256 and size of
+    `data` unless `entry` overrides them)."""
+    store = tmp_path / "store"
+    (store / name).mkdir(parents=True, exist_ok=True)
+    (store / name / f"{name}-v1.tar.gz").write_bytes(data)
+    entry = {
+        "archive": f"{name}/{name}-v1.tar.gz",
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "bytes": len(data),
+    } | entry
+    (store / "index.json").write_text(json.dumps({"models": {name: {"latest": 1, "versions": {"1": entry}}}}))
+    return store
+
+
+def partial_downloads(home):
+    folder = home / "downloads"
+    return sorted(os.listdir(folder)) if folder.exists() else []
 
 
 def files_under(folder):
@@ -125,12 +150,114 @@ class TruncatingHandler(http.server.SimpleHTTPRequestHandler):
         self.close_connection = True
 
 
-def test_an_interrupted_download_leaves_no_partial_cache_entry(tmp_path):
+class RangeHandler(http.server.SimpleHTTPRequestHandler):
+    """A static server that honours `Range: bytes=N-` as nginx, S3 or GCS do (http.server
+    does not); `ranges` records the Range header of every archive request."""
+
+    ranges = []
+
+    def do_GET(self):
+        if not self.path.endswith(".tar.gz"):
+            return super().do_GET()
+        data = open(os.path.join(self.directory, self.path.lstrip("/")), "rb").read()
+        asked = self.headers.get("Range")
+        type(self).ranges.append(asked)
+        start = int(re.fullmatch(r"bytes=(\d+)-", asked).group(1)) if asked else 0
+        if start >= len(data) and asked:
+            self.send_response(416)
+            self.send_header("Content-Range", f"bytes */{len(data)}")
+            self.end_headers()
+            return
+        self.send_response(206 if asked else 200)
+        if asked:
+            self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+        self.send_header("Content-Length", str(len(data) - start))
+        self.end_headers()
+        self.wfile.write(data[start:])
+
+
+def test_an_interrupted_download_caches_nothing_and_the_next_fetch_resumes_it(tmp_path):
     store, home = tmp_path / "store", tmp_path / "home"
-    publish_folder(model_folder(tmp_path), "toy", 1, store)
-    with serve(store, TruncatingHandler) as url, pytest.raises((OSError, http.client.HTTPException)):
+    entry = publish_folder(model_folder(tmp_path), "toy", 1, store)
+    with serve(store, TruncatingHandler) as url, pytest.raises(OSError, match="fetch again to resume"):
         fetch_model("toy", url, home=str(home), progress=False)
     assert os.listdir(home / "zoo" / "toy") == []
+    (partial,) = partial_downloads(home)
+    assert os.path.getsize(home / "downloads" / partial) == entry["bytes"] // 2
+    RangeHandler.ranges = []
+    with serve(store, RangeHandler) as url:
+        fetched = fetch_model("toy", url, home=str(home), progress=False)
+    assert RangeHandler.ranges == [f"bytes={entry['bytes'] // 2}-"]
+    assert files_under(fetched) == files_under(tmp_path / "model")
+    assert partial_downloads(home) == []
+
+
+def test_a_server_that_ignores_the_range_sends_everything_again_and_that_is_fine(tmp_path):
+    store, home = tmp_path / "store", tmp_path / "home"
+    publish_folder(model_folder(tmp_path), "toy", 1, store)
+    with serve(store, TruncatingHandler) as url, pytest.raises(OSError):
+        fetch_model("toy", url, home=str(home), progress=False)
+    with serve(store) as url:  # http.server answers a Range request with 200 and the whole file
+        fetched = fetch_model("toy", url, home=str(home), progress=False)
+    assert files_under(fetched) == files_under(tmp_path / "model") and partial_downloads(home) == []
+
+
+def test_a_partial_longer_than_the_servers_file_is_discarded(tmp_path):
+    store, home = tmp_path / "store", tmp_path / "home"
+    entry = publish_folder(model_folder(tmp_path), "toy", 1, store)
+    archive = store / "toy" / "toy-v1.tar.gz"
+    full = archive.read_bytes()
+    archive.write_bytes(full[: len(full) // 4])  # the server's copy is truncated; the index declares the whole
+    (home / "downloads").mkdir(parents=True)
+    (home / "downloads" / f"toy-v1-{entry['sha256'][:16]}.tar.gz.partial").write_bytes(full[: len(full) // 2])
+    with serve(store, RangeHandler) as url, pytest.raises(OSError, match="416"):
+        fetch_model("toy", url, home=str(home), progress=False)
+    assert partial_downloads(home) == [] and os.listdir(home / "zoo" / "toy") == []
+
+
+KILLED_FETCH = """
+import sys
+from keras_sentemb.zoo.model_store import fetch_model
+fetch_model("toy", sys.argv[1], home=sys.argv[2], progress=False)
+"""
+
+
+class StallingHandler(http.server.SimpleHTTPRequestHandler):
+    """Sends the first half of an archive, then holds the connection open until `release`."""
+
+    release = threading.Event()
+
+    def do_GET(self):
+        if not self.path.endswith(".tar.gz"):
+            return super().do_GET()
+        data = open(os.path.join(self.directory, self.path.lstrip("/")), "rb").read()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data[: len(data) // 2])
+        self.wfile.flush()
+        type(self).release.wait(60)
+
+
+def test_a_fetch_killed_mid_download_leaves_no_model_and_the_retry_resumes(tmp_path):
+    store, home = tmp_path / "store", tmp_path / "home"
+    entry = publish_folder(model_folder(tmp_path), "toy", 1, store)
+    half = entry["bytes"] // 2
+    with serve(store, StallingHandler) as url:
+        child = subprocess.Popen([sys.executable, "-c", KILLED_FETCH, url, str(home)], cwd=os.getcwd())
+        deadline = time.monotonic() + 120
+        while not any(os.path.getsize(home / "downloads" / p) >= half for p in partial_downloads(home)):
+            assert child.poll() is None and time.monotonic() < deadline, "the fetch ended before it was killed"
+            time.sleep(0.05)
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        StallingHandler.release.set()
+    assert not (home / "zoo" / "toy" / "1").exists() and os.listdir(home / "zoo" / "toy") == []
+    RangeHandler.ranges = []
+    with serve(store, RangeHandler) as url:
+        fetched = fetch_model("toy", url, home=str(home), progress=False)
+    assert RangeHandler.ranges == [f"bytes={half}-"]
+    assert files_under(fetched) == files_under(tmp_path / "model") and partial_downloads(home) == []
 
 
 class EndlessHandler(http.server.SimpleHTTPRequestHandler):
@@ -174,14 +301,15 @@ def test_a_stream_longer_than_the_index_declares_stops_one_byte_past_it(tmp_path
             read.append(len(chunk))
             return chunk
 
-    def counted(location):
-        return Counting(real_open(location)) if location.endswith(".tar.gz") else real_open(location)
+    def counted(location, offset=0):
+        stream, offset = real_open(location, offset)
+        return (Counting(stream) if location.endswith(".tar.gz") else stream), offset
 
     monkeypatch.setattr(model_store, "_open_binary", counted)
     with serve(store, EndlessHandler) as url, pytest.raises(OSError, match=f"more than the {declared} bytes"):
         fetch_model("toy", url, home=str(home), progress=False)
     assert sum(read) == declared + 1
-    assert os.listdir(home / "zoo" / "toy") == []
+    assert os.listdir(home / "zoo" / "toy") == [] and partial_downloads(home) == []
 
 
 def test_a_drip_feeding_server_hits_the_total_time_limit(tmp_path, monkeypatch):
@@ -202,33 +330,94 @@ def test_a_drip_feeding_server_hits_the_total_time_limit(tmp_path, monkeypatch):
     assert os.listdir(home / "zoo" / "toy") == []
 
 
-def test_fetching_a_malicious_archive_caches_nothing(tmp_path):
-    store, home = tmp_path / "store", tmp_path / "home"
-    (store / "toy").mkdir(parents=True)
-    archive = hostile_archive(tmp_path, link("toy/passwd", "/etc/passwd", tarfile.SYMTYPE))
-    data = archive.read_bytes()
-    (store / "toy" / "toy-v1.tar.gz").write_bytes(data)
-    (store / "index.json").write_text(
-        json.dumps(
-            {
-                "models": {
-                    "toy": {
-                        "latest": 1,
-                        "versions": {
-                            "1": {
-                                "archive": "toy/toy-v1.tar.gz",
-                                "sha256": hashlib.sha256(data).hexdigest(),
-                                "bytes": len(data),
-                            }
-                        },
-                    }
-                }
-            }
-        )
-    )
-    with pytest.raises(ValueError, match="is a link"):
-        fetch_model("toy", store, home=str(home), progress=False)
-    assert not os.path.exists(cached_model_dir("toy", 1, str(home)))
+def device(name, kind):
+    def add(tar):
+        info = tarfile.TarInfo(name)
+        info.type, info.devmajor, info.devminor = kind, 1, 3
+        tar.addfile(info)
+
+    return add
+
+
+@pytest.mark.parametrize(
+    "add, message",
+    [
+        (regular_file("toy/../../escaped.txt"), "would escape"),
+        (regular_file("/etc/evil"), "would escape"),
+        (link("toy/passwd", "/etc/passwd", tarfile.SYMTYPE), "is a link"),
+        (link("toy/hard", "toy/config.json", tarfile.LNKTYPE), "is a link"),
+        (device("toy/null", tarfile.CHRTYPE), "only regular files"),
+        (device("toy/disk", tarfile.BLKTYPE), "only regular files"),
+        (device("toy/pipe", tarfile.FIFOTYPE), "only regular files"),
+    ],
+    ids=["dotdot", "absolute", "symlink", "hardlink", "char-device", "block-device", "fifo"],
+)
+def test_a_malicious_archive_over_http_is_refused_and_caches_nothing(tmp_path, add, message):
+    store, home = store_with(tmp_path, hostile_archive(tmp_path, add).read_bytes()), tmp_path / "home"
+    with serve(store) as url, pytest.raises(ValueError, match=message):
+        fetch_model("toy", url, home=str(home), progress=False)
+    assert os.listdir(home / "zoo" / "toy") == [] and partial_downloads(home) == []
+    assert not (tmp_path / "escaped.txt").exists() and not os.path.exists("/etc/evil")
+
+
+def test_a_truncated_archive_published_as_is_fails_to_unpack_and_caches_nothing(tmp_path):
+    publish_folder(model_folder(tmp_path), "toy", 1, tmp_path / "good")
+    whole = (tmp_path / "good" / "toy" / "toy-v1.tar.gz").read_bytes()
+    store, home = store_with(tmp_path, whole[: len(whole) // 2]), tmp_path / "home"  # its own sha256 and size
+    with serve(store) as url, pytest.raises(ValueError, match="damaged or truncated"):
+        fetch_model("toy", url, home=str(home), progress=False)
+    assert os.listdir(home / "zoo" / "toy") == [] and partial_downloads(home) == []
+
+
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ({"sha256": "../../etc"}, "invalid sha256"),
+        ({"bytes": "lots"}, "invalid size"),
+        ({"archive": "ftp://example.org/toy.tar.gz"}, "invalid archive path"),
+    ],
+)
+def test_a_hostile_index_entry_is_named_before_anything_is_downloaded(tmp_path, entry, message):
+    store, home = store_with(tmp_path, b"irrelevant", **entry), tmp_path / "home"
+    with serve(store) as url, pytest.raises(ValueError, match=message):
+        fetch_model("toy", url, home=str(home), progress=False)
+    assert partial_downloads(home) == []
+
+
+def test_a_hostile_latest_version_is_named(tmp_path):
+    store = store_with(tmp_path, b"x")
+    index = json.loads((store / "index.json").read_text())
+    index["models"]["toy"]["latest"] = "../1"
+    (store / "index.json").write_text(json.dumps(index))
+    with serve(store) as url, pytest.raises(ValueError, match=r"invalid version '../1'"):
+        fetch_model("toy", url, home=str(tmp_path / "home"), progress=False)
+
+
+@pytest.mark.parametrize("store", ["ftp://example.org/zoo", "data:text/plain,hello", "javascript://x"])
+def test_unsupported_store_schemes_are_named(tmp_path, store):
+    with pytest.raises(ValueError, match="unsupported store scheme"):
+        fetch_model("toy", store, home=str(tmp_path / "home"), progress=False)
+    assert not (tmp_path / "home").exists()
+
+
+class RedirectingHandler(http.server.SimpleHTTPRequestHandler):
+    target = "file:///etc/passwd"
+
+    def do_GET(self):
+        if not self.path.endswith(".tar.gz"):
+            return super().do_GET()
+        self.send_response(302)
+        self.send_header("Location", type(self).target)
+        self.end_headers()
+
+
+@pytest.mark.parametrize("target", ["file:///etc/passwd", "ftp://127.0.0.1/toy.tar.gz"])
+def test_a_redirect_away_from_http_is_refused(tmp_path, target):
+    store, home = store_with(tmp_path, b"x" * 10), tmp_path / "home"
+    RedirectingHandler.target = target
+    with serve(store, RedirectingHandler) as url, pytest.raises(Exception, match="(?i)redirect"):
+        fetch_model("toy", url, home=str(home), progress=False)
+    assert os.listdir(home / "zoo" / "toy") == []
 
 
 def test_unknown_models_and_versions_are_named(tmp_path):

@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from keras_sentemb.data.examples import read_scored_pairs
+from keras_sentemb.data.named_datasets import data_source, labelled_splits, read_split
 from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
 from keras_sentemb.evaluation.report import evaluate
 from keras_sentemb.evaluation.tasks import STSTask
@@ -75,7 +75,7 @@ def measure(model, data_dir):
     hashed model) and sentences/s of `encode`; a pair scorer (cross-encoder, DSE): the
     Spearman of its pair scores, and pairs/s for a cross-encoder."""
 
-    pairs = read_scored_pairs(os.path.join(data_dir, "stsb", "test.tsv"))
+    pairs = read_split(data_dir, "stsb", "test")
     texts = list(dict.fromkeys(pairs.sentences1 + pairs.sentences2))
     metrics = {}
     if hasattr(model, "encode"):
@@ -138,8 +138,12 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
     for needed in recipe.needs:
         if not os.path.isfile(os.path.join(zoo_dir, needed, "config.json")):
             raise FileNotFoundError(f"{name} builds on {needed}: run `python -m zoo.recipes build {needed}` first")
-    if not os.path.isdir(os.path.join(data_dir, "stsb")):
-        raise FileNotFoundError(f"{data_dir}: no stsb/ folder; zoo builds need the benchmark data folder (pass --data)")
+    source = data_source(data_dir)
+    if source.tfds or "test" not in labelled_splits(source, "stsb"):
+        raise FileNotFoundError(
+            f"--data {source}: zoo builds record STS-B test metrics and need a folder holding stsb/test.tsv "
+            "(TFDS's glue/stsb keeps its test labels secret); see docs/data.md"
+        )
     cache_dir = cache_dir or os.path.join(repo, "out", "cache")
     work = os.path.join(repo, "out", "zoo_build", name)
     if not reuse_training:

@@ -54,6 +54,7 @@ def test_a_zoo_build_that_fails_after_packing_keeps_the_previous_model(tmp_path,
 
     monkeypatch.setattr(zoo_build, "measure", measure_then_fail)
     (tmp_path / "data" / "stsb").mkdir(parents=True)
+    (tmp_path / "data" / "stsb" / "test.tsv").touch()  # a data folder; `measure` is replaced above
     with pytest.raises(Crash):
         zoo_build.build_model(
             "tiny-encoder", str(zoo_dir), str(tmp_path / "data"), repo=str(tmp_path), cache_dir=str(tmp_path / "cache")

@@ -25,7 +25,7 @@ from keras_sentemb.zoo.model_store import (
     publish_folder,
     read_store_index,
 )
-from tests.zoo.test_safe_archive import hostile_archive, link, regular_file
+from tests.zoo.test_safe_archive import device, hostile_archive, link, regular_file
 
 
 def model_folder(tmp_path, text="weights v1"):
@@ -147,6 +147,9 @@ class TruncatingHandler(http.server.SimpleHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data[: len(data) // 2])
         self.wfile.flush()
+        self.after_half()
+
+    def after_half(self):
         self.close_connection = True
 
 
@@ -222,20 +225,12 @@ fetch_model("toy", sys.argv[1], home=sys.argv[2], progress=False)
 """
 
 
-class StallingHandler(http.server.SimpleHTTPRequestHandler):
+class StallingHandler(TruncatingHandler):
     """Sends the first half of an archive, then holds the connection open until `release`."""
 
     release = threading.Event()
 
-    def do_GET(self):
-        if not self.path.endswith(".tar.gz"):
-            return super().do_GET()
-        data = open(os.path.join(self.directory, self.path.lstrip("/")), "rb").read()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data[: len(data) // 2])
-        self.wfile.flush()
+    def after_half(self):
         type(self).release.wait(60)
 
 
@@ -328,15 +323,6 @@ def test_a_drip_feeding_server_hits_the_total_time_limit(tmp_path, monkeypatch):
     with serve(store) as url, pytest.raises(TimeoutError, match="download stopped"):
         fetch_model("toy", url, home=str(home), progress=False)
     assert os.listdir(home / "zoo" / "toy") == []
-
-
-def device(name, kind):
-    def add(tar):
-        info = tarfile.TarInfo(name)
-        info.type, info.devmajor, info.devminor = kind, 1, 3
-        tar.addfile(info)
-
-    return add
 
 
 @pytest.mark.parametrize(

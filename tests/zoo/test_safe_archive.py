@@ -67,9 +67,21 @@ def regular_file(name):
 
 
 def link(name, target, kind):
+    return special(name, kind, linkname=target)
+
+
+def device(name, kind):
+    return special(name, kind, devmajor=1, devminor=3)
+
+
+def special(name, kind, **fields):
+    """An archive entry of type `kind` (link, device, FIFO) with no data."""
+
     def add(tar):
         info = tarfile.TarInfo(name)
-        info.type, info.linkname = kind, target
+        info.type = kind
+        for field, value in fields.items():
+            setattr(info, field, value)
         tar.addfile(info)
 
     return add
@@ -83,6 +95,8 @@ def link(name, target, kind):
         (regular_file("other/config.json"), "outside the model folder"),
         (link("toy/passwd", "/etc/passwd", tarfile.SYMTYPE), "is a link"),
         (link("toy/hard", "toy/config.json", tarfile.LNKTYPE), "is a link"),
+        (device("toy/null", tarfile.CHRTYPE), "only regular files"),
+        (device("toy/pipe", tarfile.FIFOTYPE), "only regular files"),
     ],
 )
 def test_a_malicious_archive_is_refused_before_anything_is_written(tmp_path, add, message):

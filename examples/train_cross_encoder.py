@@ -25,10 +25,12 @@ import numpy as np
 from keras_sentemb.data.named_datasets import add_data_argument, evaluation_split, named_dataset, read_split
 from keras_sentemb.data.pipelines import cross_pairs_dataset
 from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
+from keras_sentemb.layers.backbone_lora import ALL_TRANSFORMER_DENSE_LAYERS
 from keras_sentemb.models import CrossEncoder
 from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator
 
 DEFAULT_EPOCHS = {"stsb": 4, "mrpc": 3}
+LORA_TARGETS = {"attention": None, "all": ALL_TRANSFORMER_DENSE_LAYERS}
 
 
 def main():
@@ -44,6 +46,24 @@ def main():
         default=0,
         help="train LoRA adapters of this rank and the head only (0 = full fine-tuning)",
     )
+    parser.add_argument(
+        "--lora-targets",
+        choices=["attention", "all"],
+        default="attention",
+        help="LoRA on the attention query/value projections (keras-hub's default) or on every dense layer",
+    )
+    parser.add_argument(
+        "--pooling",
+        choices=["pooler", "mean"],
+        default="pooler",
+        help="the head reads BERT's [CLS] pooler, or the mean of the pair's token states",
+    )
+    parser.add_argument(
+        "--loss",
+        choices=["mse", "bce"],
+        default="mse",
+        help="STS-B: MSE on score / 5, or binary cross-entropy on the logit (sentence-transformers' default)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default=None)
     args = parser.parse_args()
@@ -58,17 +78,17 @@ def main():
     train, test = read_split(args.data, args.task, "train"), read_split(args.data, args.task, final_split)
     if args.task == "stsb":
         dev = read_split(args.data, args.task, "dev")
-        model = CrossEncoder.from_pretrained("minilm-l6", num_labels=1)
+        model = CrossEncoder.from_pretrained("minilm-l6", num_labels=1, pooling=args.pooling)
         if args.lora_rank:
-            model.enable_lora(args.lora_rank)
+            model.enable_lora(args.lora_rank, LORA_TARGETS[args.lora_targets])
         labels = np.asarray(train.scores, np.float32) / 5.0
         callbacks.append(
             STSEvaluator(None, dev, name="stsb_dev", score_fn=model.predict_pairs, restore_best_weights=True)
         )
     else:
-        model = CrossEncoder.from_pretrained("minilm-l6", num_labels=2)
+        model = CrossEncoder.from_pretrained("minilm-l6", num_labels=2, pooling=args.pooling)
         if args.lora_rank:
-            model.enable_lora(args.lora_rank)
+            model.enable_lora(args.lora_rank, LORA_TARGETS[args.lora_targets])
         labels = None
     data = cross_pairs_dataset(train, model.tokenizer, labels=labels, batch_size=args.batch_size, seed=args.seed)
     steps = len(data) * epochs
@@ -77,13 +97,17 @@ def main():
             LinearWarmupLinearDecay(args.learning_rate or (5e-4 if args.lora_rank else 2e-5), steps, 0.1),
             weight_decay=0.01,
             global_clipnorm=1.0,
-        )
+        ),
+        loss=keras.losses.BinaryCrossentropy(from_logits=True) if args.task == "stsb" and args.loss == "bce" else None,
     )
     print(f"{args.task}: {len(train)} training pairs, {steps} steps")
     model.fit(data, epochs=epochs, callbacks=callbacks, verbose=2)
 
+    measured = {final_split: test, **({"dev": dev} if args.task == "stsb" and final_split != "dev" else {})}
     metrics = {
-        f"{args.task}_{final_split}_{name}": round(value, 2) for name, value in pair_scorer_metrics(model, test).items()
+        f"{args.task}_{split}_{name}": round(value, 2)
+        for split, pairs in measured.items()
+        for name, value in pair_scorer_metrics(model, pairs).items()
     }
     os.makedirs(output, exist_ok=True)
     saved = os.path.join(output, "cross_encoder.keras")

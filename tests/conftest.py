@@ -86,13 +86,13 @@ def make_tiny_encoder(max_length=16, seed=0, **kwargs):
     return SentenceEncoder(backbone, tokenizer=tokenizer, **kwargs)
 
 
-def make_tiny_cross_encoder(num_labels=1, max_length=16, seed=0):
+def make_tiny_cross_encoder(num_labels=1, max_length=16, seed=0, pooling="pooler"):
     """A `CrossEncoder` on the tiny random BERT and the tiny vocabulary."""
     from keras_sentemb.models import CrossEncoder
 
     backbone = make_tiny_backbone(seed)
     tokenizer = SentenceTokenizer(TINY_VOCAB, max_length=max_length)
-    return CrossEncoder(backbone, tokenizer, num_labels=num_labels, dropout=0.0)
+    return CrossEncoder(backbone, tokenizer, num_labels=num_labels, dropout=0.0, pooling=pooling)
 
 
 @pytest.fixture(scope="session")

@@ -11,12 +11,14 @@ import numpy as np
 from keras_sentemb.data.length_buckets import pack_sequence_rows
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
+from keras_sentemb.layers.siamese_pooler import SiamesePooler
 from keras_sentemb.models.embedding_model import EmbeddingModel, check_batch_size
 from keras_sentemb.models.pipeline_training import PipelineTraining
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 
 INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
+POOLINGS = ("pooler", "mean")
 
 
 def validate_pair_lists(first, second):
@@ -35,7 +37,9 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
     x = `[CLS] a [SEP] b [SEP]` with segment ids 0 for `[CLS] a [SEP]` and 1 for `b [SEP]`;
     h = BERT(x); logits = W · dropout(tanh(W_p h_[CLS] + b_p)) + b, i.e. BERT's sequence
     classification head on the [CLS] state (the pooler `tanh(W_p ·)` comes with the
-    pretrained weights). `num_labels=1` is a regressor (one score per pair),
+    pretrained weights); with `pooling="mean"`, logits = W · dropout(mean_t h_t) + b over the
+    real tokens of the pair, the pooling a sentence-embedding checkpoint (all-MiniLM-L6-v2)
+    was trained with. `num_labels=1` is a regressor (one score per pair),
     `num_labels=n` a classifier (n logits). `compile()` defaults to mean squared error
     (regression) or sparse softmax cross-entropy on the logits (classes).
 
@@ -63,11 +67,21 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
     array([0.83], dtype=float32)
     """
 
-    def __init__(self, backbone, tokenizer=None, num_labels: int = 1, dropout: float = 0.1, **kwargs):
+    def __init__(
+        self, backbone, tokenizer=None, num_labels: int = 1, dropout: float = 0.1, pooling: str = "pooler", **kwargs
+    ):
         if not isinstance(num_labels, int) or num_labels < 1:
             raise ValueError(f"num_labels must be a positive int, got {num_labels!r}")
+        if pooling not in POOLINGS:
+            raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
         inputs = {key: keras.Input(shape=(None,), dtype="int32", name=key) for key in INPUT_KEYS}
-        pooled = backbone(inputs)["pooled_output"]
+        outputs = backbone(inputs)
+        if pooling == "pooler":
+            pooled = outputs["pooled_output"]
+        else:  # the masked mean of the joint sequence, as a sentence-embedding checkpoint was trained to pool
+            pooled = SiamesePooler("mean", name="mean_pooler")(
+                outputs["sequence_output"], padding_mask=inputs["padding_mask"]
+            )
         pooled = keras.layers.Dropout(dropout, name="head_dropout")(pooled)
         logits = keras.layers.Dense(num_labels, dtype="float32", name="logits")(pooled)
         super().__init__(inputs=inputs, outputs=logits, **kwargs)
@@ -75,6 +89,7 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
         self.tokenizer = tokenizer
         self.num_labels = num_labels
         self.dropout = float(dropout)
+        self.pooling = pooling
         self.forget_traced_functions()
 
     @classmethod
@@ -85,10 +100,11 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
         dropout: float = 0.1,
         dtype: str | None = None,
         max_length: int | None = None,
+        pooling: str = "pooler",
     ) -> CrossEncoder:
         """A cross-encoder on pretrained BERT weights (e.g. "minilm-l6"); the head is new."""
         backbone, tokenizer, _ = load_backbone_and_tokenizer(name_or_path, dtype=dtype, max_length=max_length)
-        return cls(backbone, tokenizer, num_labels=num_labels, dropout=dropout, name="cross_encoder")
+        return cls(backbone, tokenizer, num_labels=num_labels, dropout=dropout, pooling=pooling, name="cross_encoder")
 
     def get_config(self):
         return {
@@ -97,6 +113,7 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
             "tokenizer": serialize_nested(self.tokenizer),
             "num_labels": self.num_labels,
             "dropout": self.dropout,
+            **({"pooling": self.pooling} if self.pooling != "pooler" else {}),
         }
 
     @classmethod

@@ -152,6 +152,15 @@ def _lora_rank(model):
     return ranks.pop() if ranks else 0
 
 
+def _lora_targets(model):
+    """The names of the layers that carry LoRA adapters (`.../<layer>/lora_kernel_a`), or None
+    when they are the keras-hub default (attention query and value) or there are none."""
+    names = sorted({v.path.split("/")[-2] for v in model.weights if v.path.endswith("lora_kernel_a")})
+    backbones = list(_backbones(model))
+    default = set(backbones[0].default_lora_layer_names()) if backbones else set()
+    return None if not names or set(names) <= default else names
+
+
 def _save_assets(model, folder):
     """Each sublayer's assets (e.g. a tokenizer's vocabulary, which Keras keeps out of the
     config) into `folder/assets/<position of the layer>/`."""
@@ -203,15 +212,15 @@ def _verify_files(folder, description):
         raise ValueError(f"{folder}: files {extra} are not in artifact.json's manifest")
 
 
-def _rebuild(config, sources, lora_rank, cache_dir=None, assets_from=None):
-    """The model of `config` with its assets loaded, LoRA adapters added and the
-    sources' weights assigned."""
+def _rebuild(config, sources, lora_rank, cache_dir=None, assets_from=None, lora_targets=None):
+    """The model of `config` with its assets loaded, LoRA adapters added (on `lora_targets`,
+    default keras-hub's query and value layers) and the sources' weights assigned."""
     model = keras.saving.deserialize_keras_object(config)
     if assets_from is not None:
         _load_assets(model, assets_from)
     if lora_rank:
         for backbone in _backbones(model):
-            backbone.enable_lora(lora_rank)
+            backbone.enable_lora(lora_rank, target_layer_names=lora_targets)
         for layer in _sublayers(model):
             if isinstance(layer, EmbeddingModel):
                 layer.forget_traced_functions()
@@ -228,10 +237,10 @@ def save_artifact(model, folder, sources=(), weights_dtype="float16", cache_dir=
     if weights_dtype not in WEIGHT_DTYPES:
         raise ValueError(f"weights_dtype must be one of {WEIGHT_DTYPES}, got {weights_dtype!r}")
     config = keras.saving.serialize_keras_object(model)
-    lora_rank = _lora_rank(model)
+    lora_rank, lora_targets = _lora_rank(model), _lora_targets(model)
     os.makedirs(folder, exist_ok=True)
     _save_assets(model, folder)
-    fresh, filled = _rebuild(config, list(sources), lora_rank, cache_dir, assets_from=folder)
+    fresh, filled = _rebuild(config, list(sources), lora_rank, cache_dir, assets_from=folder, lora_targets=lora_targets)
     if len(fresh.weights) != len(model.weights):
         raise ValueError(
             f"rebuilding the model from its config gives {len(fresh.weights)} weights, "
@@ -255,6 +264,7 @@ def save_artifact(model, folder, sources=(), weights_dtype="float16", cache_dir=
         "class": type(model).__name__,
         "sources": list(sources),
         "lora_rank": lora_rank,
+        **({"lora_targets": lora_targets} if lora_targets else {}),
         "weights_dtype": weights_dtype,
         "stored_parameters": int(sum(a.size for a in arrays.values())),
         "total_parameters": int(sum(int(np.prod(v.shape)) for v in model.weights)),
@@ -277,7 +287,14 @@ def load_artifact(folder, cache_dir=None):
     description = require_keys(read_json(description_path), ["sources", "lora_rank", "weights"], description_path)
     _verify_files(folder, description)
     config = read_json(os.path.join(folder, MODEL_FILE))
-    model, _ = _rebuild(config, description["sources"], description["lora_rank"], cache_dir, assets_from=folder)
+    model, _ = _rebuild(
+        config,
+        description["sources"],
+        description["lora_rank"],
+        cache_dir,
+        assets_from=folder,
+        lora_targets=description.get("lora_targets"),
+    )
     weights = model.weights
     weights_path = os.path.join(folder, WEIGHTS_FILE)
     with open_npz(weights_path) as arrays:

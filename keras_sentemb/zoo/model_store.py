@@ -259,7 +259,7 @@ def publish_hub_module(saved_model_dir, name, version, store):
     return entry["hub"]
 
 
-class _WrongStream(OSError):
+class OversizedDownload(OSError):
     """The server sent bytes that cannot be the archive (more than declared): the partial
     download is discarded, not kept for a resume."""
 
@@ -302,7 +302,7 @@ def _download(location, partial, expected_bytes, progress):
         while chunk := read(1 << 20 if limit is None else min(1 << 20, limit - received)):
             received += len(chunk)
             if expected_bytes is not None and received > expected_bytes:
-                raise _WrongStream(
+                raise OversizedDownload(
                     f"{location}: the server sent more than the {expected_bytes} bytes the store's index "
                     "declares; download stopped, nothing was cached"
                 )
@@ -389,7 +389,7 @@ def fetch_model(name, store, version=None, home=None, progress=True):
             except FileExistsError:
                 if _cached_sha256(target) != entry["sha256"]:  # another fetch of the same entry won: use it
                     raise
-        except (_WrongStream, ValueError):  # unpack_archive: ValueError for damaged or unsafe archives
+        except (OversizedDownload, ValueError):  # unpack_archive: ValueError for damaged or unsafe archives
             _remove(partial_path)  # proven wrong: a retry starts from zero
             raise
         except urllib.error.HTTPError as error:

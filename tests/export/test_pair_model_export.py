@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from keras_sentemb.export import export_saved_model
+from keras_sentemb.layers.backbone_lora import ALL_TRANSFORMER_DENSE_LAYERS
 from keras_sentemb.zoo.model_artifact import load_artifact, save_artifact
 from tests.conftest import make_tiny_cross_encoder
 from tests.models.test_dse import make_dse
@@ -78,7 +79,22 @@ def test_lora_cross_encoder_trains_adapters_and_head_only_and_packs_small(tmp_pa
     np.testing.assert_allclose(
         load_artifact(tmp_path / "a").predict_pairs(FIRST, SECOND), model.predict_pairs(FIRST, SECOND), atol=1e-5
     )
-    assert description["lora_rank"] == 2
+    assert description["lora_rank"] == 2 and "lora_targets" not in description  # keras-hub's default layers
+
+
+def test_lora_on_every_dense_layer_is_stored_with_its_layer_names(tmp_path):
+    model = make_tiny_cross_encoder(num_labels=1, seed=4)
+    model.enable_lora(2, ALL_TRANSFORMER_DENSE_LAYERS)
+    adapted = {w.path.split("/")[-2] for w in model.trainable_weights if "lora_kernel" in w.path}
+    assert adapted == set(ALL_TRANSFORMER_DENSE_LAYERS)
+    for variable in model.weights:
+        if variable.path.endswith("lora_kernel_b"):
+            variable.assign(np.random.default_rng(1).normal(0, 0.1, variable.shape))
+    description = save_artifact(model, tmp_path / "a", weights_dtype="float32")
+    assert description["lora_targets"] == sorted(ALL_TRANSFORMER_DENSE_LAYERS)
+    np.testing.assert_allclose(
+        load_artifact(tmp_path / "a").predict_pairs(FIRST, SECOND), model.predict_pairs(FIRST, SECOND), atol=1e-5
+    )
 
 
 def test_dse_lora_keeps_the_head_trainable():

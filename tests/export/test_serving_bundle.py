@@ -24,7 +24,9 @@ from keras_sentemb.layers import SemanticHashing
 from keras_sentemb.models import HashedEncoder
 from keras_sentemb.retrieval import BinaryIndex
 from tests.conftest import make_tiny_cross_encoder, make_tiny_encoder
+from tests.models.test_bilstm_sra import tiny_sra
 from tests.models.test_dse import make_dse
+from tests.models.test_inferlite import tiny_inferlite
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CORPUS = ["the cat sat on the mat", "a dog ran fast", "rain and storm", "hello world", "the mat"]
@@ -122,23 +124,29 @@ def test_replayed_warmup_requests_answer_like_the_python_api(bundle):
     assert sorted(expected) == sorted(s for signatures in SIGNATURES.values() for s in signatures)
 
 
-def test_pair_models_in_a_bundle_replay_their_warmups_like_predict_pairs(tmp_path):
+def test_pair_and_word_models_in_a_bundle_replay_their_warmups_like_the_python_api(tmp_path):
     cross_encoder = make_tiny_cross_encoder(num_labels=2, seed=3)
     dse = make_dse(num_labels=1, seed=2)
     dse.head.output_layer.kernel.assign(np.random.default_rng(0).normal(size=dse.head.output_layer.kernel.shape))
-    export_serving_bundle({"ce": cross_encoder, "dse": dse}, tmp_path, version=1)
-    calls, answers = replay_warmups([tmp_path / "ce" / "1", tmp_path / "dse" / "1"])
+    word_models = {"inferlite": tiny_inferlite(), "bilstm-sra": tiny_sra()}
+    models = {"ce": cross_encoder, "dse": dse, **word_models}
+    export_serving_bundle(models, tmp_path, version=1)
+    calls, answers = replay_warmups([tmp_path / name / "1" for name in sorted(models)])
     assert [(os.path.basename(os.path.dirname(folder)), signature) for folder, signature, _ in calls] == [
+        ("bilstm-sra", "serving_default"),
         ("ce", "serving_default"),
         ("dse", "score"),
         ("dse", "serving_default"),
+        ("inferlite", "serving_default"),
     ]
     texts = list(WARMUP_TEXTS)
-    assert [inputs for _, _, inputs in calls][:2] == [{"texts_a": texts, "texts_b": texts}] * 2
-    ce_answer, dse_score, dse_embed = answers
+    assert [inputs for _, _, inputs in calls][1:3] == [{"texts_a": texts, "texts_b": texts}] * 2
+    bilstm, ce_answer, dse_score, dse_embed, inferlite = answers
     np.testing.assert_allclose(ce_answer["scores"], cross_encoder.predict_pairs(texts, texts), atol=1e-5)
     np.testing.assert_allclose(np.array(dse_score["scores"])[:, 0], dse.predict_pairs(texts, texts), atol=1e-4)
     np.testing.assert_allclose(dse_embed["embedding"], dse.embed(texts), atol=1e-5)
+    np.testing.assert_allclose(bilstm["embedding"], word_models["bilstm-sra"].encode(texts), atol=1e-5)
+    np.testing.assert_allclose(inferlite["embedding"], word_models["inferlite"].encode(texts), atol=1e-5)
 
 
 def rest_bodies():

@@ -107,3 +107,28 @@ def test_keras_file_round_trip_keeps_the_scores(tmp_path):
     restored = keras.models.load_model(path)
     assert isinstance(restored, CrossEncoder) and restored.num_labels == 2
     np.testing.assert_allclose(restored.predict_pairs(FIRST, SECOND), model.predict_pairs(FIRST, SECOND), atol=1e-6)
+
+
+def test_a_mean_pooling_head_reads_the_mean_of_the_real_tokens_and_round_trips(tmp_path):
+    model = make_tiny_cross_encoder(num_labels=1, seed=2, pooling="mean")
+    batched = model.predict_pairs(FIRST, SECOND, batch_size=2)  # padded to each batch's longest pair
+    single = np.stack([one_pair_logits(model, a, b) for a, b in zip(FIRST, SECOND)])[:, 0]
+    np.testing.assert_allclose(batched, single, atol=1e-5)
+    ids, segments = model.tokenizer.pair_ids(tf.constant([FIRST[0]]), tf.constant([SECOND[0]]))
+    states = model.backbone(
+        {
+            "token_ids": ids.to_tensor(),
+            "segment_ids": segments.to_tensor(),
+            "padding_mask": tf.ones_like(ids.to_tensor()),
+        }
+    )["sequence_output"]
+    logits = model.get_layer("logits")
+    expected = np.mean(states.numpy()[0], axis=0) @ logits.kernel.numpy() + logits.bias.numpy()
+    np.testing.assert_allclose(batched[0], expected[0], atol=1e-5)
+    path = str(tmp_path / "ce.keras")
+    model.save(path)
+    restored = keras.models.load_model(path)
+    assert restored.pooling == "mean"
+    np.testing.assert_allclose(restored.predict_pairs(FIRST, SECOND), batched, atol=1e-6)
+    with pytest.raises(ValueError, match="pooling must be one of"):
+        make_tiny_cross_encoder(pooling="cls")

@@ -1,0 +1,118 @@
+"""The DSE teacher against sentence-transformers' CrossEncoder, trained on the same data in one run.
+
+Anchor: sentence-transformers' CrossEncoder STS-B recipe on the same all-MiniLM-L6-v2 weights
+(4 epochs, batch 16, AdamW 2e-5, 10 % warm-up, BCE on score / 5, best dev epoch kept), in the
+anchor venv. Ours: `examples/train_cross_encoder.py --task stsb` with each `--ours` option set
+(same data, same batch, learning rate and schedule, best dev epoch kept). Both are scored on
+STS-B dev and test (Spearman × 100 of the pair scores) and timed: training seconds, and scoring
+pairs/s over the STS-B test pairs (batch 32).
+
+    python benchmarks/cross_encoder_teacher.py --anchor-python .anchor-venv/bin/python \\
+        --ours "--loss bce" --ours "--loss bce --lora-rank 32"
+"""
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import keras  # noqa: E402
+from common import REPO, SHARED_DATA, machine_description, run_anchor  # noqa: E402
+
+from keras_sentemb.data.named_datasets import read_split  # noqa: E402
+
+
+def train_ours(options, data, work, epochs):
+    """Runs the example with `options`; returns its JSON line and the saved model's path."""
+    output = os.path.join(work, "ours-" + ("_".join(options).replace("-", "") or "default"))
+    command = [
+        sys.executable,
+        os.path.join(REPO, "examples", "train_cross_encoder.py"),
+        "--task",
+        "stsb",
+        "--data",
+        data,
+        "--epochs",
+        str(epochs),
+        "--output",
+        output,
+        *options,
+    ]
+    print("$", shlex.join(command), flush=True)
+    start = time.perf_counter()
+    lines = []
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as child:  # progress shows as it trains
+        for line in child.stdout:
+            print("   ", line, end="", flush=True)
+            lines.append(line)
+    if child.returncode != 0:
+        raise RuntimeError(f"{shlex.join(options)} failed (exit {child.returncode}); its output is above")
+    result = next(json.loads(line) for line in reversed(lines) if line.startswith("{"))
+    result["train_seconds"] = time.perf_counter() - start
+    return result, os.path.join(output, "cross_encoder.keras")
+
+
+def pairs_per_second(path, pairs):
+    model = keras.saving.load_model(path)
+    model.predict_pairs(pairs.sentences1[:64], pairs.sentences2[:64], batch_size=32, progress=False)  # traces
+    start = time.perf_counter()
+    model.predict_pairs(pairs.sentences1, pairs.sentences2, batch_size=32, progress=False)
+    return len(pairs) / (time.perf_counter() - start)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=SHARED_DATA, help="the benchmark data folder (docs/data.md)")
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--ours", action="append", default=None, help="options of train_cross_encoder.py (repeatable)")
+    parser.add_argument("--anchor-python", default=None)
+    parser.add_argument("--work", default=os.path.join(REPO, "out", "benchmarks", "cross_encoder_teacher"))
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    test = read_split(args.data, "stsb", "test")
+    rows = []
+    for options in args.ours or ["--loss bce"]:
+        result, path = train_ours(shlex.split(options), args.data, args.work, args.epochs)
+        rows.append(
+            (
+                f"keras-sentemb CrossEncoder {options}",
+                result["stsb_dev_spearman"],
+                result["stsb_test_spearman"],
+                result["train_seconds"],
+                pairs_per_second(path, test),
+            )
+        )
+        print(json.dumps({"ours": options, **result}), flush=True)
+    anchor = run_anchor(
+        args.anchor_python,
+        "cross-encoder",
+        os.path.join(args.data, "stsb", "train.tsv"),
+        ["--epochs", str(args.epochs)],
+    )
+    if anchor is not None:
+        print(json.dumps({"anchor": anchor}), flush=True)
+        rows.append(
+            (
+                "sentence-transformers CrossEncoder (anchor)",
+                anchor["dev_spearman"],
+                anchor["test_spearman"],
+                anchor["train_seconds"],
+                anchor["score_pairs_per_s"],
+            )
+        )
+    print(f"\nSTS-B, {args.epochs} epochs, batch 16, best dev epoch kept; {machine_description()}\n")
+    print("| model | dev Spearman | test Spearman | × anchor (test) | train time | scoring pairs/s | × anchor |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, dev, test_spearman, seconds, rate in rows:
+        ratio = f"{test_spearman / anchor['test_spearman']:.3f}" if anchor else "—"
+        speed = f"{rate / anchor['score_pairs_per_s']:.2f}" if anchor else "—"
+        print(f"| {name} | {dev:.2f} | {test_spearman:.2f} | {ratio} | {seconds / 60:.1f} min | {rate:.0f} | {speed} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -393,7 +393,11 @@ def fetch_model(name, store, version=None, home=None, progress=True):
             _remove(partial_path)  # proven wrong: a retry starts from zero
             raise
         except urllib.error.HTTPError as error:
-            if error.code == 416:  # the server's file is shorter than what we hold: not this archive
+            if error.code == 416 or os.fstat(partial.fileno()).st_size == 0:  # 416: the server's file is
+                _remove(partial_path)  # shorter than what we hold, not this archive; or nothing to resume
+            raise
+        except BaseException:
+            if os.fstat(partial.fileno()).st_size == 0:  # nothing arrived: nothing to resume
                 _remove(partial_path)
             raise
         _remove(partial_path)

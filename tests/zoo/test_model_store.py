@@ -406,6 +406,15 @@ def test_a_redirect_away_from_http_is_refused(tmp_path, target):
     assert os.listdir(home / "zoo" / "toy") == []
 
 
+def test_a_missing_archive_is_a_404_and_leaves_no_partial_download(tmp_path):
+    store, home = tmp_path / "store", tmp_path / "home"
+    publish_folder(model_folder(tmp_path), "toy", 1, store)
+    (store / "toy" / "toy-v1.tar.gz").unlink()
+    with serve(store) as url, pytest.raises(OSError, match="404"):
+        fetch_model("toy", url, home=str(home), progress=False)
+    assert partial_downloads(home) == [] and os.listdir(home / "zoo" / "toy") == []
+
+
 def test_unknown_models_and_versions_are_named(tmp_path):
     store = tmp_path / "store"
     publish_folder(model_folder(tmp_path), "toy", 1, store)

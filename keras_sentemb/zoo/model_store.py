@@ -80,11 +80,15 @@ def _checked_store(store):
     text = os.fspath(store)
     scheme = _scheme(text)
     if scheme and len(scheme) > 1 and scheme not in ("file", "http", "https") and "://" not in text:
-        raise ValueError(
-            f"{text}: unsupported store scheme {scheme!r}; use a folder, file://, http(s):// or a tf.io.gfile "
-            "file system (gs://, ...)"
-        )
+        raise _unsupported_scheme(text)
     return store
+
+
+def _unsupported_scheme(location):
+    return ValueError(
+        f"{location}: unsupported store scheme {_scheme(location)!r}; use a folder, file://, http(s):// or a "
+        "tf.io.gfile file system (gs://, ...)"
+    )
 
 
 def _local_path(store):
@@ -132,10 +136,7 @@ def _open_binary(location, offset=0):
             stream = tf.io.gfile.GFile(location, "rb")
             stream.seek(0)  # gfile opens lazily: an unknown scheme fails here
         except tf.errors.UnimplementedError as error:
-            raise ValueError(
-                f"{location}: unsupported store scheme {_scheme(location)!r}; use a folder, file://, http(s):// "
-                "or a tf.io.gfile file system (gs://, ...)"
-            ) from error
+            raise _unsupported_scheme(location) from error
     stream.seek(offset)
     return stream, offset
 
@@ -389,19 +390,22 @@ def fetch_model(name, store, version=None, home=None, progress=True):
             except FileExistsError:
                 if _cached_sha256(target) != entry["sha256"]:  # another fetch of the same entry won: use it
                     raise
-        except (OversizedDownload, ValueError):  # unpack_archive: ValueError for damaged or unsafe archives
-            _remove(partial_path)  # proven wrong: a retry starts from zero
-            raise
-        except urllib.error.HTTPError as error:
-            if error.code == 416 or os.fstat(partial.fileno()).st_size == 0:  # 416: the server's file is
-                _remove(partial_path)  # shorter than what we hold, not this archive; or nothing to resume
-            raise
-        except BaseException:
-            if os.fstat(partial.fileno()).st_size == 0:  # nothing arrived: nothing to resume
-                _remove(partial_path)
+        except BaseException as error:
+            if not _worth_resuming(error, partial):
+                _remove(partial_path)  # a retry starts from zero
             raise
         _remove(partial_path)
     return target
+
+
+def _worth_resuming(error, partial):
+    """Whether a failed download's partial file should stay for the next fetch: not when it
+    proved wrong (too long, bad sha256, an archive that does not unpack: `ValueError`), when the
+    server's file is shorter than it (HTTP 416), or when nothing arrived."""
+    proven_wrong = isinstance(error, (OversizedDownload, ValueError)) or (
+        isinstance(error, urllib.error.HTTPError) and error.code == 416
+    )
+    return not proven_wrong and os.fstat(partial.fileno()).st_size > 0
 
 
 @contextlib.contextmanager

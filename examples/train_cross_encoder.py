@@ -25,12 +25,11 @@ import numpy as np
 from keras_sentemb.data.named_datasets import add_data_argument, evaluation_split, named_dataset, read_split
 from keras_sentemb.data.pipelines import cross_pairs_dataset
 from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
-from keras_sentemb.layers.backbone_lora import ALL_TRANSFORMER_DENSE_LAYERS
+from keras_sentemb.layers.backbone_lora import LORA_TARGETS
 from keras_sentemb.models import CrossEncoder
 from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator
 
 DEFAULT_EPOCHS = {"stsb": 4, "mrpc": 3}
-LORA_TARGETS = {"attention": None, "all": ALL_TRANSFORMER_DENSE_LAYERS}
 
 
 def main():
@@ -48,7 +47,7 @@ def main():
     )
     parser.add_argument(
         "--lora-targets",
-        choices=["attention", "all"],
+        choices=sorted(LORA_TARGETS),
         default="attention",
         help="LoRA on the attention query/value projections (keras-hub's default) or on every dense layer",
     )

@@ -5,12 +5,16 @@
     python examples/train_dse.py --task stsb --alpha 0.5 --freeze-encoder --data DATA   # frozen ψ
     python examples/train_dse.py --task mrpc --alpha 0.5 --data DATA
     python examples/train_dse.py --task glue/mrpc --data tfds          # from TensorFlow Datasets
+    python examples/train_dse.py --task stsb --cosine-weight 1 --silver-pairs 6000 --data DATA
 
 `DATA`: a folder in the layout of docs/data.md, `tfds` or `tfds:DIR` (default `$KERAS_SENTEMB_DATA`).
 
 Loss α·‖S − T‖² + (1 − α)·ℓ(S, y) (`DistillationLoss`); T are the teacher's logits on the
 training pairs, computed once and cached under `--cache` (keyed by the data and the
-teacher's weights). Recipe as the teacher's: batch 16, AdamW 2e-5 (frozen ψ: 1e-3, only
+teacher's weights). `--cosine-weight β` adds β·(cos(u, v) − y)², so that the student's
+embeddings also serve cosine search. `--silver-pairs N` (STS-B) adds N pairs mined from the
+training sentences and labelled by the teacher (`keras_sentemb.training.silver_pairs`; y = T
+for them), AugSBERT's augmentation. Recipe as the teacher's: batch 16, AdamW 2e-5 (frozen ψ: 1e-3, only
 the head trains), weight decay 0.01, 10 % warm-up, clip norm 1; STS-B 4 epochs with the
 best dev epoch kept, MRPC 3 epochs. Prints one JSON line with the student's and the
 teacher's test metrics (validation metrics where the source keeps test labels secret: TFDS GLUE).
@@ -24,12 +28,17 @@ import time
 import keras
 import numpy as np
 
+from keras_sentemb.data.examples import ScoredPairs
 from keras_sentemb.data.named_datasets import add_data_argument, evaluation_split, named_dataset, read_split
 from keras_sentemb.data.pipelines import examples_dataset
+from keras_sentemb.evaluation import sts_spearman
 from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
+from keras_sentemb.layers.backbone_lora import LORA_TARGETS
 from keras_sentemb.models import DSE
 from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator
+from keras_sentemb.training.silver_pairs import add_silver_arguments, silver_training_pairs
 from keras_sentemb.training.teacher_logits import cached_teacher_logits
+from keras_sentemb.zoo import load_cross_encoder
 
 DEFAULT_EPOCHS = {"stsb": 4, "mrpc": 3}
 
@@ -49,12 +58,24 @@ def main():
         help="the CrossEncoder .keras file (default out/cross_encoder_<task>/cross_encoder.keras)",
     )
     parser.add_argument("--alpha", type=float, default=0.5)
+    parser.add_argument(
+        "--cosine-weight",
+        type=float,
+        default=0.0,
+        help="β of the cosine term β·(cos(u, v) − y)² (STS-B; 0 = the paper's loss)",
+    )
     parser.add_argument("--freeze-encoder", action="store_true", help="train the head only (frozen ψ)")
     parser.add_argument(
         "--lora-rank",
         type=int,
         default=0,
         help="train LoRA adapters of ψ of this rank and the head (0 = full fine-tuning)",
+    )
+    parser.add_argument(
+        "--lora-targets",
+        choices=sorted(LORA_TARGETS),
+        default="attention",
+        help="LoRA on the attention query/value projections (keras-hub's default) or on every dense layer",
     )
     parser.add_argument("--epochs", type=int, default=None)
     parser.add_argument("--batch-size", type=int, default=16)
@@ -63,8 +84,11 @@ def main():
     parser.add_argument("--cache", default=os.path.join("out", "cache"))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default=None)
+    add_silver_arguments(parser)
     args = parser.parse_args()
     args.task = named_dataset(args.task).name
+    if args.task != "stsb" and (args.silver_pairs or args.cosine_weight):
+        parser.error("--silver-pairs and --cosine-weight need a similarity score: --task stsb")
     keras.utils.set_random_seed(args.seed)
     epochs = args.epochs or DEFAULT_EPOCHS[args.task]
     learning_rate = args.learning_rate or (1e-3 if args.freeze_encoder else 5e-4 if args.lora_rank else 2e-5)
@@ -88,21 +112,33 @@ def main():
         )
         labels = labels[: args.limit]
 
-    if teacher_path.startswith("zoo:"):  # a zoo model, e.g. zoo:cross-encoder-minilm-l6-stsb
-        from keras_sentemb import zoo
-
-        teacher = zoo.load(teacher_path[len("zoo:") :])
-    else:
-        teacher = keras.models.load_model(teacher_path)
+    teacher = load_cross_encoder(teacher_path)  # a .keras file or a zoo model (zoo:cross-encoder-minilm-l6-stsb)
     teacher_logits = cached_teacher_logits(teacher, train.sentences1, train.sentences2, args.cache)
     teacher_test = test_metrics(teacher, test)
+    silver_count = 0
+    if args.silver_pairs:  # y = T for the silver pairs: the teacher's score is their only label
+        silver, silver_labels = silver_training_pairs(
+            args, teacher, args.cache, exclude_pairs=list(zip(train.sentences1, train.sentences2))
+        )
+        silver_count = len(silver)
+        train = ScoredPairs(
+            train.sentences1 + silver.sentences1,
+            train.sentences2 + silver.sentences2,
+            list(train.scores) + list(silver_labels.logits[:, 0] * 5.0),
+        )
+        labels = np.concatenate([labels, silver_labels.logits[:, 0]])
+        teacher_logits = np.concatenate([teacher_logits, silver_labels.logits])
     del teacher
 
     dse = DSE.from_pretrained(
-        "minilm-l6", num_labels=teacher_logits.shape[1], alpha=args.alpha, freeze_encoder=args.freeze_encoder
+        "minilm-l6",
+        num_labels=teacher_logits.shape[1],
+        alpha=args.alpha,
+        freeze_encoder=args.freeze_encoder,
+        cosine_weight=args.cosine_weight,
     )
     if args.lora_rank:
-        dse.enable_lora(args.lora_rank)
+        dse.enable_lora(args.lora_rank, LORA_TARGETS[args.lora_targets])
     data = examples_dataset(
         train,
         dse.tokenizer,
@@ -117,7 +153,8 @@ def main():
         )
     )
     print(
-        f"DSE {args.task} α={args.alpha} frozen ψ={args.freeze_encoder}: {len(train)} pairs, "
+        f"DSE {args.task} α={args.alpha} β={args.cosine_weight} frozen ψ={args.freeze_encoder}: "
+        f"{len(train)} pairs ({silver_count} silver), "
         f"{steps} steps, learning rate {learning_rate}"
     )
     callbacks = []
@@ -134,6 +171,8 @@ def main():
     dse.fit(data, epochs=epochs, callbacks=callbacks, verbose=2)
 
     student_test = test_metrics(dse, test)
+    if args.task == "stsb":  # the embeddings as a user searches with them: cosine of `encode`
+        student_test["cosine_spearman"] = round(sts_spearman(dse, test, progress=False), 2)
     os.makedirs(output, exist_ok=True)
     dse.save(os.path.join(output, "dse.keras"))
     headline = "spearman" if args.task == "stsb" else "accuracy"
@@ -143,6 +182,8 @@ def main():
                 "model": "dse",
                 "task": args.task,
                 "alpha": args.alpha,
+                "cosine_weight": args.cosine_weight,
+                "silver_pairs": silver_count,
                 "frozen": args.freeze_encoder,
                 "epochs": epochs,
                 "measured_on": final_split,

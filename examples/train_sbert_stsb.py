@@ -5,6 +5,7 @@ A plain Keras script: read the data, build the tf.data pipeline, compile, fit, e
     python examples/train_sbert_stsb.py --epochs 4 --data DATA                # full fine-tuning
     python examples/train_sbert_stsb.py --epochs 4 --lora-rank 8 --data DATA  # LoRA adapters only
     python examples/train_sbert_stsb.py --epochs 4 --data tfds                # glue/stsb from TFDS
+    python examples/train_sbert_stsb.py --teacher zoo:cross-encoder-minilm-l6-stsb --silver-pairs 6000 --data DATA
 
 `DATA`: a folder in the layout of docs/data.md, `tfds` or `tfds:DIR` (default `$KERAS_SENTEMB_DATA`);
 TFDS's glue/stsb has no test labels, so from TFDS the final Spearman is the dev set's.
@@ -12,21 +13,31 @@ TFDS's glue/stsb has no test labels, so from TFDS the final Spearman is the dev 
 Hyper-parameters follow SBERT: batch 16, AdamW at 2e-5 (LoRA: 5e-4), weight decay 0.01,
 gradients clipped at global norm 1, linear warm-up over 10 % of the steps then linear decay. The dev set picks the best epoch; the test
 Spearman is printed at the end. A killed run resumes from `<output>/backup`.
+
+`--silver-pairs N --teacher CROSS_ENCODER` adds N pairs mined from the training sentences and
+scored by the cross-encoder (AugSBERT; `keras_sentemb.training.silver_pairs`): their score is
+5·T, the teacher's output on the score / 5 scale its recipe trains (clipped to [0, 5]).
 """
 
 import argparse
+import json
 import os
 import resource
 import time
 
 import keras
+import numpy as np
 
 from keras_sentemb import SentenceEncoder
+from keras_sentemb.data.examples import ScoredPairs
 from keras_sentemb.data.named_datasets import add_data_argument, evaluation_split, read_split
 from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.evaluation import sts_spearman
+from keras_sentemb.layers.backbone_lora import LORA_TARGETS
 from keras_sentemb.models import SBERT
 from keras_sentemb.training import LinearWarmupLinearDecay, NaNGuard, STSEvaluator
+from keras_sentemb.training.silver_pairs import add_silver_arguments, silver_training_pairs
+from keras_sentemb.zoo import load_cross_encoder
 
 
 def main():
@@ -51,6 +62,12 @@ def main():
     )
     parser.add_argument("--lora-rank", type=int, default=0, help="0 = full fine-tuning")
     parser.add_argument(
+        "--lora-targets",
+        choices=sorted(LORA_TARGETS),
+        default="attention",
+        help="LoRA on the attention query/value projections (keras-hub's default) or on every dense layer",
+    )
+    parser.add_argument(
         "--objective",
         default="regression",
         choices=["regression", "cosent"],
@@ -58,19 +75,37 @@ def main():
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default=os.path.join("out", "train_sbert_stsb"))
+    parser.add_argument(
+        "--teacher", default=None, help="the cross-encoder that labels silver pairs (zoo:NAME or .keras)"
+    )
+    parser.add_argument("--cache", default=os.path.join("out", "cache"), help="cache of silver pairs and labels")
+    add_silver_arguments(parser)
     args = parser.parse_args()
+    if args.silver_pairs and not args.teacher:
+        parser.error("--silver-pairs needs --teacher (the cross-encoder that scores them)")
     keras.utils.set_random_seed(args.seed)
     start = time.perf_counter()
 
     final_split = evaluation_split(args.data, "stsb")  # "dev" from TFDS (GLUE keeps test labels secret)
     train, dev = read_split(args.data, "stsb", "train"), read_split(args.data, "stsb", "dev")
     test = read_split(args.data, "stsb", final_split)
+    if args.silver_pairs:
+        teacher = load_cross_encoder(args.teacher)
+        silver, labels = silver_training_pairs(
+            args, teacher, args.cache, exclude_pairs=list(zip(train.sentences1, train.sentences2))
+        )
+        del teacher
+        train = ScoredPairs(
+            train.sentences1 + silver.sentences1,
+            train.sentences2 + silver.sentences2,
+            list(train.scores) + list(np.clip(labels.logits[:, 0], 0.0, 1.0) * 5.0),
+        )
     encoder = SentenceEncoder.from_pretrained("minilm-l6")
     before = sts_spearman(encoder, test, progress=False)
     print(f"STS-B {final_split} Spearman before fine-tuning: {before:.2f}")
 
     if args.lora_rank:
-        encoder.enable_lora(args.lora_rank)
+        encoder.enable_lora(args.lora_rank, LORA_TARGETS[args.lora_targets])
     learning_rate = args.learning_rate or (5e-4 if args.lora_rank else 2e-5)
     train_data = examples_dataset(train, encoder.tokenizer, batch_size=args.batch_size, seed=args.seed)
     steps = len(train_data) * args.epochs
@@ -100,6 +135,7 @@ def main():
         verbose=2,
     )
     after = sts_spearman(encoder, test, progress=False)
+    dev_after = sts_spearman(encoder, dev, progress=False)
     if args.lora_rank:
         saved = os.path.join(args.output, f"lora_r{args.lora_rank}.lora.h5")
         encoder.save_lora_weights(saved)
@@ -111,6 +147,18 @@ def main():
     print(
         f"saved {saved} ({os.path.getsize(saved) / 1e6:.1f} MB); wall time "
         f"{time.perf_counter() - start:.0f} s; peak memory {peak_gb:.2f} GB"
+    )
+
+    print(
+        json.dumps(
+            {
+                "model": "sbert",
+                "silver_pairs": args.silver_pairs,
+                "stsb_dev_spearman": round(dev_after, 2),
+                f"stsb_{final_split}_spearman": round(after, 2),
+                "wall_time_s": round(time.perf_counter() - start),
+            }
+        )
     )
 
 

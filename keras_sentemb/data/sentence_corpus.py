@@ -58,7 +58,7 @@ def collect_sentences(data, files=None, exclude_files=()):
         if name not in SENTENCE_COLUMNS:
             raise ValueError(f"unknown data file {name!r}; known: {sorted(SENTENCE_COLUMNS)}")
     if files is None:
-        files = [name for name in SENTENCE_COLUMNS if _available(source, name)]
+        files = available_files(source)
     excluded = set()
     for name in exclude_files:
         excluded.update(_read_sentences(source, name))
@@ -69,6 +69,13 @@ def collect_sentences(data, files=None, exclude_files=()):
                 seen.add(sentence)
                 sentences.append(sentence)
     return sentences
+
+
+def available_files(data):
+    """The known data files (`SENTENCE_COLUMNS`) that `data` holds: present in the folder,
+    or labelled by TFDS; in `SENTENCE_COLUMNS` order."""
+    source = data_source(data)
+    return [name for name in SENTENCE_COLUMNS if _available(source, name)]
 
 
 def _available(source, name):

@@ -12,6 +12,9 @@ ALL_TRANSFORMER_DENSE_LAYERS = (
     "feedforward_output_dense",
 )
 
+# The LoRA target choices of the training scripts (`--lora-targets`): None = keras-hub's default.
+LORA_TARGETS = {"attention": None, "all": ALL_TRANSFORMER_DENSE_LAYERS}
+
 
 def enable_backbone_lora(backbone, rank, target_layer_names=None):
     """Adds rank-`rank` LoRA adapters to the backbone's attention query and value

@@ -6,16 +6,20 @@ from keras import ops
 OBJECTIVES = ("regression", "classification")
 
 
-def distillation_loss(targets, student_logits, alpha=0.5, objective="regression"):
-    """Per-pair α·‖S − T‖² + (1 − α)·ℓ(S, y) (Barkan et al. 2020, DSE eq. 2).
+def distillation_loss(targets, student_logits, alpha=0.5, objective="regression", cosine_weight=0.0):
+    """Per-pair α·‖S − T‖² + (1 − α)·ℓ(S, y) (Barkan et al. 2020, DSE eq. 2), plus
+    β·(cos(u, v) − y)² with β = `cosine_weight` > 0.
 
     Args:
         targets: [batch, 1 + n]: column 0 the label y (a score for regression, a class
             index for classification), columns 1… the teacher's n logits T.
-        student_logits: the student's logits S [batch, n].
+        student_logits: the student's logits S [batch, n]; with `cosine_weight` > 0,
+            [batch, n + 1] whose last column is the cosine of the pair's embeddings.
         alpha: weight of the teacher term, in [0, 1]; 1 ignores the labels, 0 the teacher.
         objective: "regression": ℓ = (S − y)² (n = 1); "classification":
             ℓ = −log softmax(S)[y].
+        cosine_weight: β, the weight of SBERT's cosine term (regression only): it keeps
+            the student's embeddings good for cosine search, not only for its head.
 
     Returns: [batch] losses.
     """
@@ -24,6 +28,12 @@ def distillation_loss(targets, student_logits, alpha=0.5, objective="regression"
     student_logits = ops.cast(student_logits, "float32")
     targets = ops.cast(targets, "float32")
     labels, teacher_logits = targets[:, 0], targets[:, 1:]
+    cosine_term = 0.0
+    if cosine_weight:
+        if objective != "regression":
+            raise ValueError("the cosine term needs a similarity score y: objective='regression'")
+        cosine_term = cosine_weight * ops.square(student_logits[:, -1] - labels)
+        student_logits = student_logits[:, :-1]
     teacher_term = ops.sum(ops.square(student_logits - teacher_logits), axis=-1)
     if objective == "regression":
         label_term = ops.square(student_logits[:, 0] - labels)
@@ -31,7 +41,7 @@ def distillation_loss(targets, student_logits, alpha=0.5, objective="regression"
         label_term = keras.losses.sparse_categorical_crossentropy(
             ops.cast(labels, "int32"), student_logits, from_logits=True
         )
-    return alpha * teacher_term + (1.0 - alpha) * label_term
+    return alpha * teacher_term + (1.0 - alpha) * label_term + cosine_term
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -48,6 +58,10 @@ class DistillationLoss(keras.losses.Loss):
     | y_true   | [batch, 1 + n]   | [label, teacher logit_1 … logit_n] per pair         |
     | y_pred   | [batch, n]       | the student's logits (`DSE` output)                 |
 
+    `cosine_weight=β` > 0 (regression) adds β·(cos(u, v) − y)², SBERT's cosine objective on
+    the student's embeddings; `y_pred` then carries cos(u, v) as a last column (`DSE` with
+    `cosine_weight` does so in training).
+
     Build `y_true` with `np.column_stack([labels, teacher_logits])` and pass it as
     `labels=` to `examples_dataset` (`keras_sentemb.training.teacher_logits` caches T).
     Relatives: `SoftmaxPairLoss` (α = 0 for classes), MSE (α = 0 for regression).
@@ -61,18 +75,29 @@ class DistillationLoss(keras.losses.Loss):
     0.625
     """
 
-    def __init__(self, alpha=0.5, objective="regression", name="distillation_loss", **kwargs):
+    def __init__(self, alpha=0.5, objective="regression", cosine_weight=0.0, name="distillation_loss", **kwargs):
         super().__init__(name=name, **kwargs)
         alpha = float(alpha)
         if not 0.0 <= alpha <= 1.0:
             raise ValueError(f"alpha must be in [0, 1], got {alpha}")
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+        cosine_weight = float(cosine_weight)
+        if cosine_weight < 0.0:
+            raise ValueError(f"cosine_weight must be ≥ 0, got {cosine_weight}")
+        if cosine_weight and objective != "regression":
+            raise ValueError("the cosine term needs a similarity score y: objective='regression'")
         self.alpha = alpha
         self.objective = objective
+        self.cosine_weight = cosine_weight
 
     def call(self, y_true, y_pred):
-        return distillation_loss(y_true, y_pred, self.alpha, self.objective)
+        return distillation_loss(y_true, y_pred, self.alpha, self.objective, self.cosine_weight)
 
     def get_config(self):
-        return {**super().get_config(), "alpha": self.alpha, "objective": self.objective}
+        return {
+            **super().get_config(),
+            "alpha": self.alpha,
+            "objective": self.objective,
+            "cosine_weight": self.cosine_weight,
+        }

@@ -10,14 +10,15 @@ from keras_sentemb.utils.array_cache import (
 )
 
 
-def teacher_logits_key(teacher, sentences1, sentences2):
-    """The cache key: sha256 over both sentence lists (order matters) and every teacher weight."""
+def teacher_logits_key(teacher, sentences1, sentences2, weights=None):
+    """The cache key: sha256 over both sentence lists (order matters) and every teacher weight
+    (`weights`: the teacher's `fingerprint_weights`, when the caller has it already)."""
     return fingerprint(
         "teacher-logits-v1",
         type(teacher).__name__,
         fingerprint_texts(sentences1),
         fingerprint_texts(sentences2),
-        fingerprint_weights(teacher),
+        weights or fingerprint_weights(teacher),
     )
 
 

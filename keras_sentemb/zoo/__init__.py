@@ -14,7 +14,7 @@ checkout's `zoo/`, or a folder a store was mirrored to), else the companion dist
 library never guesses where a checkout is: `zoo_dir()` is the one place that decides.
 """
 
-from keras_sentemb.zoo.loading import load_any_encoder, load_sentence_encoder
+from keras_sentemb.zoo.loading import load_any_encoder, load_cross_encoder, load_sentence_encoder
 from keras_sentemb.zoo.local_zoo import (
     card,
     export,
@@ -39,6 +39,7 @@ __all__ = [
     "list_models",
     "load",
     "load_any_encoder",
+    "load_cross_encoder",
     "load_sentence_encoder",
     "model_dir",
     "publish",

@@ -7,6 +7,7 @@ import os
 import keras
 
 from keras_sentemb.models.bilstm_sra import BiLSTMSRA
+from keras_sentemb.models.cross_encoder import CrossEncoder
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.models.inferlite import InferLite
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
@@ -34,6 +35,19 @@ def load_any_encoder(name_or_path: str | os.PathLike = "minilm-l6", dtype: str |
     """Like `load_sentence_encoder`, but a `.keras` file may also hold a `HashedEncoder`."""
 
     return _load(name_or_path, dtype, _sentence_encoders() + (HashedEncoder,))
+
+
+def load_cross_encoder(name_or_path: str | os.PathLike) -> CrossEncoder:
+    """A `CrossEncoder` (a teacher) from a zoo model ("zoo:cross-encoder-minilm-l6-stsb") or
+    a `.keras` file saved with `cross_encoder.save(...)`.
+
+    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+    >>> teacher = load_cross_encoder("zoo:cross-encoder-minilm-l6-stsb")   # doctest: +SKIP
+    """
+    spec = os.fspath(name_or_path)
+    if not (spec.startswith("zoo:") or spec.endswith(".keras")):
+        raise ValueError(f"a cross-encoder is a zoo model (zoo:NAME) or a .keras file, got {spec!r}")
+    return _load(spec, None, (CrossEncoder,))
 
 
 def _load(name_or_path, dtype, accepted):

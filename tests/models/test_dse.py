@@ -17,11 +17,11 @@ FIRST = ["the cat sat on the mat", "a dog ran", "hello", "rain and storm", "the 
 SECOND = ["a cat sat", "the dog ran fast", "hello world", "storm", "bread"]
 
 
-def make_dse(num_labels=1, alpha=0.5, freeze_encoder=False, seed=0):
+def make_dse(num_labels=1, alpha=0.5, freeze_encoder=False, seed=0, cosine_weight=0.0):
     encoder = make_tiny_encoder(
         seed=seed, pooling="mean", layer_indices=(-2, -1), exclude_special_tokens=True, normalize=False
     )
-    dse = DSE(encoder, num_labels=num_labels, alpha=alpha, freeze_encoder=freeze_encoder)
+    dse = DSE(encoder, num_labels=num_labels, alpha=alpha, freeze_encoder=freeze_encoder, cosine_weight=cosine_weight)
     kernel = dse.head.output_layer.kernel  # zeros at the start; make f non-trivial
     kernel.assign(np.random.default_rng(seed).normal(scale=0.1, size=kernel.shape))
     return dse
@@ -111,6 +111,38 @@ def test_alpha_one_ignores_the_labels_and_alpha_zero_ignores_the_teacher():
     # with 0 < α < 1 both terms matter
     assert not same_gradients(0.5, (labels_a, teacher_a), (labels_b, teacher_a))
     assert not same_gradients(0.5, (labels_a, teacher_a), (labels_a, teacher_b))
+
+
+def test_the_cosine_weight_trains_the_cosine_of_the_embeddings_toward_the_score():
+    """β > 0: in training the output gains cos(u, v) (inference keeps the n logits), and
+    fitting pulls the cosine of each pair's embeddings toward its score y."""
+    dse = make_dse(cosine_weight=1.0, seed=3)
+    pairs = ScoredPairs(FIRST, SECOND, [0.0] * 5)
+    features, _ = next(iter(examples_dataset(pairs, dse.tokenizer, batch_size=8, shuffle=False, bucketing=False)))
+    trained_output = dse(features, training=True).numpy()
+    assert trained_output.shape == (5, 2) and dse(features).shape == (5, 1)
+    unit = dse.encode(FIRST + SECOND)
+    np.testing.assert_allclose(trained_output[:, 1], np.sum(unit[:5] * unit[5:], axis=1), atol=1e-5)
+
+    targets = np.column_stack([[1.0, 0.0, 1.0, 0.0, 1.0], [0.5] * 5]).astype(np.float32)
+    dse.compile(optimizer=keras.optimizers.Adam(1e-2))
+
+    def cosine_error():
+        unit = dse.encode(FIRST + SECOND)
+        return float(np.mean((np.sum(unit[:5] * unit[5:], axis=1) - targets[:, 0]) ** 2))
+
+    before = cosine_error()
+    dse.fit(examples_dataset(pairs, dse.tokenizer, labels=targets, shuffle=False), epochs=15, verbose=0)
+    assert cosine_error() < 0.5 * before
+
+
+def test_the_cosine_weight_is_only_for_one_score_and_survives_saving(tmp_path):
+    with pytest.raises(ValueError, match="one-score regression"):
+        make_dse(num_labels=2, cosine_weight=1.0)
+    dse = make_dse(cosine_weight=0.5)
+    path = str(tmp_path / "dse.keras")
+    dse.save(path)
+    assert keras.models.load_model(path).cosine_weight == 0.5
 
 
 def test_frozen_student_trains_only_the_head():

@@ -108,14 +108,18 @@ def test_an_edited_config_or_vocabulary_or_an_added_file_is_refused(tmp_path, ed
         load_artifact(tmp_path / "a")
 
 
-def test_lora_factors_are_recovered_from_a_merged_keras_file(tmp_path):
+@pytest.mark.parametrize("targets", ["attention", "all"])
+def test_lora_factors_are_recovered_from_a_merged_keras_file(tmp_path, targets):
+    """Query/value adapters (EinsumDense) and, with every dense layer adapted, the
+    feed-forward ones (Dense) too."""
     import keras
 
+    from keras_sentemb.layers.backbone_lora import LORA_TARGETS
     from tests.conftest import make_tiny_cross_encoder
     from zoo.recipes.lora_factors import restore_lora_factors
 
     trained = make_tiny_cross_encoder(seed=6)
-    trained.enable_lora(2)
+    trained.enable_lora(2, LORA_TARGETS[targets])
     for variable in trained.weights:
         if "lora_kernel" in variable.path or variable.path.startswith("logits/"):
             variable.assign(np.random.default_rng(2).normal(0, 0.2, variable.shape))
@@ -123,11 +127,11 @@ def test_lora_factors_are_recovered_from_a_merged_keras_file(tmp_path):
     merged = keras.saving.load_model(tmp_path / "ce.keras")  # Keras merges LoRA on save
     assert not any("lora" in v.path for v in merged.weights)
     target = make_tiny_cross_encoder(seed=6)
-    target.enable_lora(2)
+    target.enable_lora(2, LORA_TARGETS[targets])
     assert restore_lora_factors(merged, target) < 1e-5
     first, second = ["the cat sat", "a dog ran fast"], ["hello world", "rain"]
     np.testing.assert_allclose(target.predict_pairs(first, second), trained.predict_pairs(first, second), atol=1e-5)
     full_rank = make_tiny_cross_encoder(seed=6)
-    full_rank.enable_lora(1)
+    full_rank.enable_lora(1, LORA_TARGETS[targets])
     with pytest.raises(ValueError, match="more than a rank-1 update"):
         restore_lora_factors(merged, full_rank)

@@ -1,6 +1,6 @@
 """Recovering LoRA factors from a saved model whose LoRA updates were merged.
 
-Keras saves an adapted `EinsumDense` with its effective kernel W + s·A·B (s = α/r) and no
+Keras saves an adapted `EinsumDense` or `Dense` with its effective kernel W + s·A·B (s = α/r) and no
 adapters, so a LoRA-trained model loaded from a `.keras` file looks fully fine-tuned. The
 difference from the pinned base kernel W is still of rank ≤ r along the last axis, so a
 truncated SVD gives back factors A, B with s·A·B equal to it (up to float rounding): the
@@ -21,7 +21,7 @@ def restore_lora_factors(trained, target, tolerance=1e-4):
     adapted = set()
     worst = 0.0
     for layer in target._flatten_layers():
-        if not (isinstance(layer, keras.layers.EinsumDense) and layer.lora_enabled):
+        if not (isinstance(layer, (keras.layers.EinsumDense, keras.layers.Dense)) and layer.lora_enabled):
             continue
         base = layer._kernel.numpy()
         delta = (values[layer._kernel.path] - base).astype(np.float64)

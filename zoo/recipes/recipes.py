@@ -14,6 +14,7 @@ import sys
 import keras
 
 from keras_sentemb.data.sentence_corpus import collect_sentences
+from keras_sentemb.layers.backbone_lora import ALL_TRANSFORMER_DENSE_LAYERS
 from keras_sentemb.models import DSE, CrossEncoder, SentenceEncoder
 from keras_sentemb.training import distill_hashed_encoder
 from keras_sentemb.utils.array_cache import cached_array, fingerprint, fingerprint_texts, fingerprint_weights
@@ -21,7 +22,16 @@ from keras_sentemb.zoo.model_artifact import pretrained_backbone_source, word_ve
 from zoo.recipes.lora_factors import restore_lora_factors
 
 HASH_BITS = 256
-LORA_RANK = 8
+# Teacher and students adapt every dense layer at rank 32 (docs/distillation.md: the dev Spearman of the
+# variants tried). Keras factors the query/key/value kernels [384, 12 heads, 32] along their last
+# axis (A [384, 12, r], B [r, 32]), so at r = 32 = the head width those three are full-rank updates;
+# the rest are rank 32: 3.56M stored float16 parameters, 7.4 MB (the zoo's budget is 10 MB).
+LORA_RANK = 32
+# The students (DSE, SBERT) train on the gold pairs only: silver pairs from this teacher (dev 86.8,
+# below the students' 89.5) lowered SBERT's dev Spearman (benchmarks/silver_pairs_effect.py,
+# docs/distillation.md). DSE adds SBERT's cosine term with weight DSE_COSINE_WEIGHT so that its
+# embeddings stay good for cosine search.
+DSE_COSINE_WEIGHT = 1.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,13 +81,19 @@ def _minilm(ctx):
     return SentenceEncoder.from_pretrained("minilm-l6")
 
 
-def _sbert_lora(ctx):
+def _sbert_lora(rank, targets):
+    """Trains with train_sbert_stsb.py, then adds its saved adapters (rank `rank` on `targets`)
+    to the pinned base."""
 
-    run_example(ctx, "train_sbert_stsb.py")
-    encoder = SentenceEncoder.from_pretrained("minilm-l6")
-    encoder.enable_lora(LORA_RANK)
-    encoder.load_lora_weights(os.path.join(ctx.work, f"lora_r{LORA_RANK}.lora.h5"))
-    return encoder
+    def make(ctx):
+
+        run_example(ctx, "train_sbert_stsb.py")
+        encoder = SentenceEncoder.from_pretrained("minilm-l6")
+        encoder.enable_lora(rank, targets)
+        encoder.load_lora_weights(os.path.join(ctx.work, f"lora_r{rank}.lora.h5"))
+        return encoder
+
+    return make
 
 
 def _saved_keras(file_name, script):
@@ -89,16 +105,17 @@ def _saved_keras(file_name, script):
     return make
 
 
-def _lora_from_keras(file_name, script, make_base):
+def _lora_from_keras(file_name, script, make_base, rank, targets):
     """Trains with the example, then turns the saved model (whose LoRA updates Keras merged
-    into the kernels) back into pinned base + LoRA factors + head (`restore_lora_factors`)."""
+    into the kernels) back into pinned base + LoRA factors + head (`restore_lora_factors`),
+    the adapters of rank `rank` on `targets` (None: keras-hub's query/value default)."""
 
     def make(ctx):
 
         run_example(ctx, script)
         trained = keras.saving.load_model(os.path.join(ctx.work, file_name))
         model = make_base()
-        model.enable_lora(LORA_RANK)
+        model.enable_lora(rank, targets)
         restore_lora_factors(trained, model)
         return model
 
@@ -112,7 +129,7 @@ def _cross_encoder_base():
 
 def _dse_base():
 
-    return DSE.from_pretrained("minilm-l6", num_labels=1, alpha=0.5)
+    return DSE.from_pretrained("minilm-l6", num_labels=1, alpha=0.5, cosine_weight=DSE_COSINE_WEIGHT)
 
 
 def _hashed(encoder_name):
@@ -146,27 +163,60 @@ RECIPES = {
         ),
         Recipe(
             "sbert-minilm-l6-stsb",
-            "all-MiniLM-L6-v2 fine-tuned on STS-B train with LoRA rank 8",
+            f"all-MiniLM-L6-v2 fine-tuned on STS-B train with LoRA rank {LORA_RANK} on every dense layer",
             "semantic textual similarity scores close to the STS-B annotation scale",
             "all-MiniLM-L6-v2",
             "STS-B train (5,749 pairs), dev for model selection",
-            ("train_sbert_stsb.py", "--epochs", "4", "--lora-rank", str(LORA_RANK), "--clip-norm", "0"),
-            _sbert_lora,
+            (
+                "train_sbert_stsb.py",
+                "--epochs",
+                "4",
+                "--lora-rank",
+                str(LORA_RANK),
+                "--lora-targets",
+                "all",
+                "--learning-rate",
+                "3e-4",
+                "--clip-norm",
+                "0",
+            ),
+            _sbert_lora(LORA_RANK, ALL_TRANSFORMER_DENSE_LAYERS),
         ),
         Recipe(
             "cross-encoder-minilm-l6-stsb",
-            "cross-encoder on all-MiniLM-L6-v2 (LoRA rank 8 + regression head) trained on STS-B train; the DSE teacher",
+            f"cross-encoder on all-MiniLM-L6-v2 (LoRA rank {LORA_RANK} on every dense layer of the "
+            "transformer, which is full rank for the per-head query/key/value kernels, + regression head "
+            "on [CLS]) trained on STS-B train; the DSE teacher",
             "re-ranking sentence pairs by similarity (one transformer pass per pair)",
             "all-MiniLM-L6-v2",
             "STS-B train (5,749 pairs), dev for model selection",
-            ("train_cross_encoder.py", "--task", "stsb", "--lora-rank", str(LORA_RANK)),
-            _lora_from_keras("cross_encoder.keras", "train_cross_encoder.py", _cross_encoder_base),
+            (
+                "train_cross_encoder.py",
+                "--task",
+                "stsb",
+                "--lora-rank",
+                str(LORA_RANK),
+                "--lora-targets",
+                "all",
+                "--learning-rate",
+                "3e-4",
+            ),
+            _lora_from_keras(
+                "cross_encoder.keras",
+                "train_cross_encoder.py",
+                _cross_encoder_base,
+                rank=LORA_RANK,
+                targets=ALL_TRANSFORMER_DENSE_LAYERS,
+            ),
         ),
         Recipe(
             "dse-minilm-l6-stsb",
-            "DSE student (mean of MiniLM's last 4 layers, LoRA rank 8, linear pair head) "
-            "distilled from cross-encoder-minilm-l6-stsb on STS-B train, α = 0.5",
-            "pair scores close to the cross-encoder's at one embedding per sentence",
+            f"DSE student (mean of MiniLM's last 4 layers, LoRA rank {LORA_RANK} on every dense layer, "
+            "linear pair head) distilled from cross-encoder-minilm-l6-stsb (version 2) on STS-B train, "
+            f"α = 0.5, with SBERT's cosine term (β = {DSE_COSINE_WEIGHT:g}); no silver pairs (with this teacher "
+            "they lowered SBERT's dev Spearman: docs/distillation.md)",
+            "sentence embeddings for cosine search and pair scoring: search and score with the cosine of "
+            "`encode` (STS-B dev 88.76), which beats this model's pair head (`predict_pairs`, dev 87.94)",
             "all-MiniLM-L6-v2",
             "STS-B train (5,749 pairs) with the cross-encoder's scores, dev for model selection",
             (
@@ -177,8 +227,20 @@ RECIPES = {
                 "zoo:cross-encoder-minilm-l6-stsb",
                 "--lora-rank",
                 str(LORA_RANK),
+                "--lora-targets",
+                "all",
+                "--learning-rate",
+                "3e-4",
+                "--cosine-weight",
+                f"{DSE_COSINE_WEIGHT:g}",
             ),
-            _lora_from_keras("dse.keras", "train_dse.py", _dse_base),
+            _lora_from_keras(
+                "dse.keras",
+                "train_dse.py",
+                _dse_base,
+                rank=LORA_RANK,
+                targets=ALL_TRANSFORMER_DENSE_LAYERS,
+            ),
             needs=("cross-encoder-minilm-l6-stsb",),
         ),
         Recipe(

@@ -3,8 +3,10 @@
 import json
 import os
 import platform
+import shlex
 import subprocess
 import sys
+import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED_DATA = os.path.join(os.path.dirname(REPO), "shared", "data")
@@ -49,3 +51,21 @@ def run_anchor(anchor_python, task, data, extra=()):
     if result.returncode != 0:
         raise RuntimeError(f"the anchor failed:\n{result.stderr[-3000:]}")
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def run_example_streaming(script, options, label):
+    """Runs `python examples/<script> <options>` with its output shown as it comes (long
+    trainings show their progress); returns (its last JSON line as a dict, its output lines,
+    wall seconds). A failure raises with `label`."""
+    command = [sys.executable, os.path.join(REPO, "examples", script), *options]
+    print(f"[{label}] $", shlex.join(command), flush=True)
+    start = time.perf_counter()
+    lines = []
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as child:
+        for line in child.stdout:
+            print("   ", line, end="", flush=True)
+            lines.append(line)
+    if child.returncode != 0:
+        raise RuntimeError(f"{label} failed (exit {child.returncode}); its output is above")
+    result = next(json.loads(line) for line in reversed(lines) if line.startswith("{"))
+    return result, lines, time.perf_counter() - start

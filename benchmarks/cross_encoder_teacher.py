@@ -15,14 +15,13 @@ import argparse
 import json
 import os
 import shlex
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import keras  # noqa: E402
-from common import REPO, SHARED_DATA, machine_description, run_anchor  # noqa: E402
+from common import REPO, SHARED_DATA, machine_description, run_anchor, run_example_streaming  # noqa: E402
 
 from keras_sentemb.data.named_datasets import read_split  # noqa: E402
 
@@ -30,30 +29,9 @@ from keras_sentemb.data.named_datasets import read_split  # noqa: E402
 def train_ours(options, data, work, epochs):
     """Runs the example with `options`; returns its JSON line and the saved model's path."""
     output = os.path.join(work, "ours-" + ("_".join(options).replace("-", "") or "default"))
-    command = [
-        sys.executable,
-        os.path.join(REPO, "examples", "train_cross_encoder.py"),
-        "--task",
-        "stsb",
-        "--data",
-        data,
-        "--epochs",
-        str(epochs),
-        "--output",
-        output,
-        *options,
-    ]
-    print("$", shlex.join(command), flush=True)
-    start = time.perf_counter()
-    lines = []
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as child:  # progress shows as it trains
-        for line in child.stdout:
-            print("   ", line, end="", flush=True)
-            lines.append(line)
-    if child.returncode != 0:
-        raise RuntimeError(f"{shlex.join(options)} failed (exit {child.returncode}); its output is above")
-    result = next(json.loads(line) for line in reversed(lines) if line.startswith("{"))
-    result["train_seconds"] = time.perf_counter() - start
+    arguments = ["--task", "stsb", "--data", data, "--epochs", str(epochs), "--output", output, *options]
+    result, _, seconds = run_example_streaming("train_cross_encoder.py", arguments, shlex.join(options))
+    result["train_seconds"] = seconds
     return result, os.path.join(output, "cross_encoder.keras")
 
 

@@ -11,32 +11,20 @@ and test Spearman × 100, train time, and the ratio with / without.
 """
 
 import argparse
-import json
 import os
 import shlex
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import REPO, SHARED_DATA, machine_description  # noqa: E402
+from common import REPO, SHARED_DATA, machine_description, run_example_streaming  # noqa: E402
 
 
 def train(options, label):
-    """Runs train_sbert_stsb.py with `options`, streaming its output; returns its JSON line."""
-    command = [sys.executable, os.path.join(REPO, "examples", "train_sbert_stsb.py"), *options]
-    print(f"[{label}] $", shlex.join(command), flush=True)
-    start = time.perf_counter()
-    lines = []
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as child:
-        for line in child.stdout:
-            print("   ", line, end="", flush=True)
-            lines.append(line)
-    if child.returncode != 0:
-        raise RuntimeError(f"{label} failed (exit {child.returncode}); its output is above")
-    result = next(json.loads(line) for line in reversed(lines) if line.startswith("{"))
-    result["train_seconds"] = time.perf_counter() - start
+    """Runs train_sbert_stsb.py with `options`; returns its JSON line (plus `train_seconds`) and
+    its report of the silver pairs (None without them)."""
+    result, lines, seconds = run_example_streaming("train_sbert_stsb.py", options, label)
+    result["train_seconds"] = seconds
     silver = next((line.strip() for line in lines if line.startswith("silver pairs:")), None)
     return result, silver
 

@@ -27,6 +27,7 @@ HASH_BITS = 256
 # axis (A [384, 12, r], B [r, 32]), so at r = 32 = the head width those three are full-rank updates;
 # the rest are rank 32: 3.56M stored float16 parameters, 7.4 MB (the zoo's budget is 10 MB).
 LORA_RANK = 32
+LORA_OPTIONS = ("--lora-rank", str(LORA_RANK), "--lora-targets", "all", "--learning-rate", "3e-4")
 # The students (DSE, SBERT) train on the gold pairs only: silver pairs from this teacher (dev 86.8,
 # below the students' 89.5) lowered SBERT's dev Spearman (benchmarks/silver_pairs_effect.py,
 # docs/distillation.md). DSE adds SBERT's cosine term with weight DSE_COSINE_WEIGHT so that its
@@ -81,19 +82,14 @@ def _minilm(ctx):
     return SentenceEncoder.from_pretrained("minilm-l6")
 
 
-def _sbert_lora(rank, targets):
-    """Trains with train_sbert_stsb.py, then adds its saved adapters (rank `rank` on `targets`)
-    to the pinned base."""
+def _sbert_lora(ctx):
+    """Trains with train_sbert_stsb.py, then adds its saved adapters to the pinned base."""
 
-    def make(ctx):
-
-        run_example(ctx, "train_sbert_stsb.py")
-        encoder = SentenceEncoder.from_pretrained("minilm-l6")
-        encoder.enable_lora(rank, targets)
-        encoder.load_lora_weights(os.path.join(ctx.work, f"lora_r{rank}.lora.h5"))
-        return encoder
-
-    return make
+    run_example(ctx, "train_sbert_stsb.py")
+    encoder = SentenceEncoder.from_pretrained("minilm-l6")
+    encoder.enable_lora(LORA_RANK, ALL_TRANSFORMER_DENSE_LAYERS)
+    encoder.load_lora_weights(os.path.join(ctx.work, f"lora_r{LORA_RANK}.lora.h5"))
+    return encoder
 
 
 def _saved_keras(file_name, script):
@@ -105,17 +101,16 @@ def _saved_keras(file_name, script):
     return make
 
 
-def _lora_from_keras(file_name, script, make_base, rank, targets):
+def _lora_from_keras(file_name, script, make_base):
     """Trains with the example, then turns the saved model (whose LoRA updates Keras merged
-    into the kernels) back into pinned base + LoRA factors + head (`restore_lora_factors`),
-    the adapters of rank `rank` on `targets` (None: keras-hub's query/value default)."""
+    into the kernels) back into pinned base + LoRA factors + head (`restore_lora_factors`)."""
 
     def make(ctx):
 
         run_example(ctx, script)
         trained = keras.saving.load_model(os.path.join(ctx.work, file_name))
         model = make_base()
-        model.enable_lora(rank, targets)
+        model.enable_lora(LORA_RANK, ALL_TRANSFORMER_DENSE_LAYERS)
         restore_lora_factors(trained, model)
         return model
 
@@ -171,16 +166,11 @@ RECIPES = {
                 "train_sbert_stsb.py",
                 "--epochs",
                 "4",
-                "--lora-rank",
-                str(LORA_RANK),
-                "--lora-targets",
-                "all",
-                "--learning-rate",
-                "3e-4",
+                *LORA_OPTIONS,
                 "--clip-norm",
                 "0",
             ),
-            _sbert_lora(LORA_RANK, ALL_TRANSFORMER_DENSE_LAYERS),
+            _sbert_lora,
         ),
         Recipe(
             "cross-encoder-minilm-l6-stsb",
@@ -194,20 +184,9 @@ RECIPES = {
                 "train_cross_encoder.py",
                 "--task",
                 "stsb",
-                "--lora-rank",
-                str(LORA_RANK),
-                "--lora-targets",
-                "all",
-                "--learning-rate",
-                "3e-4",
+                *LORA_OPTIONS,
             ),
-            _lora_from_keras(
-                "cross_encoder.keras",
-                "train_cross_encoder.py",
-                _cross_encoder_base,
-                rank=LORA_RANK,
-                targets=ALL_TRANSFORMER_DENSE_LAYERS,
-            ),
+            _lora_from_keras("cross_encoder.keras", "train_cross_encoder.py", _cross_encoder_base),
         ),
         Recipe(
             "dse-minilm-l6-stsb",
@@ -225,22 +204,11 @@ RECIPES = {
                 "stsb",
                 "--teacher",
                 "zoo:cross-encoder-minilm-l6-stsb",
-                "--lora-rank",
-                str(LORA_RANK),
-                "--lora-targets",
-                "all",
-                "--learning-rate",
-                "3e-4",
+                *LORA_OPTIONS,
                 "--cosine-weight",
                 f"{DSE_COSINE_WEIGHT:g}",
             ),
-            _lora_from_keras(
-                "dse.keras",
-                "train_dse.py",
-                _dse_base,
-                rank=LORA_RANK,
-                targets=ALL_TRANSFORMER_DENSE_LAYERS,
-            ),
+            _lora_from_keras("dse.keras", "train_dse.py", _dse_base),
             needs=("cross-encoder-minilm-l6-stsb",),
         ),
         Recipe(

@@ -146,15 +146,18 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
         )
     cache_dir = cache_dir or os.path.join(repo, "out", "cache")
     work = os.path.join(repo, "out", "zoo_build", name)
-    if not reuse_training:
-        shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work, exist_ok=True)
     # paths relative to the checkout (the example runs there), so the card records no machine path
     arguments = list(recipe.command[1:]) + (
         ["--data", os.path.relpath(data_dir, repo), "--output", os.path.relpath(work, repo), "--seed", str(seed)]
         if recipe.command
         else []
     )
+    runs = f"python examples/{recipe.command[0]} " + " ".join(arguments) if recipe.command else None
+    if reuse_training:
+        check_reusable(name, zoo_dir, runs)
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work, exist_ok=True)
     context = BuildContext(
         repo=repo,
         data_dir=data_dir,
@@ -202,7 +205,7 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
             "measured_by": f"keras-sentemb zoo measure {name}",
             "build": {
                 "command": f"python -m zoo.recipes build {name}",
-                "runs": f"python examples/{recipe.command[0]} " + " ".join(arguments) if recipe.command else None,
+                "runs": runs,
                 "seconds": round(time.perf_counter() - start)
                 if not (reuse_training and previous)
                 else previous["build"]["seconds"],
@@ -232,6 +235,23 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
     index["models"][name] = index_entry(config)
     write_zoo_index(zoo_dir, index)
     return config
+
+
+def check_reusable(name, zoo_dir, runs):
+    """Refuses `--reuse-training` unless the committed `zoo_dir/name/config.json` records the
+    training command the recipe runs now: a repack keeps that config's version, date and
+    training time, which would mislabel a run of another recipe (e.g. a new version whose first
+    packing failed) as the old version."""
+    path = os.path.join(zoo_dir, name, "config.json")
+    if not os.path.isfile(path):
+        return
+    with open(path, encoding="utf-8") as f:
+        recorded = json.load(f)["build"].get("runs")
+    if recorded != runs:
+        raise ValueError(
+            f"--reuse-training repacks the run that {path} records ({recorded!r}), but the recipe now "
+            f"runs {runs!r}: build without --reuse-training to train and publish a new version"
+        )
 
 
 def write_config_and_card(folder, config):

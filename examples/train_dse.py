@@ -28,7 +28,6 @@ import time
 import keras
 import numpy as np
 
-from keras_sentemb.data.examples import ScoredPairs
 from keras_sentemb.data.named_datasets import add_data_argument, evaluation_split, named_dataset, read_split
 from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.evaluation import sts_spearman
@@ -117,15 +116,8 @@ def main():
     teacher_test = test_metrics(teacher, test)
     silver_count = 0
     if args.silver_pairs:  # y = T for the silver pairs: the teacher's score is their only label
-        silver, silver_labels = silver_training_pairs(
-            args, teacher, args.cache, exclude_pairs=list(zip(train.sentences1, train.sentences2))
-        )
-        silver_count = len(silver)
-        train = ScoredPairs(
-            train.sentences1 + silver.sentences1,
-            train.sentences2 + silver.sentences2,
-            list(train.scores) + list(silver_labels.logits[:, 0] * 5.0),
-        )
+        train, silver_labels = silver_training_pairs(args, teacher, args.cache, gold=train)
+        silver_count = len(silver_labels.logits)
         labels = np.concatenate([labels, silver_labels.logits[:, 0]])
         teacher_logits = np.concatenate([teacher_logits, silver_labels.logits])
     del teacher

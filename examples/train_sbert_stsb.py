@@ -26,10 +26,8 @@ import resource
 import time
 
 import keras
-import numpy as np
 
 from keras_sentemb import SentenceEncoder
-from keras_sentemb.data.examples import ScoredPairs
 from keras_sentemb.data.named_datasets import add_data_argument, evaluation_split, read_split
 from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.evaluation import sts_spearman
@@ -91,15 +89,8 @@ def main():
     test = read_split(args.data, "stsb", final_split)
     if args.silver_pairs:
         teacher = load_cross_encoder(args.teacher)
-        silver, labels = silver_training_pairs(
-            args, teacher, args.cache, exclude_pairs=list(zip(train.sentences1, train.sentences2))
-        )
+        train, _ = silver_training_pairs(args, teacher, args.cache, gold=train)
         del teacher
-        train = ScoredPairs(
-            train.sentences1 + silver.sentences1,
-            train.sentences2 + silver.sentences2,
-            list(train.scores) + list(np.clip(labels.logits[:, 0], 0.0, 1.0) * 5.0),
-        )
     encoder = SentenceEncoder.from_pretrained("minilm-l6")
     before = sts_spearman(encoder, test, progress=False)
     print(f"STS-B {final_split} Spearman before fine-tuning: {before:.2f}")

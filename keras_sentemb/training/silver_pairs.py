@@ -29,12 +29,14 @@ import time
 import numpy as np
 from tqdm.auto import tqdm
 
+from keras_sentemb.data.examples import ScoredPairs
 from keras_sentemb.data.sentence_corpus import available_files, collect_sentences
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.retrieval.semantic_search import semantic_search
 from keras_sentemb.training.teacher_logits import teacher_logits_key
+from keras_sentemb.training.teacher_vectors import cached_teacher_vectors
 from keras_sentemb.utils.argument_checks import positive_int
-from keras_sentemb.utils.array_cache import cached_array, fingerprint, fingerprint_texts, fingerprint_weights
+from keras_sentemb.utils.array_cache import cached_array, fingerprint, fingerprint_weights
 
 # The training files silver sentences come from, and the files whose sentences never may.
 SILVER_SOURCE_FILES = (
@@ -230,22 +232,25 @@ def add_silver_arguments(parser):
     return group
 
 
-def silver_training_pairs(args, teacher, cache_dir, exclude_pairs=(), log=print):
-    """Pool, embeddings (cached), mined pairs and teacher labels for the `--silver-*` options
-    of `args` (`add_silver_arguments`; `args.data`, `args.seed`): (`SilverPairs`,
-    `SilverLabels`). Prints what it did and the labelling throughput through `log`."""
+def silver_training_pairs(args, teacher, cache_dir, gold, log=print):
+    """The gold `ScoredPairs` plus silver pairs for the `--silver-*` options of `args`
+    (`add_silver_arguments`; `args.data`, `args.seed`): pool, its embeddings (cached,
+    `cached_teacher_vectors`), pairs mined without the gold ones, teacher labels. Returns
+    (gold + silver as `ScoredPairs`, the silver pairs' `SilverLabels`); a silver pair's score
+    is 5·T clipped to [0, 5] (the teacher regresses score / 5). Prints what it did and the
+    labelling throughput through `log`."""
     began = time.perf_counter()
     pool = silver_sentence_pool(args.data, size=args.silver_pool, seed=args.seed)
-    encoder = SentenceEncoder.from_pretrained(args.silver_encoder)
-    key = fingerprint("silver-pool-v1", fingerprint_texts(pool), fingerprint_weights(encoder))
-    embeddings = cached_array(cache_dir, "silver_pool", key, lambda: encoder.encode(pool, progress=True))
+    embeddings = cached_teacher_vectors(
+        SentenceEncoder.from_pretrained(args.silver_encoder), pool, cache_dir, progress=True
+    )
     pairs = mine_silver_pairs(
         pool,
         embeddings,
         args.silver_pairs,
         neighbours=args.silver_neighbours,
         random_share=args.silver_random_share,
-        exclude_pairs=exclude_pairs,
+        exclude_pairs=list(zip(gold.sentences1, gold.sentences2)),
         seed=args.seed,
     )
     labels = label_silver_pairs(teacher, pairs.sentences1, pairs.sentences2, cache_dir)
@@ -254,4 +259,9 @@ def silver_training_pairs(args, teacher, cache_dir, exclude_pairs=(), log=print)
         f"silver pairs: {len(pairs)} ({pairs.counts()}) from a pool of {len(pool)} training sentences; "
         f"teacher labelling {rate}; {time.perf_counter() - began:.0f} s"
     )
-    return pairs, labels
+    combined = ScoredPairs(
+        list(gold.sentences1) + pairs.sentences1,
+        list(gold.sentences2) + pairs.sentences2,
+        list(gold.scores) + list(np.clip(labels.logits[:, 0], 0.0, 1.0) * 5.0),
+    )
+    return combined, labels

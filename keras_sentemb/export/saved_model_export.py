@@ -23,6 +23,7 @@ def export_saved_model(
     code_table: np.ndarray | None = None,
     code_ids: np.ndarray | None = None,
     warmup_name: str | None = None,
+    chunk_size: int | None = None,
 ) -> str:
     """Writes `model` as a SavedModel at `path/<version>/` (atomically); returns that folder.
 
@@ -47,6 +48,10 @@ def export_saved_model(
             signature of a `HashedEncoder`.
         warmup_name: also write `assets.extra/tf_serving_warmup_requests` (one PredictRequest
             a signature, for TF Serving's model name `warmup_name`; `serving_warmup`).
+        chunk_size: sentence encoders (and a HashedEncoder's) only: the graph sorts each
+            request's texts by length and runs them `chunk_size` at a time (default 64), each
+            chunk padded to its own longest text, as `encode` batches; a TF Serving batch of
+            mixed lengths is then not padded to its longest text.
 
     Example:
     (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
@@ -56,6 +61,9 @@ def export_saved_model(
     """
     if code_table is not None and not isinstance(model, HashedEncoder):
         raise TypeError(f"code_table is for a HashedEncoder, not a {type(model).__name__}")
+    if chunk_size is not None and isinstance(model, (CrossEncoder, DSE)):
+        raise ValueError(f"chunk_size is for sentence encoders, not a {type(model).__name__}")
+    chunking = {} if chunk_size is None else {"chunk_size": chunk_size}
     if isinstance(model, HashedEncoder):
         return export_for_serving(
             model.encoder,
@@ -66,9 +74,10 @@ def export_saved_model(
             code_table=code_table,
             code_ids=code_ids,
             warmup_name=warmup_name,
+            **chunking,
         )
     if isinstance(model, CrossEncoder):
         return export_cross_encoder(model, path, version=version, overwrite=overwrite, warmup_name=warmup_name)
     if isinstance(model, DSE):
         return export_dse(model, path, version=version, overwrite=overwrite, warmup_name=warmup_name)
-    return export_for_serving(model, path, version=version, overwrite=overwrite, warmup_name=warmup_name)
+    return export_for_serving(model, path, version=version, overwrite=overwrite, warmup_name=warmup_name, **chunking)

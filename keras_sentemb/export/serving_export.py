@@ -33,11 +33,14 @@ class SentenceEmbeddingModule(tf.Module):
     [SEP]", long texts are truncated to the tokenizer's `max_length`.
     """
 
-    def __init__(self, encoder, normalize, hashing=None, code_table=None, code_ids=None):
+    def __init__(self, encoder, normalize, hashing=None, code_table=None, code_ids=None, chunk_size=64):
         super().__init__(name="keras_sentemb_encoder")
+        if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+            raise ValueError(f"chunk_size must be a positive int, got {chunk_size!r}")
         self._encoder = encoder
         self._tokenizer = encoder.tokenizer
         self._normalize = normalize
+        self._chunk_size = chunk_size
         self.encoder_variables = list(encoder.variables)
         # One traced graph of tokenizer + encoder that every signature calls: tracing it
         # once per signature cost seconds each and stored the encoder graph 2-4 times.
@@ -66,8 +69,27 @@ class SentenceEmbeddingModule(tf.Module):
             self.table_ids = tf.Variable(ids.astype(np.int64), trainable=False, name="code_ids")
 
     def _embed(self, texts):
-        inputs = self._tokenizer.pack(self._tokenizer.content_ids(texts))
-        embedding = tf.cast(self._encoder(inputs, training=False), tf.float32)
+        """Smart batching inside the graph, as `encode` does it: the request's texts are
+        sorted by length (longest first), run `chunk_size` at a time, each chunk padded to
+        its own longest text, and the rows put back in request order. A request of mixed
+        lengths (a TF Serving batch of many clients' requests) is not padded to its
+        longest text, and one huge request does not run as one huge batch."""
+        content = self._tokenizer.content_ids(texts)
+        order = tf.argsort(content.row_lengths(), direction="DESCENDING", stable=True)
+        by_length = tf.gather(content, order)
+        count = tf.shape(order)[0]
+        chunk = self._chunk_size
+        chunks = (count + chunk - 1) // chunk
+        width = self._encoder.embedding_dim
+        outputs = tf.TensorArray(tf.float32, size=chunks, infer_shape=False, element_shape=[None, width])
+
+        def run_chunk(i, outputs):
+            inputs = self._tokenizer.pack(by_length[i * chunk : (i + 1) * chunk])
+            return i + 1, outputs.write(i, tf.cast(self._encoder(inputs, training=False), tf.float32))
+
+        _, outputs = tf.while_loop(lambda i, _: i < chunks, run_chunk, [tf.constant(0), outputs], parallel_iterations=1)
+        sorted_embedding = tf.reshape(outputs.concat(), [count, width])
+        embedding = tf.scatter_nd(order[:, None], sorted_embedding, [count, width])
         if self._normalize:
             embedding = tf.math.l2_normalize(embedding, axis=-1, epsilon=1e-12)
         return embedding
@@ -137,6 +159,7 @@ def export_for_serving(
     code_table=None,
     code_ids=None,
     warmup_name=None,
+    chunk_size=64,
 ):
     """Writes `encoder` as a SavedModel at `path/<version>/` (TF Serving's layout).
 
@@ -150,14 +173,16 @@ def export_for_serving(
 
     Loading needs `tensorflow` and `import tensorflow_text` (which registers the
     tokenizer's ops); TF Serving links TF Text ops. `normalize=True` L2-normalises the
-    output, as `encode()` does by default.
+    output, as `encode()` does by default. `chunk_size` is the batch the graph runs a
+    request in (sorted by length, each chunk padded to its own longest text; as `encode`'s
+    `batch_size`).
 
     Returns the version folder's path.
     """
     if encoder.tokenizer is None:
         raise ValueError(f"{encoder.name} has no tokenizer, so it cannot take raw strings.")
     target = version_folder(path, version, overwrite)
-    module = SentenceEmbeddingModule(encoder, normalize, hashing, code_table, code_ids)
+    module = SentenceEmbeddingModule(encoder, normalize, hashing, code_table, code_ids, chunk_size)
     signatures = module.signatures()
     with atomic_directory(target, overwrite=overwrite) as staging:
         tf.saved_model.save(

@@ -8,6 +8,7 @@ from keras_sentemb.models.dse import DSE
 from keras_sentemb.models.embedding_model import EmbeddingModel
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.models.inferlite import InferLite
+from keras_sentemb.models.openvino_encoder import OpenVINOEncoder
 from keras_sentemb.models.pipeline_training import PipelineTraining
 from keras_sentemb.models.sbert import SBERT
 from keras_sentemb.models.sentence_classifier import SentenceClassifier
@@ -24,6 +25,7 @@ __all__ = [
     "EmbeddingModel",
     "HashedEncoder",
     "InferLite",
+    "OpenVINOEncoder",
     "PipelineTraining",
     "SBERT",
     "SentenceClassifier",

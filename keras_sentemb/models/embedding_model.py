@@ -14,6 +14,7 @@ from tqdm.auto import tqdm
 
 from keras_sentemb.data.length_buckets import length_buckets, plan_batches
 from keras_sentemb.data.text_inputs import validate_texts
+from keras_sentemb.runtime import OpenVINORuntime, resolve_runtime
 
 # `encode(progress=None)` / `predict_pairs(progress=None)` show a bar from this many rows on.
 PROGRESS_THRESHOLD = 2048
@@ -43,6 +44,7 @@ class EmbeddingModel:
     - `model_inputs(*arrays)`: the dict the model is called with, from those arrays.
 
     What it provides: `embedding_dim`, `length_buckets`, `embed_fn` (the traced function),
+    `inference_runtime` (that function on TensorFlow or OpenVINO, at a precision),
     `encode_texts` (what `encode` does) and `predict_rows` (the loop itself).
     """
 
@@ -77,8 +79,24 @@ class EmbeddingModel:
         return length_buckets(self._require_tokenizer().max_length)
 
     def forget_traced_functions(self):
-        """Drops the traced `embed_fn`; call it after a change of structure (LoRA adapters)."""
+        """Drops the traced `embed_fn` and the compiled runtimes built from it; called after a
+        change of structure (LoRA adapters) or of weights (`fit`, `load_weights`). Call it
+        yourself after changing weights another way (a custom training loop) before encoding
+        with `backend="openvino"`, which holds a snapshot of the weights."""
         object.__setattr__(self, "_embed_function", None)
+        object.__setattr__(self, "_runtimes", {})
+
+    def fit(self, *args, **kwargs):
+        self.forget_traced_functions()
+        try:
+            return super().fit(*args, **kwargs)
+        finally:
+            self.forget_traced_functions()
+
+    def load_weights(self, *args, **kwargs):
+        result = super().load_weights(*args, **kwargs)
+        self.forget_traced_functions()
+        return result
 
     def embed_fn(self):
         """The `tf.function` (*int32 inputs of `input_names`) → float32 outputs that the loop
@@ -96,34 +114,75 @@ class EmbeddingModel:
             object.__setattr__(self, "_embed_function", tf.function(embed, input_signature=[spec] * len(names)))
         return self._embed_function
 
+    def inference_runtime(self, backend=None, precision="float32", calibration_texts=None):
+        """The callable `predict_rows` runs: NumPy int32 inputs → NumPy float32 outputs.
+
+        `backend="tensorflow"` is `embed_fn()`; `backend="openvino"` is an `OpenVINORuntime`
+        converted from it at `precision`, built once and cached (per backend and precision)
+        until `forget_traced_functions`. int8 is calibrated on `calibration_texts` and the
+        empty text (each packed alone, as `encode` pads it), needed the first time only.
+        See `keras_sentemb.runtime.resolve_runtime` for the defaults and errors.
+        """
+        backend, precision = resolve_runtime(backend, precision)
+        if backend == "tensorflow":
+            embed = self.embed_fn()
+            return lambda *arrays: embed(*arrays).numpy()
+        runtimes = getattr(self, "_runtimes", None)
+        if runtimes is None:
+            runtimes = {}
+            object.__setattr__(self, "_runtimes", runtimes)
+        if precision not in runtimes:
+            calibration = None
+            if precision == "int8" and calibration_texts is not None:
+                utf8_texts, single = validate_texts(calibration_texts)
+                if single or not utf8_texts:
+                    raise ValueError("calibration_texts must be a non-empty list of texts, not one text")
+                buckets = self.length_buckets
+                calibration = []
+                # The empty text ([CLS] [SEP]) is always calibrated on: its activations are far
+                # from any sentence's, and its int8 vector drifts most without it.
+                for row in self.tokenize_to_rows([b"", *utf8_texts]):
+                    length = next(b for b in buckets if b >= self.packed_length(row))
+                    calibration.append(self.pack_batch([row], length))
+            runtimes[precision] = OpenVINORuntime(
+                self.embed_fn().get_concrete_function(), precision, calibration, max_length=self.length_buckets[-1]
+            )
+        return runtimes[precision]
+
     def tokenize_to_rows(self, utf8_texts):
         """Content-id rows (NumPy int32, truncated) for a list of UTF-8 byte strings."""
         return self._require_tokenizer().content_id_rows(utf8_texts)
 
-    def predict_rows(self, rows, batch_size, progress, unit="sent", desc="encode"):
+    def predict_rows(self, rows, batch_size, progress, unit="sent", desc="encode", runtime=None):
         """The loop: float32 [len(rows), embedding_dim], row i the output of `rows[i]`.
 
         Rows are sorted by `packed_length`, batched `batch_size` at a time, each batch padded
         by `pack_batch` to the smallest bucket of `length_buckets` that holds it, run through
-        `embed_fn()`, and written back in input order. `progress=None` shows a bar from
-        `PROGRESS_THRESHOLD` rows on.
+        `runtime` (default: `embed_fn()` on TensorFlow, see `inference_runtime`), and written
+        back in input order. `progress=None` shows a bar from `PROGRESS_THRESHOLD` rows on.
         """
         batch_size = check_batch_size(batch_size)
         outputs = np.zeros((len(rows), self.embedding_dim), dtype=np.float32)
         if not len(rows):
             return outputs
         lengths = np.array([self.packed_length(row) for row in rows], dtype=np.int64)
-        embed = self.embed_fn()
+        embed = runtime or self.inference_runtime()
+        # A runtime may prefer other shapes than the bucket ladder (OpenVINO: static ones).
+        padded_length = getattr(embed, "padded_length", None)
         show = progress if progress is not None else len(rows) >= PROGRESS_THRESHOLD
         with tqdm(total=len(rows), unit=unit, desc=desc, disable=not show) as bar:
             for batch in plan_batches(lengths, batch_size, self.length_buckets):
-                arrays = self.pack_batch([rows[i] for i in batch.indices], batch.length)
-                outputs[batch.indices] = embed(*arrays).numpy()
+                length = padded_length(len(batch.indices), batch.length) if padded_length else batch.length
+                arrays = self.pack_batch([rows[i] for i in batch.indices], length)
+                outputs[batch.indices] = embed(*arrays)
                 bar.update(len(batch.indices))
         return outputs
 
-    def encode_texts(self, texts, batch_size, normalize, progress):
-        """`encode`'s work: validate, tokenise, `predict_rows`, and L2-normalise with
+    def encode_texts(
+        self, texts, batch_size, normalize, progress, backend=None, precision="float32", calibration_texts=None
+    ):
+        """`encode`'s work: validate, tokenise, `predict_rows` on the runtime of
+        `inference_runtime(backend, precision, calibration_texts)`, and L2-normalise with
         `normalize`. A single `str` gives one vector [d]; `[]` gives shape (0, d).
 
         Raises:
@@ -133,8 +192,9 @@ class EmbeddingModel:
         utf8_texts, single = validate_texts(texts)
         check_batch_size(batch_size)
         self._require_tokenizer()
+        runtime = self.inference_runtime(backend, precision, calibration_texts)
         rows = self.tokenize_to_rows(utf8_texts) if utf8_texts else []
-        embeddings = self.predict_rows(rows, batch_size, progress)
+        embeddings = self.predict_rows(rows, batch_size, progress, runtime=runtime)
         if normalize:
             embeddings /= np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-12)
         return embeddings[0] if single else embeddings

@@ -6,6 +6,7 @@ import os
 from collections.abc import Sequence
 
 import keras
+import keras_hub
 import numpy as np
 
 from keras_sentemb.data.length_buckets import pack_rows
@@ -14,6 +15,7 @@ from keras_sentemb.layers.siamese_pooler import SiamesePooler
 from keras_sentemb.models.embedding_model import EmbeddingModel
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
+from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.utils.types import Texts
 
@@ -132,6 +134,72 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
             name=_model_name(name_or_path),
         )
 
+    @classmethod
+    def from_text_embedder(
+        cls,
+        embedder: keras_hub.models.TextEmbedder | str | os.PathLike,
+        max_length: int | None = None,
+        lowercase: bool | None = None,
+        strip_accents: bool | None = None,
+    ) -> SentenceEncoder:
+        """A `SentenceEncoder` on the backbone (the same weights, not a copy) of a keras-hub
+        `TextEmbedder`, or of the one `keras_hub.models.TextEmbedder.from_preset(preset)` loads
+        (a preset name or a preset / Hugging Face folder).
+
+        What it adds to the embedder: smart batching (keras-hub's preprocessor pads every
+        batch to its `sequence_length`, 256 for MiniLM), `encode(precision=, backend=)`,
+        `export_saved_model` / `export_openvino`, `HashedEncoder` and everything else that
+        takes a `SentenceEncoder`. Pooling (mean / cls / max) and normalisation follow the
+        embedder; the token limit follows its preprocessor's `sequence_length` unless
+        `max_length` is lower.
+
+        The tokenizer is BERT's reference WordPiece (`SentenceTokenizer`) on the embedder's
+        vocabulary, with the embedder's `lowercase` and `strip_accents` unless given. One
+        difference stays: keras-hub lower-cases with Unicode case folding (NFKC_Casefold: "ß"
+        becomes "ss"), the reference with `lower` ("ß" stays); the vectors are equal on every
+        text where the two agree. For all-MiniLM-L6-v2 the reference also strips accents, which
+        keras-hub's converter leaves off: pass `strip_accents=True` for sentence-transformers'
+        vectors, or use `from_pretrained`.
+
+        Supported: BERT-family embedders (a `BertBackbone` and a WordPiece `BertTokenizer`, e.g.
+        `BertTextEmbedder`); others raise ValueError naming what they have.
+
+        Example:
+        (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+        >>> embedder = keras_hub.models.TextEmbedder.from_preset(folder)        # doctest: +SKIP
+        >>> SentenceEncoder.from_text_embedder(embedder).encode(["A cat."]).shape  # doctest: +SKIP
+        (1, 384)
+        """
+        if isinstance(embedder, (str, os.PathLike)):
+            embedder = keras_hub.models.TextEmbedder.from_preset(os.fspath(embedder))
+        if not isinstance(embedder, keras_hub.models.TextEmbedder):
+            raise TypeError(f"expected a keras_hub.models.TextEmbedder or a preset, got {type(embedder).__name__}")
+        backbone = embedder.backbone
+        preprocessor = embedder.preprocessor
+        tokenizer = getattr(preprocessor, "tokenizer", None)
+        if not isinstance(backbone, keras_hub.models.BertBackbone) or not isinstance(
+            tokenizer, keras_hub.models.BertTokenizer
+        ):
+            raise ValueError(
+                "from_text_embedder supports BERT-family embedders (a BertBackbone with a WordPiece "
+                f"BertTokenizer); {type(embedder).__name__} has a {type(backbone).__name__} and a "
+                f"{type(tokenizer).__name__}"
+            )
+        limit = min(max_length or preprocessor.sequence_length, backbone.max_sequence_length)
+        sentence_tokenizer = SentenceTokenizer(
+            vocabulary=list(tokenizer.vocabulary),
+            lowercase=tokenizer.lowercase if lowercase is None else lowercase,
+            strip_accents=tokenizer.strip_accents if strip_accents is None else strip_accents,
+            max_length=limit,
+        )
+        return cls(
+            backbone=backbone,
+            tokenizer=sentence_tokenizer,
+            pooling=getattr(embedder, "pooling_mode", "mean"),
+            normalize=bool(getattr(embedder, "normalize", True)),
+            name=_model_name(embedder.name),
+        )
+
     def get_config(self):
         return {
             **super().get_config(),
@@ -159,7 +227,15 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
         return pack_rows(rows, length, tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id)
 
     def encode(
-        self, texts: Texts, batch_size: int = 64, normalize: bool = True, progress: bool | None = None
+        self,
+        texts: Texts,
+        batch_size: int = 64,
+        normalize: bool = True,
+        progress: bool | None = None,
+        *,
+        precision: str = "float32",
+        backend: str | None = None,
+        calibration_texts: Texts | None = None,
     ) -> np.ndarray:
         """Embeds raw texts; returns float32 NumPy [N, d] in input order.
 
@@ -173,6 +249,14 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
             batch_size: texts per forward pass.
             normalize: L2-normalise each vector (cosine similarity = dot product).
             progress: show a progress bar; None shows one from 2048 texts on.
+            precision: "float32" (the default: the vectors of the reference model),
+                "bfloat16" or "int8": the arithmetic of the matrix products.
+            backend: "tensorflow" (float32 only: the graph `export` writes) or "openvino"
+                (the same graph compiled by OpenVINO: `pip install "keras-sentemb[openvino]"`);
+                None picks TensorFlow for float32 and OpenVINO otherwise. See
+                `keras_sentemb.runtime` and docs/serving_speed.md for what each costs.
+            calibration_texts: for precision="int8", the first time only: a few hundred
+                sentences like yours, to calibrate the activation scales on.
 
         Texts longer than the tokenizer's `max_length` word pieces (special tokens
         included) are truncated: their tail is ignored. An empty or whitespace-only text
@@ -181,9 +265,12 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
 
         Raises:
             TypeError: an element is not str/bytes (names its index and type).
-            ValueError: an element is bytes that are not UTF-8 (names its index).
+            ValueError: an element is bytes that are not UTF-8 (names its index); an unknown
+                `precision`/`backend`, a reduced precision on backend="tensorflow", or int8
+                without calibration texts.
+            ImportError: backend="openvino" without OpenVINO installed (says what to install).
         """
-        return self.encode_texts(texts, batch_size, normalize, progress)
+        return self.encode_texts(texts, batch_size, normalize, progress, backend, precision, calibration_texts)
 
     # ------------------------------------------------------------------ LoRA
     def enable_lora(self, rank: int, target_layer_names: Sequence[str] | None = None) -> None:

@@ -102,6 +102,22 @@ def test_export_writes_a_version_folder(model_file, tmp_path, capsys):
     assert "overwrite" in capsys.readouterr().err
 
 
+def test_export_openvino_int8_writes_an_ir_that_loads_back(model_file, corpus_file, tmp_path, capsys):
+    pytest.importorskip("openvino")
+    from keras_sentemb.models import OpenVINOEncoder
+
+    base = tmp_path / "ov"
+    command = ["export", str(base), "--backend", "openvino", "--precision", "int8", "--model", model_file]
+    assert main([*command, "--calibration", corpus_file]) == 0
+    assert "OpenVINO, int8" in capsys.readouterr().out
+    assert OpenVINOEncoder.load(base / "1").encode(CORPUS).shape == (len(CORPUS), 16)
+
+
+def test_export_reduced_precision_needs_the_openvino_backend(model_file, tmp_path, capsys):
+    assert main(["export", str(tmp_path / "s"), "--precision", "int8", "--model", model_file]) == 2
+    assert "need --backend openvino" in capsys.readouterr().err
+
+
 def test_undecodable_input_file_is_reported_with_line(model_file, tmp_path, capsys):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"ok\n\xff\n")

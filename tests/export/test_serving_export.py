@@ -228,3 +228,23 @@ def test_an_export_that_crashes_mid_write_keeps_the_previous_version(exported, m
 
     served = tf.saved_model.load(folder)(tf.constant(["the cat sat"])).numpy()
     np.testing.assert_allclose(served, encoder.encode(["the cat sat"]), atol=1e-5)
+
+
+def test_a_request_runs_sorted_by_length_in_chunks_and_comes_back_in_order(tmp_path):
+    """The signature batches a request as `encode` does: sorted by length, `chunk_size` texts
+    a chunk, each padded to its own longest text. Chunking changes no vector (padding is
+    masked) and the rows come back in request order, for requests of any size (0 included)."""
+    encoder = make_tiny_encoder(seed=5)
+    texts = ["the cat", "hello world ! " * 6, "", "a dog ran fast on the mat", "rain", "storm storm"] * 3
+    folder = export_saved_model(encoder, tmp_path / "chunked", chunk_size=4)
+    serve = tf.saved_model.load(folder).signatures["serving_default"]
+    served = serve(texts=tf.constant(texts))["embedding"].numpy()
+    np.testing.assert_allclose(served, encoder.encode(texts), atol=1e-5)
+    assert serve(texts=tf.constant(texts[:1]))["embedding"].shape == (1, encoder.embedding_dim)
+    assert serve(texts=tf.constant([], tf.string))["embedding"].shape == (0, encoder.embedding_dim)
+
+
+@pytest.mark.parametrize("chunk_size", [0, -1, 2.5, True])
+def test_rejects_a_chunk_size_that_is_not_a_positive_int(chunk_size, tmp_path):
+    with pytest.raises(ValueError, match="chunk_size must be a positive int"):
+        export_saved_model(make_tiny_encoder(), tmp_path / "bad", chunk_size=chunk_size)

@@ -1,0 +1,62 @@
+"""export_openvino: a sentence encoder as an OpenVINO IR at float32, bfloat16 or int8, with its
+tokenizer, for `OpenVINOEncoder.load` (or any OpenVINO runtime fed token ids)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from keras_sentemb.export.serving_export import version_folder
+from keras_sentemb.models.openvino_encoder import FORMAT, MODEL_FILE, SETTINGS_FILE, tokenizer_settings
+from keras_sentemb.models.sentence_encoder import SentenceEncoder
+from keras_sentemb.utils.atomic_files import atomic_directory
+from keras_sentemb.utils.types import Texts
+from keras_sentemb.version import __version__
+
+
+def export_openvino(
+    encoder: SentenceEncoder,
+    path: str | os.PathLike,
+    precision: str = "float32",
+    calibration_texts: Texts | None = None,
+    version: int = 1,
+    overwrite: bool = False,
+) -> str:
+    """Writes `encoder` at `precision` to `path/<version>/` (atomically); returns that folder.
+
+    The folder holds `openvino_model.xml` + `.bin` (inputs `token_ids`, `padding_mask` int32
+    [batch, length]; output float32 [batch, d]; for int8 the NNCF-quantised model, calibrated
+    on `calibration_texts`) and `keras_sentemb_openvino.json` (tokenizer, precision, width).
+    The layout (`path/<version>/`) is the one OpenVINO Model Server reads as well.
+    `OpenVINOEncoder.load(folder).encode(texts)` gives the vectors of
+    `encoder.encode(texts, backend="openvino", precision=precision)`.
+
+    Args:
+        encoder: a `SentenceEncoder` (its tokenizer is saved with it).
+        path: the model's base folder.
+        precision: "float32", "bfloat16" (compiled for at load; the weights stay float32) or
+            "int8".
+        calibration_texts: for int8: a few hundred sentences like the ones you will encode.
+        version / overwrite: as `export_saved_model`.
+
+    Raises:
+        TypeError: `encoder` is not a `SentenceEncoder`.
+        ImportError: OpenVINO (or NNCF for int8) is not installed.
+    """
+    if not isinstance(encoder, SentenceEncoder):
+        raise TypeError(f"export_openvino takes a SentenceEncoder, got {type(encoder).__name__}")
+    runtime = encoder.inference_runtime("openvino", precision, calibration_texts)
+    target = version_folder(path, version, overwrite)
+    settings = {
+        "format": FORMAT,
+        "name": encoder.name,
+        "precision": precision,
+        "embedding_dim": encoder.embedding_dim,
+        "tokenizer": tokenizer_settings(encoder._require_tokenizer()),
+        "keras_sentemb": __version__,
+    }
+    with atomic_directory(target, overwrite=overwrite) as staging:
+        runtime.save(os.path.join(staging, MODEL_FILE))
+        with open(os.path.join(staging, SETTINGS_FILE), "w", encoding="utf-8") as f:
+            json.dump(settings, f)
+    return target

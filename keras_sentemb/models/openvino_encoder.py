@@ -1,0 +1,115 @@
+"""OpenVINOEncoder: a sentence encoder exported by `export_openvino`, run without Keras weights.
+
+The folder `export_openvino` writes holds the OpenVINO IR of the encoder's traced function
+(`openvino_model.xml` + `.bin`, already quantised for int8) and `keras_sentemb_openvino.json`
+(the tokenizer's vocabulary and settings, the precision, the embedding width). Loading it needs
+TensorFlow Text for texts that are not printable ASCII (the in-graph tokenizer) and OpenVINO;
+no conversion and no calibration happen at load, so a server starts in about a second.
+
+Example (not run as a doctest: it exports a real model):
+
+>>> folder = export_openvino(encoder, "serving/minilm-int8", precision="int8",   # doctest: +SKIP
+...                          calibration_texts=sentences)
+>>> OpenVINOEncoder.load(folder).encode(["A man plays a guitar."]).shape        # doctest: +SKIP
+(1, 384)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from keras_sentemb.data.length_buckets import pack_rows
+from keras_sentemb.models.embedding_model import EmbeddingModel
+from keras_sentemb.runtime import OpenVINORuntime
+from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
+from keras_sentemb.utils.types import Texts
+
+MODEL_FILE = "openvino_model.xml"
+SETTINGS_FILE = "keras_sentemb_openvino.json"
+FORMAT = "keras-sentemb-openvino/1"
+
+
+def tokenizer_settings(tokenizer):
+    """What `OpenVINOEncoder.load` rebuilds a `SentenceTokenizer` from (JSON-able)."""
+    return {
+        "vocabulary": list(tokenizer.vocabulary),
+        "lowercase": tokenizer.lowercase_text,
+        "strip_accents": tokenizer.strip_accents,
+        "max_length": tokenizer.max_length,
+    }
+
+
+class OpenVINOEncoder(EmbeddingModel):
+    """`encode` of an exported encoder on OpenVINO (same batching, same vectors as the
+    `SentenceEncoder.encode(backend="openvino", precision=...)` that was exported).
+
+    Args:
+        runtime: an `OpenVINORuntime`.
+        tokenizer: the encoder's `SentenceTokenizer`.
+        embedding_dim: the width of one vector.
+        name: the model's name.
+    """
+
+    def __init__(self, runtime, tokenizer, embedding_dim, name="openvino_encoder"):
+        self.runtime = runtime
+        self.tokenizer = tokenizer
+        self._embedding_dim = int(embedding_dim)
+        self.name = name
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike) -> OpenVINOEncoder:
+        """Loads a version folder written by `export_openvino`.
+
+        Raises:
+            FileNotFoundError: the folder lacks the IR or the settings file (names which).
+            ValueError: the settings file is of another format.
+        """
+        folder = os.fspath(folder)
+        for file in (MODEL_FILE, SETTINGS_FILE):
+            if not os.path.isfile(os.path.join(folder, file)):
+                raise FileNotFoundError(f"{folder} is not an export_openvino folder: {file} is missing")
+        with open(os.path.join(folder, SETTINGS_FILE), encoding="utf-8") as f:
+            settings = json.load(f)
+        if settings.get("format") != FORMAT:
+            raise ValueError(
+                f"{os.path.join(folder, SETTINGS_FILE)}: format {settings.get('format')!r}, expected {FORMAT!r}"
+            )
+        tokenizer = SentenceTokenizer(**settings["tokenizer"])
+        runtime = OpenVINORuntime.load(os.path.join(folder, MODEL_FILE), settings["precision"], tokenizer.max_length)
+        return cls(runtime, tokenizer, settings["embedding_dim"], name=settings["name"])
+
+    @property
+    def precision(self):
+        return self.runtime.precision
+
+    @property
+    def embedding_dim(self):
+        return self._embedding_dim
+
+    def packed_length(self, row):
+        """`[CLS] row [SEP]`: the row and two special tokens."""
+        return len(row) + 2
+
+    def pack_batch(self, rows, length):
+        tokenizer = self.tokenizer
+        return pack_rows(rows, length, tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id)
+
+    def inference_runtime(self, backend=None, precision=None, calibration_texts=None):
+        """The loaded runtime; asking for another backend or precision is a ValueError (export
+        again for that)."""
+        if backend not in (None, "openvino") or precision not in (None, self.precision):
+            raise ValueError(
+                f"this export runs on OpenVINO at {self.precision}; got backend={backend!r}, "
+                f"precision={precision!r} (export again for another precision)"
+            )
+        return self.runtime
+
+    def encode(
+        self, texts: Texts, batch_size: int = 64, normalize: bool = True, progress: bool | None = None
+    ) -> np.ndarray:
+        """As `SentenceEncoder.encode` (float32 NumPy [N, d], input order, smart batching), at
+        the exported precision."""
+        return self.encode_texts(texts, batch_size, normalize, progress, None, self.precision)

@@ -1,0 +1,173 @@
+"""OpenVINORuntime: a model's traced TensorFlow function, compiled by OpenVINO for the CPU.
+
+OpenVINO converts the `tf.function` that `encode` runs (`ov.convert_model` reads TensorFlow
+concrete functions) into its own graph, fuses it (attention, layer norm, GELU) and runs it on
+oneDNN kernels that use the CPU's AVX-512 VNNI / BF16 and AMX units. Precisions:
+
+- "float32": every op in float32 (OpenVINO's `INFERENCE_PRECISION_HINT` = f32); the same
+  vectors as TensorFlow to ~1e-6.
+- "bfloat16": matrix products in bfloat16 with float32 accumulation (hint bf16): roughly
+  the rounding of bf16 inputs, |Δ| ≈ 1e-3 on unit vectors, STS unchanged to 0.01. Only on a
+  CPU whose OpenVINO capabilities list BF16 (AVX-512 BF16 or AMX); elsewhere a ValueError.
+- "int8": NNCF static post-training quantisation (`nncf.quantize`, transformer preset with
+  SmoothQuant): int8 weights and activations for the matrix products, scales calibrated on
+  the `calibration` inputs; the other ops run at the CPU's default (bf16 where available).
+
+OpenVINO is optional: `pip install "keras-sentemb[openvino]"` (openvino, and nncf for int8).
+
+Example (not run as a doctest: it converts a real model, seconds):
+
+>>> runtime = OpenVINORuntime(encoder.embed_fn().get_concrete_function(), "bfloat16")  # doctest: +SKIP
+>>> vectors = runtime(token_ids, padding_mask)  # NumPy float32 [batch, d]           # doctest: +SKIP
+"""
+
+import threading
+
+import numpy as np
+
+_INSTALL = 'pip install "keras-sentemb[openvino]"'
+
+# Single texts run on models compiled for a fixed shape [1, L], L the first of these that
+# holds the text: OpenVINO's dynamic-shape model re-prepares its kernels whenever the shape
+# changes (about 2.5 ms on 2 cores, more than the model itself for a short sentence), and a
+# server's single requests change length every call. The static models are compiled with the
+# runtime (~0.25 s and ~40 MB each on 2 cores), so no request pays for a compile.
+STATIC_LENGTHS = (16, 32, 48, 64)
+
+
+def _import_openvino():
+    try:
+        import openvino
+    except ImportError as error:
+        raise ImportError(f"backend='openvino' needs OpenVINO, which is not installed: {_INSTALL}") from error
+    return openvino
+
+
+def openvino_cpu_capabilities():
+    """OpenVINO's CPU capabilities (e.g. ['BF16', 'FP32', 'INT8', ...]) and its default
+    inference precision on this machine, as `(capabilities, default_precision)`."""
+    openvino = _import_openvino()
+    core = openvino.Core()
+    return (
+        list(core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")),
+        str(core.get_property("CPU", "INFERENCE_PRECISION_HINT")),
+    )
+
+
+class OpenVINORuntime:
+    """Calls like the traced function it was built from, on NumPy arrays: returns float32
+    NumPy [batch, d].
+
+    Args:
+        concrete_function: a TensorFlow concrete function of int32 [None, None] inputs and
+            one float32 [None, d] output (`EmbeddingModel.embed_fn().get_concrete_function()`).
+        precision: "float32", "bfloat16" or "int8" (see the module docstring).
+        calibration: for "int8", a list of input tuples (NumPy arrays, one text each) to
+            calibrate the activation scales on; ignored otherwise.
+        max_length: the longest input the model takes (its tokenizer's `max_length`): no
+            static shape beyond it is compiled.
+
+    It holds a snapshot of the weights at conversion: after training further, build a new
+    one (`EmbeddingModel` drops its runtimes on `fit`, `load_weights` and LoRA changes).
+    Calls are serialised by a lock (one OpenVINO infer request per compiled shape), so a
+    runtime is safe to share between threads.
+
+    Batches run on one dynamic-shape model; single texts up to `static_lengths[-1]` tokens on
+    static [1, L] models (`padded_length` tells the caller to pad them to L; the padding is
+    masked, so the output is the same).
+    """
+
+    def __init__(self, concrete_function, precision, calibration=None, max_length=None):
+        openvino = _import_openvino()
+        if precision not in ("float32", "bfloat16", "int8"):
+            raise ValueError(f"precision must be 'float32', 'bfloat16' or 'int8', got {precision!r}")
+        if precision == "int8" and not calibration:
+            raise ValueError(
+                "precision='int8' needs calibration inputs: pass calibration_texts= (a few hundred "
+                "sentences like the ones you will encode) on the first int8 call."
+            )
+        model = openvino.convert_model(concrete_function)
+        if precision == "int8":
+            model = _quantize_int8(model, calibration)
+        self._compile(openvino, model, precision, max_length)
+
+    @classmethod
+    def load(cls, xml_path, precision, max_length=None):
+        """The runtime of a model written by `save` (an OpenVINO IR: `.xml` + `.bin`), run at
+        `precision` (an int8 model is already quantised: give "int8")."""
+        openvino = _import_openvino()
+        runtime = cls.__new__(cls)
+        runtime._compile(openvino, openvino.Core().read_model(xml_path), precision, max_length)
+        return runtime
+
+    def save(self, xml_path):
+        """Writes the converted (for int8: quantised) model as an OpenVINO IR, `xml_path` and
+        the `.bin` beside it, weights uncompressed (the precision is chosen at load)."""
+        _import_openvino().save_model(self._model, xml_path, compress_to_fp16=False)
+
+    def _compile(self, openvino, model, precision, max_length):
+        core = openvino.Core()
+        capabilities = list(core.get_property("CPU", "OPTIMIZATION_CAPABILITIES"))
+        config = {"PERFORMANCE_HINT": "LATENCY"}
+        if precision == "float32":
+            config["INFERENCE_PRECISION_HINT"] = "f32"
+        elif precision == "bfloat16":
+            if "BF16" not in capabilities:
+                raise ValueError(
+                    f"precision='bfloat16' needs a CPU with bfloat16 support (AVX-512 BF16 or AMX); "
+                    f"OpenVINO reports {capabilities}. Use precision='float32' or 'int8'."
+                )
+            config["INFERENCE_PRECISION_HINT"] = "bf16"
+        elif precision != "int8":
+            raise ValueError(f"precision must be 'float32', 'bfloat16' or 'int8', got {precision!r}")
+        self.precision = precision
+        self.capabilities = capabilities
+        self._core, self._model, self._config = core, model, config
+        self.compiled = core.compile_model(model, "CPU", config)
+        self.inference_precision = self.compiled.get_property("INFERENCE_PRECISION_HINT").to_string()
+        self._requests = {None: self.compiled.create_infer_request()}
+        # the static shapes the model can take, compiled now, not on a server's first short request
+        self.static_lengths = tuple(n for n in STATIC_LENGTHS if max_length is None or n <= max_length)
+        for length in self.static_lengths:
+            self._request_for((1, length))
+        self._lock = threading.Lock()
+
+    def padded_length(self, batch_size, length):
+        """The length to pad a batch of `batch_size` texts of (bucket) `length` to: the static
+        length for a single text that fits one, else `length` itself."""
+        if batch_size == 1:
+            for static in self.static_lengths:
+                if length <= static:
+                    return static
+        return length
+
+    def _request_for(self, shape):
+        key = shape[1] if shape[0] == 1 and shape[1] in getattr(self, "static_lengths", ()) else None
+        if key not in self._requests:
+            model = self._model.clone()
+            model.reshape({port: [1, key] for port in model.inputs})
+            self._requests[key] = self._core.compile_model(model, "CPU", self._config).create_infer_request()
+        return self._requests[key]
+
+    def __call__(self, *arrays):
+        arrays = [np.asarray(a, np.int32) for a in arrays]
+        with self._lock:
+            request = self._request_for(arrays[0].shape)
+            request.infer(arrays, share_inputs=True, share_outputs=True)
+            return np.array(request.get_output_tensor(0).data, dtype=np.float32)
+
+    def __repr__(self):
+        return f"OpenVINORuntime(precision={self.precision!r}, compute={self.inference_precision})"
+
+
+def _quantize_int8(model, calibration):
+    try:
+        import nncf
+    except ImportError as error:
+        raise ImportError(f"precision='int8' needs NNCF, which is not installed: {_INSTALL}") from error
+    return nncf.quantize(
+        model,
+        nncf.Dataset([list(inputs) for inputs in calibration]),
+        model_type=nncf.ModelType.TRANSFORMER,
+        subset_size=len(calibration),
+    )

@@ -1,0 +1,35 @@
+"""Which runtime a `(backend, precision)` request means, with the errors a user needs."""
+
+BACKENDS = ("tensorflow", "openvino")
+PRECISIONS = ("float32", "bfloat16", "int8")
+
+
+def resolve_runtime(backend, precision):
+    """The `(backend, precision)` pair to run, after checking both.
+
+    `backend=None` picks TensorFlow for float32 and OpenVINO for the reduced precisions
+    (TensorFlow has no int8 kernels for these models, and its bf16 is slower than OpenVINO's;
+    see docs/serving_speed.md).
+
+    >>> resolve_runtime(None, "float32")
+    ('tensorflow', 'float32')
+    >>> resolve_runtime(None, "int8")
+    ('openvino', 'int8')
+    >>> resolve_runtime("tensorflow", "int8")
+    Traceback (most recent call last):
+    ...
+    ValueError: backend='tensorflow' runs the model as built (float32, or the dtype policy it was loaded with); precision='int8' runs on backend='openvino' (pip install "keras-sentemb[openvino]").
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    if backend is None:
+        backend = "tensorflow" if precision == "float32" else "openvino"
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS} or None, got {backend!r}")
+    if backend == "tensorflow" and precision != "float32":
+        raise ValueError(
+            "backend='tensorflow' runs the model as built (float32, or the dtype policy it was loaded "
+            f"with); precision={precision!r} runs on backend='openvino' "
+            '(pip install "keras-sentemb[openvino]").'
+        )
+    return backend, precision

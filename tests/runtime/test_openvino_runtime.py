@@ -1,0 +1,145 @@
+"""encode(backend=, precision=): the same vectors on OpenVINO, faster arithmetic that keeps
+them close, and errors that say what to do."""
+
+import sys
+
+import keras
+import numpy as np
+import pytest
+
+from keras_sentemb.runtime import openvino_cpu_capabilities, resolve_runtime
+from keras_sentemb.runtime.openvino_runtime import STATIC_LENGTHS
+from tests.conftest import make_tiny_encoder
+
+pytest.importorskip("openvino")
+
+TEXTS = ["the cat sat on the mat .", "", "a dog ran fast", "hello world ! " * 3, "rain", "storm storm storm"]
+CALIBRATION = [
+    "the cat sat",
+    "a dog ran fast on the mat",
+    "hello world",
+    "rain storm",
+    "the oven was hot",
+    "bread is fast",
+] * 5
+
+
+@pytest.fixture(scope="module")
+def encoder():
+    return make_tiny_encoder(seed=11)
+
+
+def test_openvino_float32_gives_the_tensorflow_vectors(encoder):
+    reference = encoder.encode(TEXTS)
+    np.testing.assert_allclose(encoder.encode(TEXTS, backend="openvino"), reference, atol=1e-5)
+
+
+def test_single_texts_run_on_static_shapes_with_the_same_vectors(encoder):
+    reference = encoder.encode(TEXTS)
+    one_at_a_time = np.stack([encoder.encode([text], backend="openvino") for text in TEXTS])[:, 0]
+    np.testing.assert_allclose(one_at_a_time, reference, atol=1e-5)
+    runtime = encoder.inference_runtime("openvino", "float32")
+    # the tiny model takes 16 tokens: only the static shapes it can take are compiled
+    assert runtime.static_lengths == tuple(n for n in STATIC_LENGTHS if n <= 16) == (16,)
+    assert runtime.padded_length(1, 5) == 16
+    assert runtime.padded_length(4, 5) == 5  # batches keep the bucket ladder
+    assert runtime.padded_length(1, 17) == 17
+
+
+def test_bfloat16_stays_within_bf16_rounding_of_float32(encoder):
+    if "BF16" not in openvino_cpu_capabilities()[0]:
+        with pytest.raises(ValueError, match="bfloat16 support"):
+            encoder.encode(TEXTS, precision="bfloat16")
+        return
+    vectors = encoder.encode(TEXTS, precision="bfloat16")
+    assert vectors.dtype == np.float32 and vectors.shape == (len(TEXTS), encoder.embedding_dim)
+    np.testing.assert_allclose(vectors, encoder.encode(TEXTS), atol=3e-2)
+    assert encoder.inference_runtime("openvino", "bfloat16").inference_precision == "bf16"
+
+
+def test_int8_needs_calibration_texts_the_first_time(encoder):
+    fresh = make_tiny_encoder(seed=12)
+    with pytest.raises(ValueError, match="calibration_texts"):
+        fresh.encode(TEXTS, precision="int8")
+    with pytest.raises(ValueError, match="not one text"):
+        fresh.encode(TEXTS, precision="int8", calibration_texts="one text")
+
+
+def test_int8_calibrated_vectors_point_where_float32_ones_do(encoder):
+    vectors = encoder.encode(TEXTS, precision="int8", calibration_texts=CALIBRATION)
+    reference = encoder.encode(TEXTS)
+    cosines = np.sum(vectors * reference, axis=1)
+    assert cosines.min() > 0.9, cosines
+    # the calibrated model is kept: later calls need no calibration texts
+    np.testing.assert_array_equal(encoder.encode(TEXTS, precision="int8"), vectors)
+
+
+def test_fit_drops_the_compiled_snapshot_of_the_weights():
+    encoder = make_tiny_encoder(seed=13)
+    before = encoder.encode(TEXTS, backend="openvino")
+    inputs = encoder.tokenizer.pack(encoder.tokenizer.content_ids(np.array(TEXTS[:4], dtype=object)))
+    targets = np.ones((4, encoder.embedding_dim), np.float32)
+    encoder.compile(optimizer=keras.optimizers.SGD(0.5), loss="mse")
+    encoder.fit({k: np.asarray(v) for k, v in inputs.items()}, targets, epochs=2, verbose=0)
+    after = encoder.encode(TEXTS, backend="openvino")
+    assert np.abs(after - before).max() > 1e-3  # the weights moved, and OpenVINO saw it
+    np.testing.assert_allclose(after, encoder.encode(TEXTS), atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("backend", "precision", "message"),
+    [
+        ("tensorflow", "int8", "runs on backend='openvino'"),
+        ("tensorflow", "bfloat16", "runs on backend='openvino'"),
+        ("onnx", "float32", "backend must be one of"),
+        ("openvino", "fp16", "precision must be one of"),
+    ],
+)
+def test_unknown_or_unsupported_choices_are_value_errors(encoder, backend, precision, message):
+    with pytest.raises(ValueError, match=message):
+        encoder.encode(TEXTS, backend=backend, precision=precision)
+
+
+def test_a_missing_openvino_says_what_to_install(monkeypatch):
+    encoder = make_tiny_encoder(seed=14)
+    monkeypatch.setitem(sys.modules, "openvino", None)
+    with pytest.raises(ImportError, match=r'pip install "keras-sentemb\[openvino\]"'):
+        encoder.encode(TEXTS, backend="openvino")
+
+
+def test_the_default_backend_follows_the_precision():
+    assert resolve_runtime(None, "float32") == ("tensorflow", "float32")
+    assert resolve_runtime(None, "bfloat16") == ("openvino", "bfloat16")
+    assert resolve_runtime("openvino", "float32") == ("openvino", "float32")
+
+
+@pytest.mark.parametrize("precision", ["float32", "int8"])
+def test_export_openvino_loads_back_with_the_same_vectors(encoder, precision, tmp_path):
+    from keras_sentemb.export import export_openvino
+    from keras_sentemb.models import OpenVINOEncoder
+
+    folder = export_openvino(encoder, tmp_path / "ov", precision=precision, calibration_texts=CALIBRATION, version=3)
+    assert folder == str(tmp_path / "ov" / "3")
+    loaded = OpenVINOEncoder.load(folder)
+    assert loaded.precision == precision and loaded.embedding_dim == encoder.embedding_dim
+    expected = encoder.encode(TEXTS, backend="openvino", precision=precision, calibration_texts=CALIBRATION)
+    np.testing.assert_allclose(loaded.encode(TEXTS), expected, atol=1e-5)
+    assert loaded.encode("the cat").shape == (encoder.embedding_dim,)
+    with pytest.raises(ValueError, match="export again"):
+        loaded.encode_texts(TEXTS, 8, True, False, None, "bfloat16")
+    with pytest.raises(FileExistsError):
+        export_openvino(encoder, tmp_path / "ov", precision=precision, version=3)
+
+
+def test_loading_a_folder_that_is_not_an_export_names_the_missing_file(tmp_path):
+    from keras_sentemb.models import OpenVINOEncoder
+
+    with pytest.raises(FileNotFoundError, match="openvino_model.xml is missing"):
+        OpenVINOEncoder.load(tmp_path)
+
+
+def test_export_openvino_takes_sentence_encoders_only(tmp_path):
+    from keras_sentemb.export import export_openvino
+
+    with pytest.raises(TypeError, match="takes a SentenceEncoder"):
+        export_openvino(keras.Sequential([keras.layers.Dense(2)]), tmp_path / "x")

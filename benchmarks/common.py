@@ -69,3 +69,10 @@ def run_example_streaming(script, options, label):
         raise RuntimeError(f"{label} failed (exit {child.returncode}); its output is above")
     result = next(json.loads(line) for line in reversed(lines) if line.startswith("{"))
     return result, lines, time.perf_counter() - start
+
+
+def save_figure(fig, path, dpi=120):
+    """Lays out `fig` and writes it to `path` (its folder created)."""
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fig.savefig(path, dpi=dpi)

@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
-from common import REPO, default_stsb_test, machine_description, run_anchor  # noqa: E402
+from common import REPO, default_stsb_test, machine_description, run_anchor, save_figure  # noqa: E402
 
 import keras_sentemb  # noqa: E402
 from keras_sentemb.data.examples import read_scored_pairs  # noqa: E402
@@ -70,9 +70,7 @@ def plot(results, anchor_rate, path):
     ax.set_xlabel("sentences per second, log scale (STS-B test unique sentences)")
     ax.set_xscale("log")
     ax.set_xlim(min(rates) / 2, max(rates) * 4)
-    fig.tight_layout()
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path)
 
 
 def main():

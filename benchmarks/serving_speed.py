@@ -35,7 +35,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
-from common import REPO, SHARED_DATA, default_stsb_test, machine_description  # noqa: E402
+from common import REPO, SHARED_DATA, default_stsb_test, machine_description, save_figure  # noqa: E402
 from scipy.stats import spearmanr  # noqa: E402
 
 import keras_sentemb  # noqa: E402
@@ -185,9 +185,7 @@ def plot(rows, path):
     ax.set_ylabel("sentences/s at batch 32 (higher is better)")
     ax.set_title("all-MiniLM-L6-v2 on STS-B test sentences: ours (blue), sentence-transformers (grey)")
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path)
 
 
 def main():
@@ -251,6 +249,11 @@ def main():
     export_root = os.path.join(REPO, "out", "serving_speed")
     saved_model = keras_sentemb.export_saved_model(encoder, os.path.join(export_root, "saved_model"), overwrite=True)
 
+    # (row, model, backend, precision): our encode rows; the TensorFlow bf16 row is the
+    # mixed_bfloat16 model at the TensorFlow backend's only precision
+    encode_rows = [(name, encoder, backend, precision) for name, backend, precision in OURS]
+    encode_rows.append((TF_BF16, tf_bf16, "tensorflow", "float32"))
+    encode_rows += [(name, via_ours, backend, precision) for name, backend, precision in HUB_OURS]
     rounds, vectors, anchor_info = [], {}, {}
     for number in range(1, args.rounds + 1):
         results = {}
@@ -267,28 +270,9 @@ def main():
             )
             anchor_info = anchor
             results.update({f"sentence-transformers {name}": row for name, row in anchor["modes"].items()})
-        for name, backend, precision in OURS:
+        for name, model, backend, precision in encode_rows:
             results[name], vectors[name] = measure(
-                lambda texts, b, backend=backend, precision=precision: encoder.encode(
-                    texts, batch_size=b, backend=backend, precision=precision, progress=False
-                ),
-                sentences,
-                args.batch_size,
-                args.latency_sentences,
-                pairs,
-                index,
-            )
-        results[TF_BF16], vectors[TF_BF16] = measure(
-            lambda texts, b: tf_bf16.encode(texts, batch_size=b, progress=False),
-            sentences,
-            args.batch_size,
-            args.latency_sentences,
-            pairs,
-            index,
-        )
-        for name, backend, precision in HUB_OURS:
-            results[name], _ = measure(
-                lambda texts, b, backend=backend, precision=precision: via_ours.encode(
+                lambda texts, b, model=model, backend=backend, precision=precision: model.encode(
                     texts, batch_size=b, backend=backend, precision=precision, progress=False
                 ),
                 sentences,
@@ -328,7 +312,7 @@ def main():
         )
 
     base = vectors["keras-sentemb encode, TensorFlow float32"]
-    for name in list(vectors):
+    for name in [row[0] for row in encode_rows if row[1] is not via_ours]:
         print(f"max |Δ| {name} vs TensorFlow float32 encode: {np.abs(vectors[name] - base).max():.2e}")
     served_vectors = np.load(os.path.join(export_root, "saved_model_vectors.npy"))
     print(f"max |Δ| SavedModel vs TensorFlow float32 encode: {np.abs(served_vectors - base).max():.2e}")

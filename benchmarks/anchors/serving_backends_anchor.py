@@ -31,12 +31,12 @@ on the unique sentences of `--data` at `--batch-size`, single-sentence latencies
 """
 
 import argparse
-import csv
 import json
 import os
 import time
 
 import numpy as np
+from sentence_transformers_anchor import read_pairs  # the sibling anchor script (same folder)
 
 MODES = (
     "torch float32",
@@ -47,14 +47,6 @@ MODES = (
     "openvino float32",
     "openvino static int8",
 )
-
-
-def read_pairs(path):
-    with open(path, encoding="utf-8", newline="") as f:
-        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-    header, rows = rows[0], rows[1:]
-    i_score, i_s1, i_s2 = (header.index(c) for c in ("score", "sentence1", "sentence2"))
-    return [(r[i_s1], r[i_s2], float(r[i_score])) for r in rows]
 
 
 def model_folder():

@@ -25,6 +25,7 @@ from keras_sentemb.evaluation.builtin_tasks import build_tasks
 from keras_sentemb.evaluation.report import evaluate, format_table, write_report
 from keras_sentemb.export import export_openvino, export_saved_model, export_serving_bundle
 from keras_sentemb.models.hashed_encoder import HashedEncoder
+from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.retrieval.binary_index import BinaryIndex
 from keras_sentemb.retrieval.semantic_search import semantic_search
 from keras_sentemb.utils.atomic_files import save_npy_atomic
@@ -45,6 +46,19 @@ def _add_model_arguments(parser):
     )
 
 
+def _add_precision_arguments(parser):
+    parser.add_argument(
+        "--precision",
+        choices=["float32", "bfloat16", "int8"],
+        default="float32",
+        help="the arithmetic of the matrix products; bfloat16 and int8 run on OpenVINO "
+        "(pip install 'keras-sentemb[openvino]')",
+    )
+    parser.add_argument(
+        "--calibration", metavar="FILE", help="with --precision int8: calibration sentences, one a line"
+    )
+
+
 def _build_parser():
     parser = argparse.ArgumentParser(prog="keras-sentemb", description="Sentence embeddings with Keras 3.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -55,6 +69,13 @@ def _build_parser():
     encode.add_argument("--batch-size", type=int, default=64)
     encode.add_argument("--no-normalize", action="store_true", help="keep raw vectors")
     encode.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    encode.add_argument(
+        "--backend",
+        choices=["tensorflow", "openvino"],
+        default=None,
+        help="where the model runs (default: TensorFlow for float32, OpenVINO otherwise)",
+    )
+    _add_precision_arguments(encode)
     _add_model_arguments(encode)
 
     search = commands.add_parser("search", help="top-k corpus lines for each query")
@@ -91,15 +112,7 @@ def _build_parser():
         help="tensorflow: a TF Serving SavedModel (raw strings in); openvino: an OpenVINO IR with its "
         "tokenizer, for OpenVINOEncoder.load (pip install 'keras-sentemb[openvino]')",
     )
-    export.add_argument(
-        "--precision",
-        choices=["float32", "bfloat16", "int8"],
-        default="float32",
-        help="with --backend openvino: the arithmetic of the matrix products",
-    )
-    export.add_argument(
-        "--calibration", metavar="FILE", help="with --precision int8: calibration sentences, one a line"
-    )
+    _add_precision_arguments(export)
     _add_model_arguments(export)
 
     index = commands.add_parser("index", help="binary-code index: build, search")
@@ -373,12 +386,25 @@ def _encode(args):
     _output_file(args.output)
     texts = read_lines(args.input)
     encoder = load_sentence_encoder(args.model, dtype=args.dtype)
+    options = {}
+    if args.precision != "float32" or args.backend or args.calibration:
+        if not isinstance(encoder, SentenceEncoder):
+            raise ValueError(
+                f"--precision/--backend/--calibration are for transformer sentence encoders; "
+                f"{args.model} is a {type(encoder).__name__}"
+            )
+        options = {
+            "precision": args.precision,
+            "backend": args.backend,
+            "calibration_texts": read_lines(args.calibration) if args.calibration else None,
+        }
     start = time.perf_counter()
     vectors = encoder.encode(
         texts,
         batch_size=args.batch_size,
         normalize=not args.no_normalize,
         progress=args.progress,
+        **options,
     )
     seconds = time.perf_counter() - start
     save_npy_atomic(args.output, vectors)

@@ -113,6 +113,24 @@ def test_export_openvino_int8_writes_an_ir_that_loads_back(model_file, corpus_fi
     assert OpenVINOEncoder.load(base / "1").encode(CORPUS).shape == (len(CORPUS), 16)
 
 
+def test_encode_int8_on_openvino_stays_close_to_float32(model_file, corpus_file, tmp_path):
+    pytest.importorskip("openvino")
+    fast, exact = tmp_path / "int8.npy", tmp_path / "float32.npy"
+    assert main(["encode", corpus_file, "-o", str(exact), "--model", model_file]) == 0
+    command = ["encode", corpus_file, "-o", str(fast), "--model", model_file, "--precision", "int8"]
+    assert main([*command, "--calibration", corpus_file]) == 0
+    cosines = np.sum(np.load(fast) * np.load(exact), axis=1)
+    assert cosines.min() > 0.9, cosines
+
+
+def test_encode_reduced_precision_without_calibration_is_an_error(model_file, corpus_file, tmp_path, capsys):
+    pytest.importorskip("openvino")
+    command = ["encode", corpus_file, "-o", str(tmp_path / "v.npy"), "--model", model_file, "--precision", "int8"]
+    assert main(command) == 2
+    assert "calibration_texts" in capsys.readouterr().err
+    assert not (tmp_path / "v.npy").exists()
+
+
 def test_export_reduced_precision_needs_the_openvino_backend(model_file, tmp_path, capsys):
     assert main(["export", str(tmp_path / "s"), "--precision", "int8", "--model", model_file]) == 2
     assert "need --backend openvino" in capsys.readouterr().err

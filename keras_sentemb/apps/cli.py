@@ -59,6 +59,11 @@ def _add_precision_arguments(parser):
     )
 
 
+def _calibration_texts(args):
+    """The lines of `--calibration FILE`, or None without it."""
+    return read_lines(args.calibration) if args.calibration else None
+
+
 def _build_parser():
     parser = argparse.ArgumentParser(prog="keras-sentemb", description="Sentence embeddings with Keras 3.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -396,7 +401,7 @@ def _encode(args):
         options = {
             "precision": args.precision,
             "backend": args.backend,
-            "calibration_texts": read_lines(args.calibration) if args.calibration else None,
+            "calibration_texts": _calibration_texts(args),
         }
     start = time.perf_counter()
     vectors = encoder.encode(
@@ -506,22 +511,20 @@ def _export(args):
         signatures = "serving_default, hash, embed_and_hash" + (", search" if table is not None else "")
         print(f"exported {hashed.name} to {folder} (signatures: {signatures})")
         return
+    if args.backend != "openvino" and (args.precision != "float32" or args.calibration):
+        raise ValueError("--precision bfloat16/int8 and --calibration need --backend openvino")
+    encoder = load_sentence_encoder(args.model, dtype=args.dtype)
     if args.backend == "openvino":
-        encoder = load_sentence_encoder(args.model, dtype=args.dtype)
-        calibration = read_lines(args.calibration) if args.calibration else None
         folder = export_openvino(
             encoder,
             args.path,
             precision=args.precision,
-            calibration_texts=calibration,
+            calibration_texts=_calibration_texts(args),
             version=args.version,
             overwrite=args.overwrite,
         )
         print(f"exported {encoder.name} to {folder} (OpenVINO, {args.precision}; load with OpenVINOEncoder.load)")
         return
-    if args.precision != "float32" or args.calibration:
-        raise ValueError("--precision bfloat16/int8 and --calibration need --backend openvino")
-    encoder = load_sentence_encoder(args.model, dtype=args.dtype)
     folder = export_saved_model(encoder, args.path, version=args.version, overwrite=args.overwrite)
     print(f"exported {encoder.name} to {folder} (signature serving_default: texts -> embedding)")
 

@@ -137,13 +137,14 @@ class EmbeddingModel:
                 utf8_texts, single = validate_texts(calibration_texts)
                 if single or not utf8_texts:
                     raise ValueError("calibration_texts must be a non-empty list of texts, not one text")
-                buckets = self.length_buckets
-                calibration = []
                 # The empty text ([CLS] [SEP]) is always calibrated on: its activations are far
                 # from any sentence's, and its int8 vector drifts most without it.
-                for row in self.tokenize_to_rows([b"", *utf8_texts]):
-                    length = next(b for b in buckets if b >= self.packed_length(row))
-                    calibration.append(self.pack_batch([row], length))
+                rows = self.tokenize_to_rows([b"", *utf8_texts])
+                lengths = [self.packed_length(row) for row in rows]
+                calibration = [
+                    self.pack_batch([rows[i] for i in batch.indices], batch.length)
+                    for batch in plan_batches(lengths, 1, self.length_buckets)
+                ]
             runtimes[precision] = OpenVINORuntime(
                 self.embed_fn().get_concrete_function(), precision, calibration, max_length=self.length_buckets[-1]
             )

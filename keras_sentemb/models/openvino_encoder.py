@@ -21,8 +21,8 @@ import os
 
 import numpy as np
 
-from keras_sentemb.data.length_buckets import pack_rows
 from keras_sentemb.models.embedding_model import EmbeddingModel
+from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.runtime import OpenVINORuntime
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
 from keras_sentemb.utils.types import Texts
@@ -89,13 +89,9 @@ class OpenVINOEncoder(EmbeddingModel):
     def embedding_dim(self):
         return self._embedding_dim
 
-    def packed_length(self, row):
-        """`[CLS] row [SEP]`: the row and two special tokens."""
-        return len(row) + 2
-
-    def pack_batch(self, rows, length):
-        tokenizer = self.tokenizer
-        return pack_rows(rows, length, tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id)
+    # `[CLS] row [SEP] [PAD]…`: SentenceEncoder's packing, the one the exported graph was traced with.
+    packed_length = SentenceEncoder.packed_length
+    pack_batch = SentenceEncoder.pack_batch
 
     def inference_runtime(self, backend=None, precision=None, calibration_texts=None):
         """The loaded runtime; asking for another backend or precision is a ValueError (export

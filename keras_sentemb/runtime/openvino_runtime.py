@@ -25,6 +25,8 @@ import threading
 
 import numpy as np
 
+from keras_sentemb.runtime.runtime_choice import check_precision
+
 _INSTALL = 'pip install "keras-sentemb[openvino]"'
 
 # Single texts run on models compiled for a fixed shape [1, L], L the first of these that
@@ -79,8 +81,7 @@ class OpenVINORuntime:
 
     def __init__(self, concrete_function, precision, calibration=None, max_length=None):
         openvino = _import_openvino()
-        if precision not in ("float32", "bfloat16", "int8"):
-            raise ValueError(f"precision must be 'float32', 'bfloat16' or 'int8', got {precision!r}")
+        check_precision(precision)
         if precision == "int8" and not calibration:
             raise ValueError(
                 "precision='int8' needs calibration inputs: pass calibration_texts= (a few hundred "
@@ -106,6 +107,7 @@ class OpenVINORuntime:
         _import_openvino().save_model(self._model, xml_path, compress_to_fp16=False)
 
     def _compile(self, openvino, model, precision, max_length):
+        check_precision(precision)
         core = openvino.Core()
         capabilities = list(core.get_property("CPU", "OPTIMIZATION_CAPABILITIES"))
         config = {"PERFORMANCE_HINT": "LATENCY"}
@@ -118,8 +120,6 @@ class OpenVINORuntime:
                     f"OpenVINO reports {capabilities}. Use precision='float32' or 'int8'."
                 )
             config["INFERENCE_PRECISION_HINT"] = "bf16"
-        elif precision != "int8":
-            raise ValueError(f"precision must be 'float32', 'bfloat16' or 'int8', got {precision!r}")
         self.precision = precision
         self.capabilities = capabilities
         self._core, self._model, self._config = core, model, config

@@ -4,6 +4,12 @@ BACKENDS = ("tensorflow", "openvino")
 PRECISIONS = ("float32", "bfloat16", "int8")
 
 
+def check_precision(precision):
+    """ValueError unless `precision` is one of `PRECISIONS`."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+
+
 def resolve_runtime(backend, precision):
     """The `(backend, precision)` pair to run, after checking both.
 
@@ -20,8 +26,7 @@ def resolve_runtime(backend, precision):
     ...
     ValueError: backend='tensorflow' runs the model as built (float32, or the dtype policy it was loaded with); precision='int8' runs on backend='openvino' (pip install "keras-sentemb[openvino]").
     """
-    if precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    check_precision(precision)
     if backend is None:
         backend = "tensorflow" if precision == "float32" else "openvino"
     if backend not in BACKENDS:

@@ -8,11 +8,13 @@ from collections.abc import Sequence
 import keras
 import keras_hub
 import numpy as np
+import tensorflow as tf
 
 from keras_sentemb.data.length_buckets import pack_rows
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
 from keras_sentemb.layers.siamese_pooler import SiamesePooler
 from keras_sentemb.models.embedding_model import EmbeddingModel
+from keras_sentemb.pretrained.bert_inference_graph import bert_layer_states, supports_bert_layer_states
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
@@ -107,6 +109,26 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
         for layer in self.backbone.layers:
             if layer.name == "pooled_dense":
                 layer.trainable = False
+
+    def openvino_graph_fn(self):
+        """`embed_fn()`'s math for OpenVINO to convert: over a float32 BERT backbone, the
+        block outputs of `bert_layer_states` (layer norm and attention in the op shapes
+        OpenVINO fuses, see docs/serving_speed.md) fed to this model's own pooler and
+        normalisation layers; over any other backbone, `embed_fn()` itself."""
+        if not supports_bert_layer_states(self.backbone):
+            return self.embed_fn()
+        if getattr(self, "_openvino_graph_function", None) is None:
+            pooler = self.get_layer("pooler")
+            normalize = self.get_layer("l2_normalize") if self.normalize else None
+
+            def embed(token_ids, padding_mask):
+                embedding = pooler(bert_layer_states(self.backbone, token_ids, padding_mask), padding_mask=padding_mask)
+                return normalize(embedding) if normalize is not None else embedding
+
+            spec = tf.TensorSpec([None, None], tf.int32)
+            # A cache, not state: set past Keras/TF tracking so it is never saved.
+            object.__setattr__(self, "_openvino_graph_function", tf.function(embed, input_signature=[spec, spec]))
+        return self._openvino_graph_function
 
     # ------------------------------------------------------------------ construction
     @classmethod

@@ -1,0 +1,115 @@
+"""A keras-hub BERT backbone's forward pass in the op shapes OpenVINO fuses.
+
+The Keras layers trace to TensorFlow ops that OpenVINO converts faithfully but cannot fuse:
+`LayerNormalization` becomes `tf.nn.moments` + `batch_normalization` (two ReduceMean, a
+SquaredDifference, Rsqrt and five element-wise ops, not OpenVINO's MVN), and Keras'
+`MultiHeadAttention` computes K·Qᵀ by einsum, transposes the scores and masks them with
+`where` before *and* after the softmax (so OpenVINO's CPU plugin does not recognise the
+attention block and runs it as separate MatMul, Transpose, Select and Softmax nodes). At one
+short sentence the model is overhead-bound: every node costs microseconds whatever it computes.
+
+`bert_layer_states` is the same math, written the way the ONNX/OpenVINO exports of
+sentence-transformers are:
+
+    LN(x)      = (x − mean(x)) / sqrt(var(x) + ε) · γ + β                    (→ MVN)
+    Q, K, V    = x·W_q + b_q, x·W_k + b_k, x·W_v + b_v,  each [B, H, T, D]
+    attention  = softmax(Q·Kᵀ / √D + (1 − mask)·(−10⁹)) · V                  (→ fused MHA)
+    x          = LN₁(x + attention·W_o + b_o);   x = LN₂(x + FFN(x))
+
+with the backbone's own weights read at call time (LoRA adapters included: `EinsumDense.kernel`
+is the merged kernel) and the feed-forward `Dense` layers called as they are. It is used for
+the OpenVINO conversion only (`EmbeddingModel.inference_graph_fn`); the vectors equal the
+Keras model's to float32 round-off (tests/runtime/test_openvino_runtime.py).
+
+Example:
+>>> import keras_hub, tensorflow as tf
+>>> backbone = keras_hub.models.BertBackbone(vocabulary_size=50, num_layers=1, num_heads=2,
+...     hidden_dim=8, intermediate_dim=16, max_sequence_length=12)
+>>> ids, mask = tf.constant([[2, 5, 3, 0]]), tf.constant([[1, 1, 1, 0]])
+>>> states = bert_layer_states(backbone, ids, mask)
+>>> keras_states = backbone({"token_ids": ids, "segment_ids": tf.zeros_like(ids), "padding_mask": mask})
+>>> float(tf.reduce_max(tf.abs(states[-1] - keras_states["sequence_output"]))) < 1e-5
+True
+"""
+
+import keras
+import keras_hub
+import tensorflow as tf
+
+_MASKED = -1e9  # Keras' Softmax mask value: exp(−10⁹ + s) is exactly 0 in float32
+
+
+def supports_bert_layer_states(backbone):
+    """Whether `bert_layer_states` computes this backbone: a keras-hub `BertBackbone` in
+    float32 whose blocks are post-layer-norm `TransformerEncoder`s with unquantised weights."""
+    if not isinstance(backbone, keras_hub.models.BertBackbone):
+        return False
+    if keras.backend.standardize_dtype(backbone.dtype_policy.compute_dtype) != "float32":
+        return False
+    for block in backbone.transformer_layers:
+        if type(block) is not keras_hub.layers.TransformerEncoder or block.normalize_first:
+            return False
+        attention = block._self_attention_layer
+        if type(attention) is not keras.layers.MultiHeadAttention:
+            return False
+        for dense in (
+            attention._query_dense,
+            attention._key_dense,
+            attention._value_dense,
+            attention._output_dense,
+            block._feedforward_intermediate_dense,
+            block._feedforward_output_dense,
+        ):
+            if getattr(dense, "quantization_mode", None) or dense.dtype_policy.quantization_mode:
+                return False
+    return True
+
+
+def _layer_norm(layer, x):
+    mean = tf.reduce_mean(x, axis=[-1], keepdims=True)
+    centred = x - mean
+    variance = tf.reduce_mean(centred * centred, axis=[-1], keepdims=True)
+    return centred / tf.sqrt(variance + layer.epsilon) * layer.gamma + layer.beta
+
+
+def _heads(dense, x, batch, length):
+    """x·W + b of an `EinsumDense` "abc,cde->abde", as [batch, heads, length, head_dim]."""
+    kernel = tf.convert_to_tensor(dense.kernel)
+    hidden, heads, size = kernel.shape
+    y = tf.matmul(x, tf.reshape(kernel, [hidden, heads * size])) + tf.reshape(dense.bias, [heads * size])
+    return tf.transpose(tf.reshape(y, [batch, length, heads, size]), [0, 2, 1, 3])
+
+
+def _attention(attention, x, additive_mask):
+    batch, length = tf.shape(x)[0], tf.shape(x)[1]
+    query = _heads(attention._query_dense, x, batch, length)
+    key = _heads(attention._key_dense, x, batch, length)
+    value = _heads(attention._value_dense, x, batch, length)
+    size = query.shape[-1]
+    scores = tf.matmul(query, key, transpose_b=True) * (1.0 / size**0.5) + additive_mask
+    context = tf.matmul(tf.nn.softmax(scores, axis=-1), value)  # [batch, heads, length, size]
+    kernel = tf.convert_to_tensor(attention._output_dense.kernel)  # [heads, size, hidden]
+    heads, _, hidden = kernel.shape
+    context = tf.reshape(tf.transpose(context, [0, 2, 1, 3]), [batch, length, heads * size])
+    return tf.matmul(context, tf.reshape(kernel, [heads * size, hidden])) + attention._output_dense.bias
+
+
+def bert_layer_states(backbone, token_ids, padding_mask):
+    """Every transformer block's output [B, T, hidden] (first to last) of a BERT backbone
+    for int32 `token_ids` and `padding_mask` [B, T], segment ids all zero, at inference.
+    The backbone must pass `supports_bert_layer_states`."""
+    token_ids = tf.convert_to_tensor(token_ids, tf.int32)
+    length = tf.shape(token_ids)[1]
+    positions = tf.convert_to_tensor(backbone.position_embedding.position_embeddings)[:length]
+    segment = tf.convert_to_tensor(backbone.segment_embedding.embeddings)[0]
+    x = tf.gather(tf.convert_to_tensor(backbone.token_embedding.embeddings), token_ids) + positions + segment
+    x = _layer_norm(backbone.embeddings_layer_norm, x)
+    keep = tf.cast(padding_mask, tf.float32)[:, tf.newaxis, tf.newaxis, :]
+    additive_mask = (1.0 - keep) * _MASKED
+    states = []
+    for block in backbone.transformer_layers:
+        x = _layer_norm(block._self_attention_layer_norm, x + _attention(block._self_attention_layer, x, additive_mask))
+        feedforward = block._feedforward_output_dense(block._feedforward_intermediate_dense(x))
+        x = _layer_norm(block._feedforward_layer_norm, x + feedforward)
+        states.append(x)
+    return states

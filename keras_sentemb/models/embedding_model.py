@@ -129,8 +129,9 @@ class EmbeddingModel:
 
         `backend="tensorflow"` is `embed_fn()`; `backend="openvino"` is an `OpenVINORuntime`
         converted from `openvino_graph_fn()` (the same math) at `precision`, built once and
-        cached (per backend and precision) until `forget_traced_functions`. int8 is calibrated on `calibration_texts` and the
-        empty text (each packed alone, as `encode` pads it), needed the first time only.
+        cached (per backend and precision) until `forget_traced_functions`. int8 is calibrated
+        on `calibration_texts` and the empty text (each packed alone, as `encode` pads it),
+        needed the first time only.
         See `keras_sentemb.runtime.resolve_runtime` for the defaults and errors.
         """
         backend, precision = resolve_runtime(backend, precision)

@@ -18,8 +18,8 @@ sentence-transformers are:
 
 with the backbone's own weights read at call time (LoRA adapters included: `EinsumDense.kernel`
 is the merged kernel) and the feed-forward `Dense` layers called as they are. It is used for
-the OpenVINO conversion only (`EmbeddingModel.inference_graph_fn`); the vectors equal the
-Keras model's to float32 round-off (tests/runtime/test_openvino_runtime.py).
+the OpenVINO conversion only (`SentenceEncoder.openvino_graph_fn`); the vectors equal the
+Keras model's to float32 round-off (tests/pretrained/test_bert_inference_graph.py).
 
 Example:
 >>> import keras_hub, tensorflow as tf

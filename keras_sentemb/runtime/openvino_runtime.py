@@ -1,8 +1,9 @@
 """OpenVINORuntime: a model's traced TensorFlow function, compiled by OpenVINO for the CPU.
 
-OpenVINO converts the model's `openvino_graph_fn()` (`encode`'s `tf.function`, or the same math in
-ops it fuses better; `ov.convert_model` reads TensorFlow concrete functions) into its own graph, fuses it (attention, layer norm, GELU) and runs it on
-oneDNN kernels that use the CPU's AVX-512 VNNI / BF16 and AMX units. Precisions:
+OpenVINO converts the model's `openvino_graph_fn()` (`encode`'s `tf.function`, or the same
+math in ops it fuses better; `ov.convert_model` reads TensorFlow concrete functions) into its
+own graph, fuses it (attention, layer norm, GELU) and runs it on oneDNN kernels that use the
+CPU's AVX-512 VNNI / BF16 and AMX units. Precisions:
 
 - "float32": every op in float32 (OpenVINO's `INFERENCE_PRECISION_HINT` = f32); the same
   vectors as TensorFlow to ~1e-6.

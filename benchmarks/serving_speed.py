@@ -181,23 +181,11 @@ def plot(rows, path):
     colours = ["#888" if name.startswith(("sentence-transformers", HUB_PLAIN)) else "#3b7dd8" for name in names]
     fig, (rate_ax, latency_ax) = plt.subplots(1, 2, figsize=(12, 0.32 * len(names) + 1.6), sharey=True)
     positions = range(len(names))
-    rate_ax.barh(positions, [rows[name]["sent_per_s"] for name in names], color=colours)
-    latency_ax.barh(positions, [rows[name]["p50_ms"] for name in names], color=colours)
-    for position, name in zip(positions, names):
-        rate_ax.annotate(
-            f"{rows[name]['sent_per_s']:.0f}",
-            (rows[name]["sent_per_s"], position),
-            xytext=(3, -3),
-            textcoords="offset points",
-            fontsize=7,
-        )
-        latency_ax.annotate(
-            f"{rows[name]['p50_ms']:.2f}",
-            (rows[name]["p50_ms"], position),
-            xytext=(3, -3),
-            textcoords="offset points",
-            fontsize=7,
-        )
+    for ax, key, label in ((rate_ax, "sent_per_s", "{:.0f}"), (latency_ax, "p50_ms", "{:.2f}")):
+        ax.barh(positions, [rows[name][key] for name in names], color=colours)
+        for position, name in zip(positions, names):
+            value = rows[name][key]
+            ax.annotate(label.format(value), (value, position), xytext=(3, -3), textcoords="offset points", fontsize=7)
     rate_ax.set_yticks(list(positions), labels, fontsize=8)
     rate_ax.set_xlabel("sentences/s at batch 32 (higher is better)")
     latency_ax.set_xscale("log")

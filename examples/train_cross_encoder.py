@@ -7,6 +7,13 @@
 `DATA` is a folder in the layout of docs/data.md (or `$KERAS_SENTEMB_DATA`). TFDS's GLUE test
 sets have no labels: the final metrics are then measured on the validation split and say so.
 
+    python examples/train_cross_encoder.py --task stsb --silver-pairs 8000 \
+        --silver-labeller zoo:sbert-minilm-l6-stsb --data DATA
+
+adds pairs mined from the training sentences (`keras_sentemb.training.silver_pairs`, the
+`--silver-*` options) labelled with a bi-encoder's cosine (`CosinePairScorer`): the
+bi-encoder → cross-encoder step of Trans-Encoder (docs/distillation.md has its measured effect).
+
 A plain Keras script: read pairs, build the cross-pair tf.data pipeline (each pair is one
 sequence `[CLS] a [SEP] b [SEP]`), compile, fit, evaluate on the test set. Recipe:
 batch 16, AdamW 2e-5, weight decay 0.01, 10 % warm-up then linear decay, gradients
@@ -28,6 +35,9 @@ from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
 from keras_sentemb.layers.backbone_lora import LORA_TARGETS
 from keras_sentemb.models import CrossEncoder
 from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator
+from keras_sentemb.training.cosine_pair_scorer import CosinePairScorer
+from keras_sentemb.training.silver_pairs import add_silver_arguments, silver_training_pairs
+from keras_sentemb.zoo.loading import load_sentence_encoder
 
 DEFAULT_EPOCHS = {"stsb": 4, "mrpc": 3}
 
@@ -65,8 +75,17 @@ def main():
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default=None)
+    parser.add_argument(
+        "--silver-labeller",
+        default=None,
+        help="STS-B: the bi-encoder whose cosine labels the silver pairs (zoo:NAME, .keras or a preset)",
+    )
+    parser.add_argument("--cache", default=os.path.join("out", "cache"), help="cache of silver pairs and labels")
+    add_silver_arguments(parser)
     args = parser.parse_args()
     args.task = named_dataset(args.task).name
+    if args.silver_pairs and not (args.silver_labeller and args.task == "stsb"):
+        parser.error("--silver-pairs needs --task stsb and --silver-labeller (the bi-encoder that scores them)")
     keras.utils.set_random_seed(args.seed)
     epochs = args.epochs or DEFAULT_EPOCHS[args.task]
     output = args.output or os.path.join("out", f"cross_encoder_{args.task}")
@@ -77,6 +96,10 @@ def main():
     train, test = read_split(args.data, args.task, "train"), read_split(args.data, args.task, final_split)
     if args.task == "stsb":
         dev = read_split(args.data, args.task, "dev")
+        if args.silver_pairs:  # Trans-Encoder's bi → cross step: the bi-encoder's cosine is the silver label
+            labeller = CosinePairScorer(load_sentence_encoder(args.silver_labeller))
+            train, _ = silver_training_pairs(args, labeller, args.cache, gold=train)
+            del labeller
         model = CrossEncoder.from_pretrained("minilm-l6", num_labels=1, pooling=args.pooling)
         if args.lora_rank:
             model.enable_lora(args.lora_rank, LORA_TARGETS[args.lora_targets])
@@ -112,7 +135,8 @@ def main():
     saved = os.path.join(output, "cross_encoder.keras")
     model.save(saved)
     metrics["wall_time_s"] = round(time.perf_counter() - start)
-    print(json.dumps({"model": "cross-encoder", "task": args.task, "epochs": epochs, **metrics}))
+    silver = {"silver_pairs": args.silver_pairs, "silver_labeller": args.silver_labeller} if args.silver_pairs else {}
+    print(json.dumps({"model": "cross-encoder", "task": args.task, "epochs": epochs, **silver, **metrics}))
     print(f"saved {saved}")
 
 

@@ -62,8 +62,13 @@ def model_dir(name: str, store: str | None = None, version: int | None = None) -
     raise ValueError(
         f"zoo model {name!r}"
         + (f" version {version}" if version else "")
-        + f" is not available offline; local models: {known}; fetch it with "
-        "zoo.fetch(name, store) or pass store="
+        + f" is not available offline; local models: {known}; searched "
+        + (
+            f"the zoo folder {folder} and "
+            if folder
+            else "no zoo folder ($KERAS_SENTEMB_ZOO unset, keras-sentemb-zoo not installed), "
+        )
+        + f"the fetch cache {os.path.join(zoo_home(), 'zoo')}; fetch it with zoo.fetch(name, store) or pass store="
     )
 
 

@@ -105,6 +105,16 @@ def test_loading_without_a_store_never_opens_a_url(tiny_zoo, monkeypatch):
         zoo.load("not-a-model")
 
 
+def test_a_missing_model_error_says_where_it_looked(tiny_zoo, monkeypatch):
+    _, zoo_dir, home = tiny_zoo
+    with pytest.raises(ValueError) as error:
+        zoo.load("not-a-model")
+    assert f"the zoo folder {zoo_dir}" in str(error.value) and os.path.join(str(home), "zoo") in str(error.value)
+    monkeypatch.setattr("keras_sentemb.zoo.local_zoo.zoo_dir", lambda: None)
+    with pytest.raises(ValueError, match=r"no zoo folder \(\$KERAS_SENTEMB_ZOO unset"):
+        zoo.load("not-a-model")
+
+
 def test_export_writes_the_models_savedmodel(tiny_zoo, tmp_path):
     folder = zoo.export("tiny-encoder", str(tmp_path / "served"), version=3)
     assert folder.endswith(os.path.join("served", "3")) and os.path.isfile(os.path.join(folder, "saved_model.pb"))

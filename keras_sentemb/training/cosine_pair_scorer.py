@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from keras_sentemb.evaluation.sts import cosine_scores
 from keras_sentemb.models.cross_encoder import validate_pair_lists
 
 
@@ -17,7 +18,7 @@ class CosinePairScorer:
     bi-encoder → cross-encoder step of Trans-Encoder (Liu et al. 2022). A bi-encoder that was
     fine-tuned with SBERT's cosine objective on score / 5 (`sbert-minilm-l6-stsb`) returns
     cosines on that scale, which is the scale the cross-encoder's recipe regresses.
-    Each distinct sentence is embedded once per call.
+    Each distinct sentence is embedded once per call (`keras_sentemb.evaluation.sts.cosine_scores`).
 
     Args:
         encoder: a model with `encode(texts, batch_size=, normalize=, progress=)` returning
@@ -55,13 +56,5 @@ class CosinePairScorer:
         elements that are not text (see `validate_texts`).
         """
         first, second = validate_pair_lists(first, second)
-        if not first:
-            return np.zeros((0,), np.float32)
-        distinct = list(dict.fromkeys(first + second))
-        row = {text: i for i, text in enumerate(distinct)}
-        vectors = np.asarray(
-            self.encoder.encode(distinct, batch_size=batch_size, normalize=True, progress=progress), np.float32
-        )
-        u = vectors[[row[text] for text in first]]
-        v = vectors[[row[text] for text in second]]
-        return np.sum(u * v, axis=1).astype(np.float32)
+        scores = cosine_scores(self.encoder, first, second, batch_size=batch_size, progress=progress)
+        return np.asarray(scores, np.float32)

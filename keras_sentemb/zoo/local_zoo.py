@@ -11,7 +11,14 @@ import keras
 from keras_sentemb.export import export_saved_model
 from keras_sentemb.utils.checked_files import read_json, require_keys
 from keras_sentemb.zoo.model_artifact import load_artifact
-from keras_sentemb.zoo.model_store import cached_model_dir, fetch_model, publish_folder, publish_hub_module, zoo_home
+from keras_sentemb.zoo.model_store import (
+    cached_model_dir,
+    fetch_cache_dir,
+    fetch_model,
+    publish_folder,
+    publish_hub_module,
+    zoo_home,
+)
 from keras_sentemb.zoo.zoo_index import read_zoo_index
 
 COMPANION = "keras_sentemb_zoo"  # the `keras-sentemb-zoo` distribution (built from zoo/)
@@ -31,7 +38,7 @@ def zoo_dir():
 
 
 def _cached_versions(name):
-    folder = os.path.join(zoo_home(), "zoo", name)
+    folder = os.path.join(fetch_cache_dir(), name)
     if not os.path.isdir(folder):
         return []
     return sorted(
@@ -68,7 +75,7 @@ def model_dir(name: str, store: str | None = None, version: int | None = None) -
             if folder
             else "no zoo folder ($KERAS_SENTEMB_ZOO unset, keras-sentemb-zoo not installed), "
         )
-        + f"the fetch cache {os.path.join(zoo_home(), 'zoo')}; fetch it with zoo.fetch(name, store) or pass store="
+        + f"the fetch cache {fetch_cache_dir()}; fetch it with zoo.fetch(name, store) or pass store="
     )
 
 
@@ -77,7 +84,7 @@ def _local_index():
 
 
 def _cached_names():
-    folder = os.path.join(zoo_home(), "zoo")
+    folder = fetch_cache_dir()
     return [n for n in os.listdir(folder) if _cached_versions(n)] if os.path.isdir(folder) else []
 
 

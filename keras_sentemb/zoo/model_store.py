@@ -64,10 +64,15 @@ def checked_model_name(name):
     return name
 
 
+def fetch_cache_dir(home=None):
+    """The folder of fetched models, one `<name>/<version>/` folder each: `<home>/zoo`."""
+    return os.path.join(home or zoo_home(), "zoo")
+
+
 def cached_model_dir(name, version, home=None):
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         raise ValueError(f"invalid model version {version!r}: a positive int")
-    return os.path.join(home or zoo_home(), "zoo", checked_model_name(name), str(version))
+    return os.path.join(fetch_cache_dir(home), checked_model_name(name), str(version))
 
 
 def _scheme(store):

@@ -28,6 +28,17 @@ def machine_description():
     return f"{cpu}, {os.cpu_count()} logical CPUs, Python {platform.python_version()}"
 
 
+def cpu_flags():
+    """The CPU features that decide reduced-precision speed (VNNI, BF16, AMX), as a line."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            flags = next(line.split(":", 1)[1].split() for line in f if line.startswith("flags"))
+    except (OSError, StopIteration):
+        return "unknown"
+    wanted = ("avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
+    return " ".join(flag for flag in wanted if flag in flags) or "no VNNI/BF16/AMX"
+
+
 def run_anchor(anchor_python, task, data, extra=()):
     """Runs the sentence-transformers anchor; returns its JSON dict, or None if unavailable.
 

@@ -35,7 +35,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
-from common import REPO, SHARED_DATA, default_stsb_test, machine_description, save_figure  # noqa: E402
+from common import REPO, SHARED_DATA, cpu_flags, default_stsb_test, machine_description, save_figure  # noqa: E402
 from scipy.stats import spearmanr  # noqa: E402
 
 import keras_sentemb  # noqa: E402
@@ -55,16 +55,6 @@ HUB_OURS = (
     ("keras-hub TextEmbedder via keras-sentemb, TensorFlow float32", "tensorflow", "float32"),
     ("keras-hub TextEmbedder via keras-sentemb, OpenVINO bfloat16", "openvino", "bfloat16"),
 )
-
-
-def cpu_flags():
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            flags = next(line.split(":", 1)[1].split() for line in f if line.startswith("flags"))
-    except (OSError, StopIteration):
-        return "unknown"
-    wanted = ("avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
-    return " ".join(flag for flag in wanted if flag in flags) or "no VNNI/BF16/AMX"
 
 
 def measure(encode, sentences, batch_size, latency_sentences, pairs, index):

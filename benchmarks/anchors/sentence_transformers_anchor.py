@@ -8,6 +8,7 @@ anchor-venv`), never in the project's venv. Prints one JSON line.
     python sentence_transformers_anchor.py train --data stsb/train.tsv --max-pairs 960
     python sentence_transformers_anchor.py finetune --data stsb/train.tsv --epochs 4
     python sentence_transformers_anchor.py cross-encoder --data stsb/train.tsv --epochs 4
+    python sentence_transformers_anchor.py encode --data texts.json --out vectors.npy
 """
 
 import argparse
@@ -271,9 +272,22 @@ def nli(args):
     return {"pairs": len(examples), "sts_before": before, "sts_after": spearman()}
 
 
+def encode(args):
+    """Unit vectors (`normalize_embeddings=True`) of the texts of a JSON list, saved to --out."""
+    import numpy as np
+    import sentence_transformers
+
+    with open(args.data, encoding="utf-8") as f:
+        texts = json.load(f)
+    model = load_model()
+    vectors = model.encode(texts, batch_size=args.batch_size, normalize_embeddings=True, convert_to_numpy=True)
+    np.save(args.out, vectors.astype(np.float32))
+    return {"texts": len(texts), "sentence_transformers": sentence_transformers.__version__}
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("task", choices=["throughput", "sts", "train", "nli", "finetune", "cross-encoder"])
+    parser.add_argument("task", choices=["throughput", "sts", "train", "nli", "finetune", "cross-encoder", "encode"])
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--data", required=True)
     parser.add_argument("--batch-size", type=int, default=64)
@@ -281,6 +295,7 @@ def main():
     parser.add_argument("--max-pairs", type=int, default=960)
     parser.add_argument("--sts", help="STS-B test TSV (task nli)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", help="where `encode` writes its vectors (.npy)")
     args = parser.parse_args()
     tasks = {
         "throughput": throughput,
@@ -289,6 +304,7 @@ def main():
         "nli": nli,
         "finetune": finetune,
         "cross-encoder": cross_encoder,
+        "encode": encode,
     }
     result = tasks[args.task](args)
     print(json.dumps(result))

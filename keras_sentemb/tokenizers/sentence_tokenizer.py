@@ -1,21 +1,16 @@
 """SentenceTokenizer: raw strings to BERT word-piece ids, in-graph with TF Text ops."""
 
-import re
-
 import keras
 import keras_hub
 import tensorflow as tf
 import tensorflow_text as tf_text
 
+from keras_sentemb.tokenizers.bert_text_splitter import BertTextSplitter
 from keras_sentemb.tokenizers.host_wordpiece import HostWordPiece
-from keras_sentemb.tokenizers.ragged_rows import content_rows_in_chunks, numpy_rows
-from keras_sentemb.tokenizers.utf8_text import valid_utf8
+from keras_sentemb.tokenizers.ragged_rows import numpy_rows
 
-# Characters that BERT's reference tokenizer deletes before splitting: control and format
-# characters (categories Cc, Cf), private-use characters (Co), NUL and U+FFFD. Tab, LF and
-# CR are whitespace and are turned into spaces first.
-_WHITESPACE_CONTROLS = r"[\t\n\r]"
-_DELETED_CHARACTERS = r"[\p{Cc}\p{Cf}\p{Co}\x{FFFD}]"
+# Hugging Face WordPiece's `max_input_chars_per_word`: a longer word is one unknown token.
+MAX_WORD_CHARS = 100
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -29,13 +24,14 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
     the longest row, returning `token_ids` and `padding_mask` [batch, T]. Both run inside
     `tf.function`, `tf.data` and exported SavedModels (TF Text ops, which TF Serving links).
 
-    Normalisation follows the reference BERT tokenizer (Hugging Face's): invalid UTF-8
-    bytes become U+FFFD; control/format/private-use characters and U+FFFD are deleted;
-    special tokens written in the text ("[SEP]", "[MASK]" …, exact case) are kept as
-    special tokens; the rest is lower-cased with Unicode `lower` (not case-folded: "ß"
-    stays "ß") when `lowercase=True`; accents are stripped (NFD, marks removed); text is
-    split on whitespace, punctuation and CJK characters. An empty or whitespace-only text
-    has no content ids and packs to `[CLS] [SEP]`.
+    The ids are those of the model's `tokenizer.json` (Hugging Face `tokenizers`) for every
+    text: `BertTextSplitter` reproduces its normaliser and pre-tokeniser in TF ops, with its
+    Unicode tables (invalid UTF-8 bytes become U+FFFD, which is deleted; special tokens written
+    in the text, "[SEP]", "[UNK]" …, exact case, stay special; control and format characters
+    go; every Unicode space is a space; lower-casing is per character, not case folding: "ß"
+    stays "ß"; accents go with NFD; punctuation and CJK ideographs are words of their own; a
+    word of over 100 characters is "[UNK]"). An empty or whitespace-only text has no content
+    ids and packs to `[CLS] [SEP]`.
 
     Args:
         vocabulary: a `vocab.txt` path or a list of word pieces.
@@ -73,22 +69,42 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
         if not isinstance(max_length, int) or max_length < 3:
             raise ValueError(f"SentenceTokenizer: max_length must be an int >= 3, got {max_length!r}.")
         self.max_length = max_length
+        self.splitter = BertTextSplitter(
+            lowercase=self.lowercase_text,
+            strip_accents=strip_accents,
+            special_tokens=self.text_special_tokens,
+            oov_token=self.oov_token,
+            max_word_chars=MAX_WORD_CHARS,
+        )
 
-    def clean_text(self, texts):
-        """Valid UTF-8 with BERT's deleted characters removed (a `tf.string` tensor)."""
-        texts = valid_utf8(texts)
-        texts = tf.strings.regex_replace(texts, _WHITESPACE_CONTROLS, " ")
-        texts = tf.strings.regex_replace(texts, _DELETED_CHARACTERS, "")
-        if self.lowercase_text:
-            texts = self._lower_except_special_tokens(texts)
-        return texts
+    @property
+    def text_special_tokens(self):
+        """The special tokens kept whole where a text holds them ([CLS], [SEP], [PAD], [MASK], [UNK])."""
+        return sorted(set(self.special_tokens) | {self.oov_token})
 
-    def _lower_except_special_tokens(self, texts):
-        pattern = "|".join(re.escape(token) for token in sorted(set(self.special_tokens)))
-        pieces = tf_text.regex_split(texts, delim_regex_pattern=pattern, keep_delim_regex_pattern=pattern)
-        special = tf.strings.regex_full_match(pieces, pattern)
-        lowered = tf.where(special, pieces, tf.strings.lower(pieces, encoding="utf-8"))
-        return tf.strings.reduce_join(lowered, axis=-1)
+    def _set_vocabulary_tf(self):
+        # TF Text bounds a word in bytes (100 by default), Hugging Face in characters: room for
+        # 100 four-byte characters here; longer words are already `oov_token` (BertTextSplitter).
+        self._fast_word_piece = tf_text.FastWordpieceTokenizer(
+            vocab=self.vocabulary,
+            token_out_type=self.compute_dtype,
+            suffix_indicator=self.suffix_indicator,
+            unknown_token=self.oov_token,
+            max_bytes_per_word=4 * MAX_WORD_CHARS,
+            no_pretokenization=True,
+            support_detokenization=True,
+        )
+
+    def _tokenize_tf(self, inputs):
+        """keras-hub's `tokenize` (and so `tokenizer(texts)`): the ids of `content_ids`, untruncated."""
+        inputs = tf.convert_to_tensor(inputs, dtype=tf.string)
+        if inputs.shape.rank == 0:
+            return self._word_piece_ids(inputs[tf.newaxis])[0]
+        return self._word_piece_ids(inputs)
+
+    def _word_piece_ids(self, texts):
+        self._maybe_initialized_tf()
+        return self._fast_word_piece.tokenize(self.splitter.wordpiece_words(texts)).merge_dims(-2, -1)
 
     # Tokenising has no tensor-dependent Python control flow (here or in TF Text), so
     # AutoGraph is skipped: converting TF Text's code cost seconds per trace (in tf.data
@@ -116,30 +132,24 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
             object.__setattr__(self, "_compiled_content_ids", compiled)
         return compiled(texts)
 
-    def content_id_rows(self, texts, chunk_size=8192):
-        """`content_ids` for a Python list of texts (str or UTF-8 bytes), as a list of
-        NumPy int32 rows; tokenised in chunks so that huge inputs stream through.
-
-        Printable-ASCII texts are tokenised on the host by `HostWordPiece` (the same ids,
-        ~40x faster a call: it is what makes single-sentence `encode` fast); the others by
-        the in-graph `content_ids`."""
+    def content_id_rows(self, texts):
+        """`content_ids` for a Python list of texts (str or UTF-8 bytes), as a list of NumPy
+        int32 rows, tokenised on the host by `HostWordPiece` (Hugging Face `tokenizers`): the
+        same ids as the in-graph `content_ids`, ~40x faster a call, which is what makes
+        single-sentence `encode` fast. Invalid UTF-8 bytes are replaced (U+FFFD, then deleted)."""
         host = getattr(self, "_host_wordpiece", None)
         if host is None:
             host = HostWordPiece(
                 self.vocabulary,
                 lowercase=self.lowercase_text,
-                special_tokens=sorted(set(self.special_tokens)),
+                strip_accents=self.strip_accents,
+                special_tokens=self.text_special_tokens,
                 oov_token=self.oov_token,
                 max_ids=self.max_length - 2,
             )
             # A cache, not state to save with the layer.
             object.__setattr__(self, "_host_wordpiece", host)
-        rows = host.content_ids([t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts])
-        rest = [i for i, row in enumerate(rows) if row is None]
-        if rest:
-            for i, row in zip(rest, content_rows_in_chunks(self.content_ids, [texts[i] for i in rest], chunk_size)):
-                rows[i] = row
-        return rows
+        return host.content_ids([t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts])
 
     def pair_id_rows(self, texts_a, texts_b, chunk_size=8192):
         """`pair_ids` for two aligned Python lists of texts: (id rows, segment rows), lists
@@ -155,10 +165,7 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
         return id_rows, segment_rows
 
     def _content_ids_graph(self, texts):
-        ids = self.tokenize(self.clean_text(texts))
-        if not isinstance(ids, tf.RaggedTensor):
-            ids = tf.RaggedTensor.from_tensor(ids)
-        return ids[:, : self.max_length - 2]
+        return self._word_piece_ids(texts)[:, : self.max_length - 2]
 
     def add_special_tokens(self, content_ids):
         """`[CLS] ids [SEP]` for each row of a `tf.RaggedTensor` of content ids (ragged)."""

@@ -6,14 +6,24 @@ import keras
 import tensorflow as tf
 import tensorflow_text as tf_text
 
+from keras_sentemb.tokenizers import bert_character_tables as tables
+from keras_sentemb.tokenizers.bert_text_splitter import character_class
 from keras_sentemb.tokenizers.ragged_rows import content_rows_in_chunks
 from keras_sentemb.tokenizers.utf8_text import valid_utf8
 
 # A token is a contraction tail ("n't", "'s", "'re", "'ve", "'ll", "'d", "'m", as GloVe's
 # Stanford tokenizer splits them), one punctuation or symbol character, or a run of
 # anything else up to whitespace, punctuation or a symbol.
-_SPLIT_PATTERN = r"\s+|n't\b|'(?:s|re|ve|ll|d|m)\b|[\p{P}\p{S}]"
+_SPLIT_PATTERN = r" +|n't\b|'(?:s|re|ve|ll|d|m)\b|[\p{P}\p{S}]"
 _KEEP_PATTERN = r"n't\b|'(?:s|re|ve|ll|d|m)\b|[\p{P}\p{S}]"
+# Before splitting, text is made what the encoders were trained on: every Unicode space (NBSP,
+# U+2000–U+200A, U+3000, line and paragraph separators …) and the control characters that
+# separate (vertical tab, form feed: page breaks of PDF text; U+001C–U+001F, NEL) an ASCII
+# space, then the other control and format characters (zero-width space, BOM, bidi marks, NUL)
+# deleted: the BERT clean-up's tables, except that BERT deletes those separating controls.
+SPACE_RUNS = (*tables.WHITESPACE, (0xB, 0xC), (0x1C, 0x1F), (0x85, 0x85))
+_SPACES = character_class(SPACE_RUNS)
+_DELETED = character_class(tables.DELETED)
 PADDING_ID = 0
 OOV_ID = 1
 
@@ -22,8 +32,10 @@ OOV_ID = 1
 class WordTokenizer(keras.layers.Layer):
     """Splits texts into words and maps them to ids of a fixed vocabulary.
 
-    `words(texts)`: invalid UTF-8 is replaced (U+FFFD), the text is lower-cased (Unicode
-    `lower`) when `lowercase=True`, and split into tokens: the English contraction tails
+    `words(texts)`: invalid UTF-8 is replaced (U+FFFD, then deleted); every Unicode space (and form feed,
+    vertical tab) becomes a space and other control and format characters are deleted (as in BERT's clean-up: "a\u00a0b" splits like
+    "a b", "a\u200bb" reads "ab"); the text is lower-cased (Unicode `lower`) when
+    `lowercase=True`, and split into tokens: the English contraction tails
     "n't", "'s", "'re", "'ve", "'ll", "'d", "'m" (so "don't" → "do", "n't", as GloVe's
     tokenizer did), every punctuation or symbol character alone, and the runs between
     them and whitespace. `content_ids(texts)` looks the words up (`StringLookup`): id 0 is
@@ -81,7 +93,8 @@ class WordTokenizer(keras.layers.Layer):
 
     def words(self, texts):
         """The tokens of each text of a 1-D string tensor: a `tf.RaggedTensor` of strings."""
-        texts = valid_utf8(texts)
+        texts = tf.strings.regex_replace(valid_utf8(texts), _SPACES, " ")
+        texts = tf.strings.regex_replace(texts, _DELETED, "")
         if self.lowercase:
             texts = tf.strings.lower(texts, encoding="utf-8")
         return tf_text.regex_split(texts, delim_regex_pattern=_SPLIT_PATTERN, keep_delim_regex_pattern=_KEEP_PATTERN)

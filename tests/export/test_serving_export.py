@@ -12,9 +12,12 @@ import pytest
 import tensorflow as tf
 
 from keras_sentemb.export import export_saved_model
-from tests.conftest import make_tiny_encoder
+from tests.conftest import FIXTURES, make_tiny_encoder
 
-TEXTS = ["the cat sat on the mat .", "", "a dog ran fast", "hello world ! " * 20]
+with open(os.path.join(FIXTURES, "hostile_texts", "texts.json"), encoding="utf-8") as f:
+    # Unicode spaces, controls, every script: the graph must tokenise them as `encode` does.
+    SOME_HOSTILE_TEXTS = json.load(f)[::97]
+TEXTS = ["the cat sat on the mat .", "", "a dog ran fast", "hello world ! " * 20, *SOME_HOSTILE_TEXTS]
 # Strings a client may send: invalid UTF-8, NULs, a huge text, special-token text, emoji.
 HOSTILE = [b"\xff\xfe\xfd", b"\xc3", b"\x00" * 64, b"x" * 200_000, b"[SEP] [CLS]", "😀".encode() * 3000, b"   ", b""]
 

@@ -24,6 +24,17 @@ def test_matches_sentence_transformers_within_1e_3(minilm_encoder):
     assert worst.max() < 1e-3, [(sentences[i][:50], float(worst[i])) for i in np.argsort(-worst)[:3]]
 
 
+def test_hostile_texts_match_sentence_transformers_within_1e_3(minilm_encoder):
+    """Every 40th text of the hostile-text corpus: Unicode spaces and separators, controls, every script."""
+    with open(os.path.join(REFERENCE, "hostile_sentences.json"), encoding="utf-8") as f:
+        sentences = json.load(f)
+    reference = np.load(os.path.join(REFERENCE, "hostile_embeddings.npy"))
+    assert len(sentences) == 300 and reference.shape == (300, 384)
+    ours = minilm_encoder.encode(sentences, batch_size=32)
+    worst = np.abs(ours - reference).max(axis=1)
+    assert worst.max() < 1e-3, [(sentences[i][:50], float(worst[i])) for i in np.argsort(-worst)[:3]]
+
+
 def test_follows_the_sentence_transformers_configuration(minilm_encoder):
     assert minilm_encoder.pooling == "mean"
     assert minilm_encoder.normalize is True

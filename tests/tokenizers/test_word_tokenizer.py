@@ -1,12 +1,17 @@
 """WordTokenizer: GloVe-style splitting, ids, OOV, truncation, empty texts, config."""
 
+import json
+import os
+
 import keras
 import numpy as np
 import pytest
 import tensorflow as tf
 
 from keras_sentemb.tokenizers import WordTokenizer
-from tests.conftest import TINY_WORDS
+from keras_sentemb.tokenizers import bert_character_tables as tables
+from keras_sentemb.tokenizers.word_tokenizer import SPACE_RUNS
+from tests.conftest import FIXTURES, TINY_WORDS
 
 
 def ids_of(tokenizer, texts):
@@ -17,6 +22,32 @@ def test_lower_cases_and_splits_punctuation_and_contractions():
     tokenizer = WordTokenizer(TINY_WORDS)
     words = tokenizer.words(tf.constant(["The cat DOESN'T sit.", "it's a-b"])).to_list()
     assert words == [[b"the", b"cat", b"does", b"n't", b"sit", b"."], [b"it", b"'s", b"a", b"-", b"b"]]
+
+
+@pytest.mark.parametrize(
+    "space", ["\u00a0", "\u2009", "\u202f", "\u3000", "\u1680", "\u2028", "\u2029", "\x0c", "\x85"]
+)
+def test_every_unicode_space_splits_words_like_a_space(space):
+    tokenizer = WordTokenizer(TINY_WORDS)
+    text = space.join(["The", "cat", "sat."]) + space
+    assert tokenizer.words(tf.constant([text])).to_list() == [[b"the", b"cat", b"sat", b"."]]
+
+
+def test_invisible_characters_are_deleted_inside_words():
+    words = WordTokenizer(TINY_WORDS).words(tf.constant(["c\u200ba\u00adt\ufeff s\x00at\u200e"])).to_list()
+    assert words == [[b"cat", b"sat"]]
+
+
+def test_hostile_texts_split_as_their_plain_space_forms_do():
+    """The form the GloVe encoders were trained on: ASCII spaces, no invisible characters."""
+    with open(os.path.join(FIXTURES, "hostile_texts", "texts.json"), encoding="utf-8") as f:
+        texts = json.load(f)[::3]
+    plain_form = {point: None for first, last in tables.DELETED for point in range(first, last + 1)}
+    plain_form.update({point: " " for first, last in SPACE_RUNS for point in range(first, last + 1)})
+    tokenizer = WordTokenizer(TINY_WORDS)
+    words = tokenizer.words(tf.constant(texts)).to_list()
+    plain = tokenizer.words(tf.constant([text.translate(plain_form) for text in texts])).to_list()
+    assert [i for i in range(len(texts)) if words[i] != plain[i]] == []
 
 
 def test_ids_follow_the_vocabulary_order_after_padding_and_oov():
@@ -40,8 +71,9 @@ def test_long_texts_keep_their_first_max_length_words():
 
 
 def test_invalid_utf8_is_replaced_not_fatal():
-    rows = WordTokenizer(TINY_WORDS).content_id_rows([b"the \xff cat"])
-    assert rows[0].tolist() == [2, 1, 4]
+    """An invalid byte becomes U+FFFD, which is deleted (as BERT's clean-up deletes it)."""
+    rows = WordTokenizer(TINY_WORDS).content_id_rows([b"the \xff cat", b"\xff"])
+    assert [row.tolist() for row in rows] == [[2, 4], []]
 
 
 def test_works_inside_tf_data():

@@ -95,8 +95,10 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
             support_detokenization=True,
         )
 
-    def _tokenize_tf(self, inputs):
-        """keras-hub's `tokenize` (and so `tokenizer(texts)`): the ids of `content_ids`, untruncated."""
+    def tokenize(self, inputs):
+        """keras-hub's `tokenize` (and so `tokenizer(texts)`): the ids of `content_ids`,
+        untruncated, for a string or a 1-D string tensor (keras-hub's own Python and TF paths
+        split text differently from the model's tokenizer.json)."""
         inputs = tf.convert_to_tensor(inputs, dtype=tf.string)
         if inputs.shape.rank == 0:
             return self._word_piece_ids(inputs[tf.newaxis])[0]

@@ -57,6 +57,13 @@ def test_pack_adds_cls_sep_and_pads_to_the_longest_row():
     np.testing.assert_array_equal(packed["padding_mask"], [[1, 1, 1, 1], [1, 1, 0, 0]])
 
 
+def test_calling_the_tokenizer_gives_the_untruncated_content_ids():
+    tokenizer = SentenceTokenizer(TINY_VOCAB, max_length=4)
+    texts = ["the\u00a0cat sat [UNK]", ""]
+    assert tokenizer(tf.constant(texts)).to_list() == [[ID["the"], ID["cat"], ID["sat"], ID["[UNK]"]], []]
+    assert tokenizer.tokenize("the\u2028cat").numpy().tolist() == [ID["the"], ID["cat"]]
+
+
 def test_config_round_trip_keeps_settings():
     tokenizer = SentenceTokenizer(TINY_VOCAB, lowercase=False, strip_accents=False, max_length=9)
     config = tokenizer.get_config()

@@ -89,8 +89,9 @@ def test_the_committed_character_tables_are_what_the_installed_tokenizers_does()
         runs = getattr(tables, name.upper())
         committed = [p for p in sorted(sample) if any(first <= p <= last for first, last in runs)]
         assert committed == points, name
-    committed_lower = {p: chr(q) for p, q in tables.LOWERCASE if p in set(sample)}
-    committed_lower.update({p: s for p, s in tables.LOWERCASE_EXPANSIONS.items() if p in set(sample)})
+    sampled = set(sample)
+    committed_lower = {p: chr(q) for p, q in tables.LOWERCASE if p in sampled}
+    committed_lower.update({p: s for p, s in tables.LOWERCASE_EXPANSIONS.items() if p in sampled})
     assert committed_lower == lowercase
 
 

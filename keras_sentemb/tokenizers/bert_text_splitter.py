@@ -116,7 +116,7 @@ class BertTextSplitter:
         return tf.RaggedTensor.from_row_splits(piece_words, pieces.row_splits).merge_dims(1, 2)
 
     def normalize(self, texts):
-        """Steps 2–5 on a `tf.string` tensor of valid UTF-8 (any shape)."""
+        """Steps 2–5 on a 1-D `tf.string` tensor of valid UTF-8."""
         texts = tf.strings.regex_replace(texts, _DELETED, "")
         texts = tf.strings.regex_replace(texts, _WHITESPACE, " ")
         texts = tf.strings.regex_replace(texts, _CJK, r" \0 ")

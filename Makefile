@@ -71,6 +71,7 @@ anchor-venv: $(ANCHOR_VENV)/bin/sentence-transformers-ready $(ANCHOR_VENV)/bin/s
 bench: $(STAMP) anchor-venv
 	$(VPY) benchmarks/encode_throughput.py --anchor-python $(ANCHOR_VENV)/bin/python
 	$(VPY) benchmarks/serving_speed.py --anchor-python $(ANCHOR_VENV)/bin/python
+	$(VPY) benchmarks/tokenizer_parity.py --anchor-python $(ANCHOR_VENV)/bin/python
 	$(VPY) benchmarks/sts_quality.py --anchor-python $(ANCHOR_VENV)/bin/python
 	$(VPY) benchmarks/train_throughput.py --anchor-python $(ANCHOR_VENV)/bin/python
 	$(VPY) benchmarks/hashing_recall.py

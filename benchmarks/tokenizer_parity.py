@@ -83,19 +83,23 @@ def reference_ids(folder, texts):
     return [encoding.ids for encoding in reference.encode_batch(texts, add_special_tokens=False)]
 
 
-def id_parity(encoder, folder, texts):
+def graph_differ(folder, texts, expected):
+    """How many `texts` the in-graph tokenizer (untruncated) gives other ids than `expected`."""
     from keras_sentemb import SentenceTokenizer
 
+    tokenizer = SentenceTokenizer(os.path.join(folder, "vocab.txt"), max_length=1_000_000)
+    graph = tokenizer.content_ids(np.array([t.encode("utf-8") for t in texts], dtype=object)).to_list()
+    return sum(row != ids for row, ids in zip(graph, expected))
+
+
+def id_parity(encoder, folder, texts):
     expected = reference_ids(folder, texts)
-    tokenizer = encoder.tokenizer
-    untruncated = SentenceTokenizer(list(tokenizer.vocabulary), max_length=1_000_000)
-    graph = untruncated.content_ids(np.array([t.encode("utf-8") for t in texts], dtype=object)).to_list()
     host = encoder.tokenizer.content_id_rows(texts)
-    limit = tokenizer.max_length - 2
+    limit = encoder.tokenizer.max_length - 2
     return {
         "texts": len(texts),
         "ids": sum(len(row) for row in expected),
-        "graph_differ": sum(row != ids for row, ids in zip(graph, expected)),
+        "graph_differ": graph_differ(folder, texts, expected),
         "host_differ": sum(row.tolist() != ids[:limit] for row, ids in zip(host, expected)),
     }
 
@@ -142,15 +146,11 @@ def word_tokenizer_invariance(texts):
     import tensorflow as tf
 
     from keras_sentemb.pretrained.word_vectors import load_glove
-    from keras_sentemb.tokenizers import bert_character_tables as tables
-    from keras_sentemb.tokenizers.word_tokenizer import SPACE_RUNS, WordTokenizer
+    from keras_sentemb.tokenizers.word_tokenizer import WordTokenizer, plain_text
 
     vocabulary, _ = load_glove(100_000)
     tokenizer = WordTokenizer(vocabulary)
-    # The text as the word encoders were trained on it: ASCII spaces, no control or format characters.
-    plain_form = {point: None for first, last in tables.DELETED for point in range(first, last + 1)}
-    plain_form.update({point: " " for first, last in SPACE_RUNS for point in range(first, last + 1)})
-    plain = [text.translate(plain_form) for text in texts]
+    plain = [plain_text(text) for text in texts]
     words = tokenizer.content_ids(tf.constant(texts)).to_list()
     plain_words = tokenizer.content_ids(tf.constant(plain)).to_list()
     return {"texts": len(texts), "differ": sum(a != b for a, b in zip(words, plain_words))}
@@ -215,15 +215,11 @@ def child(root, *options):
 
 def ids_child():
     """The in-graph ids of the hostile texts against tokenizer.json, under this process's package."""
-    from keras_sentemb import SentenceTokenizer
     from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
 
     folder = resolve_pretrained_dir("minilm-l6")
     texts = load_hostile()
-    expected = reference_ids(folder, texts)
-    tokenizer = SentenceTokenizer(os.path.join(folder, "vocab.txt"), max_length=1_000_000)
-    graph = tokenizer.content_ids(np.array([t.encode("utf-8") for t in texts], dtype=object)).to_list()
-    print(json.dumps({"graph_differ": sum(row != ids for row, ids in zip(graph, expected))}))
+    print(json.dumps({"graph_differ": graph_differ(folder, texts, reference_ids(folder, texts))}))
 
 
 def speed(args, baseline):

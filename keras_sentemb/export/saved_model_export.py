@@ -24,6 +24,8 @@ def export_saved_model(
     code_ids: np.ndarray | None = None,
     warmup_name: str | None = None,
     chunk_size: int | None = None,
+    prompt_name: str | None = None,
+    prompt: str | None = None,
 ) -> str:
     """Writes `model` as a SavedModel at `path/<version>/` (atomically); returns that folder.
 
@@ -52,6 +54,10 @@ def export_saved_model(
             request's texts by length and runs them `chunk_size` at a time (default 64), each
             chunk padded to its own longest text, as `encode` batches; a TF Serving batch of
             mixed lengths is then not padded to its longest text.
+        prompt_name / prompt: a `SentenceEncoder` with prompts (or a HashedEncoder on one):
+            the prompt the graph prepends to every text, chosen as `encode` chooses it (by
+            default the model's `default_prompt_name`, if any). Export one SavedModel per
+            prompt for query and document towers.
 
     Example:
     (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
@@ -63,7 +69,12 @@ def export_saved_model(
         raise TypeError(f"code_table is for a HashedEncoder, not a {type(model).__name__}")
     if chunk_size is not None and isinstance(model, (CrossEncoder, DSE)):
         raise ValueError(f"chunk_size is for sentence encoders, not a {type(model).__name__}")
-    chunking = {} if chunk_size is None else {"chunk_size": chunk_size}
+    options = {} if chunk_size is None else {"chunk_size": chunk_size}
+    encoder = model.encoder if isinstance(model, HashedEncoder) else model
+    if hasattr(encoder, "resolve_prompt"):
+        options["prompt"] = encoder.resolve_prompt(prompt_name, prompt)
+    elif prompt_name is not None or prompt is not None:
+        raise ValueError(f"prompts are for sentence encoders, not a {type(model).__name__}")
     if isinstance(model, HashedEncoder):
         return export_for_serving(
             model.encoder,
@@ -74,10 +85,10 @@ def export_saved_model(
             code_table=code_table,
             code_ids=code_ids,
             warmup_name=warmup_name,
-            **chunking,
+            **options,
         )
     if isinstance(model, CrossEncoder):
         return export_cross_encoder(model, path, version=version, overwrite=overwrite, warmup_name=warmup_name)
     if isinstance(model, DSE):
         return export_dse(model, path, version=version, overwrite=overwrite, warmup_name=warmup_name)
-    return export_for_serving(model, path, version=version, overwrite=overwrite, warmup_name=warmup_name, **chunking)
+    return export_for_serving(model, path, version=version, overwrite=overwrite, warmup_name=warmup_name, **options)

@@ -30,10 +30,11 @@ class SentenceEmbeddingModule(tf.Module):
       (only when `code_table` is given), nearest first, ties by lower table row.
 
     Any string is accepted: invalid UTF-8 is replaced, empty strings embed as "[CLS]
-    [SEP]", long texts are truncated to the tokenizer's `max_length`.
+    [SEP]", long texts are truncated to the tokenizer's `max_length`. With a `prompt` (a model's
+    "query: " …) every text is embedded as `prompt + text`, as `encode(prompt=…)` does.
     """
 
-    def __init__(self, encoder, normalize, hashing=None, code_table=None, code_ids=None, chunk_size=64):
+    def __init__(self, encoder, normalize, hashing=None, code_table=None, code_ids=None, chunk_size=64, prompt=None):
         super().__init__(name="keras_sentemb_encoder")
         if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
             raise ValueError(f"chunk_size must be a positive int, got {chunk_size!r}")
@@ -41,6 +42,9 @@ class SentenceEmbeddingModule(tf.Module):
         self._tokenizer = encoder.tokenizer
         self._normalize = normalize
         self._chunk_size = chunk_size
+        if prompt is not None and not isinstance(prompt, str):
+            raise TypeError(f"prompt must be a str, got {type(prompt).__name__}")
+        self._prompt = prompt or None
         self.encoder_variables = list(encoder.variables)
         # One traced graph of tokenizer + encoder that every signature calls: tracing it
         # once per signature cost seconds each and stored the encoder graph 2-4 times.
@@ -74,6 +78,8 @@ class SentenceEmbeddingModule(tf.Module):
         its own longest text, and the rows put back in request order. A request of mixed
         lengths (a TF Serving batch of many clients' requests) is not padded to its
         longest text, and one huge request does not run as one huge batch."""
+        if self._prompt is not None:
+            texts = tf.strings.join([tf.fill(tf.shape(texts), self._prompt), texts])
         content = self._tokenizer.content_ids(texts)
         order = tf.argsort(content.row_lengths(), direction="DESCENDING", stable=True)
         by_length = tf.gather(content, order)
@@ -160,6 +166,7 @@ def export_for_serving(
     code_ids=None,
     warmup_name=None,
     chunk_size=64,
+    prompt=None,
 ):
     """Writes `encoder` as a SavedModel at `path/<version>/` (TF Serving's layout).
 
@@ -175,14 +182,14 @@ def export_for_serving(
     tokenizer's ops); TF Serving links TF Text ops. `normalize=True` L2-normalises the
     output, as `encode()` does by default. `chunk_size` is the batch the graph runs a
     request in (sorted by length, each chunk padded to its own longest text; as `encode`'s
-    `batch_size`).
+    `batch_size`). `prompt` is prepended to every text inside the graph.
 
     Returns the version folder's path.
     """
     if encoder.tokenizer is None:
         raise ValueError(f"{encoder.name} has no tokenizer, so it cannot take raw strings.")
     target = version_folder(path, version, overwrite)
-    module = SentenceEmbeddingModule(encoder, normalize, hashing, code_table, code_ids, chunk_size)
+    module = SentenceEmbeddingModule(encoder, normalize, hashing, code_table, code_ids, chunk_size, prompt)
     signatures = module.signatures()
     with atomic_directory(target, overwrite=overwrite) as staging:
         tf.saved_model.save(

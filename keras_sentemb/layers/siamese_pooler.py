@@ -3,7 +3,7 @@
 import keras
 from keras import ops
 
-POOLING_MODES = ("mean", "max", "cls", "mean_sqrt_len")
+POOLING_MODES = ("mean", "max", "cls", "mean_sqrt_len", "weighted_mean", "last_token")
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -18,6 +18,11 @@ class SiamesePooler(keras.layers.Layer):
     - `"mean_sqrt_len"`:           u = Σ_t m_t·H_t / sqrt(max(Σ_t m_t, 1))
     - `"max"`:                     u_j = max_{t: m_t=1} H_tj   (0 when no token is left)
     - `"cls"`:                     u = H_0 (the first position; the mask is not used)
+    - `"weighted_mean"`:           u = Σ_t (t+1)·m_t·H_t / Σ_t (t+1)·m_t   (later tokens weigh more)
+    - `"last_token"`:              u = H_t at the last real position t (right padding)
+
+    `mode` may also be a sequence of modes: each is pooled and the results are concatenated in
+    that order (sentence-transformers' `pooling_mode` tuples, e.g. `("cls", "mean")`).
 
     Several encoder layers can be pooled at once: pass a list of L tensors
     [batch, T, d] (for example every transformer layer's output, first to last) and
@@ -60,14 +65,18 @@ class SiamesePooler(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if mode not in POOLING_MODES:
-            raise ValueError(f"SiamesePooler: unknown mode={mode!r}; expected one of {POOLING_MODES}.")
+        modes = (mode,) if isinstance(mode, str) else tuple(mode)
+        if not modes or any(m not in POOLING_MODES for m in modes):
+            raise ValueError(
+                f"SiamesePooler: unknown mode={mode!r}; expected one of {POOLING_MODES} or a sequence of them."
+            )
         layer_indices = tuple(layer_indices)
         if not layer_indices or not all(isinstance(i, int) for i in layer_indices):
             raise ValueError(
                 f"SiamesePooler: layer_indices must be a non-empty sequence of ints, got {layer_indices!r}."
             )
-        self.mode = mode
+        self.mode = modes[0] if len(modes) == 1 else modes
+        self.modes = modes
         self.layer_indices = layer_indices
         self.exclude_special_tokens = bool(exclude_special_tokens)
         self.supports_masking = True
@@ -97,19 +106,27 @@ class SiamesePooler(keras.layers.Layer):
             weights = weights * ops.cast(keep, weights.dtype)
         return weights
 
-    def _pool(self, states, weights):
-        if self.mode == "cls":
+    def _pool(self, mode, states, weights):
+        if mode == "cls":
             return states[:, 0, :]
+        if mode == "last_token":
+            last = ops.maximum(ops.cast(ops.sum(weights, axis=1), "int32") - 1, 0)
+            return ops.take_along_axis(states, last[:, None, None], axis=1)[:, 0, :]
         weights3 = weights[:, :, None]
         counts = ops.maximum(ops.sum(weights, axis=1, keepdims=True), 1.0)
-        if self.mode == "max":
+        if mode == "weighted_mean":
+            positions = ops.cast(ops.arange(ops.shape(weights)[1]) + 1, weights.dtype)[None, :]
+            weighted = weights * positions
+            total = ops.maximum(ops.sum(weighted, axis=1, keepdims=True), 1e-9)
+            return ops.sum(states * weighted[:, :, None], axis=1) / total
+        if mode == "max":
             lowest = ops.full_like(states, -1e9)
             masked = ops.where(weights3 > 0, states, lowest)
             pooled = ops.max(masked, axis=1)
             any_token = ops.sum(weights, axis=1, keepdims=True) > 0
             return ops.where(any_token, pooled, ops.zeros_like(pooled))
         summed = ops.sum(states * weights3, axis=1)
-        if self.mode == "mean":
+        if mode == "mean":
             return summed / counts
         return summed / ops.sqrt(counts)
 
@@ -122,7 +139,7 @@ class SiamesePooler(keras.layers.Layer):
             if keras.backend.standardize_dtype(states.dtype) in ("float16", "bfloat16"):
                 states = ops.cast(states, "float32")
             weights = self._token_weights(states, padding_mask)
-            pooled.append(self._pool(states, weights))
+            pooled.extend(self._pool(mode, states, weights) for mode in self.modes)
         if len(pooled) == 1:
             return pooled[0]
         return ops.concatenate(pooled, axis=-1)
@@ -135,7 +152,7 @@ class SiamesePooler(keras.layers.Layer):
             isinstance(shape, (list, tuple)) for shape in input_shape
         )
         shapes = list(input_shape) if is_list_of_shapes else [input_shape]
-        features = [shapes[i][-1] for i in self.layer_indices]
+        features = [shapes[i][-1] for i in self.layer_indices for _ in self.modes]
         total = None if None in features else sum(features)
         return (shapes[0][0], total)
 
@@ -143,7 +160,7 @@ class SiamesePooler(keras.layers.Layer):
         config = super().get_config()
         config.update(
             {
-                "mode": self.mode,
+                "mode": self.mode if isinstance(self.mode, str) else list(self.mode),
                 "layer_indices": list(self.layer_indices),
                 "exclude_special_tokens": self.exclude_special_tokens,
             }

@@ -11,10 +11,13 @@ import numpy as np
 import tensorflow as tf
 
 from keras_sentemb.data.length_buckets import pack_rows
+from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
+from keras_sentemb.layers.leading_features import LeadingFeatures
 from keras_sentemb.layers.siamese_pooler import SiamesePooler
 from keras_sentemb.models.embedding_model import EmbeddingModel
 from keras_sentemb.pretrained.bert_inference_graph import bert_layer_states, supports_bert_layer_states
+from keras_sentemb.pretrained.checkpoint_tensors import CheckpointTensors
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
@@ -32,11 +35,16 @@ def _model_name(name_or_path):
 class SentenceEncoder(EmbeddingModel, keras.Model):
     """Maps token ids to one sentence embedding per row (SBERT's siamese tower).
 
-    u = SiamesePooler(mode)(BERT(token_ids, padding_mask)), then u / ‖u‖₂ when
-    `normalize=True`. The inputs are a dict of int32 [batch, T] tensors `token_ids`
-    (`[CLS] … [SEP] [PAD]…`) and `padding_mask` (1 for real tokens); segment ids are all
-    zero. The output is float32 [batch, d·len(layer_indices)]. Padding never changes
-    an embedding.
+    u = SiamesePooler(mode)(backbone(token_ids, padding_mask)), then the Dense layers of
+    `dense_layers` (uᵢ₊₁ = act(uᵢ·W + b), sentence-transformers' Dense modules), u / ‖u‖₂ when
+    `normalize=True`, and the first `truncate_dim` features when given (Matryoshka truncation).
+    The inputs are a dict of int32 [batch, T] tensors `token_ids` (`[CLS] … [SEP] [PAD]…`, or the
+    model's own `cls … sep`) and `padding_mask` (1 for real tokens); segment ids are all zero.
+    Padding never changes an embedding.
+
+    The backbone is any keras-hub style encoder whose blocks are named `transformer_layer_<i>`:
+    BERT, DistilBERT, MPNet (`keras_sentemb.backbones`). `from_pretrained` builds the whole
+    sentence-transformers pipeline of a folder (see `keras_sentemb.pretrained`).
 
     The attached `tokenizer` (a `SentenceTokenizer`) turns raw strings into those inputs:
     in `encode()` (smart batching, NumPy out), in `tf.data` pipelines, and inside the
@@ -50,6 +58,11 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
         layer_indices: which transformer layers to pool and concatenate ((-1,) = last).
         exclude_special_tokens: leave [CLS]/[SEP] out of mean/max pooling.
         normalize: L2-normalise the output inside the model.
+        dense_layers: sentence-transformers Dense modules after pooling, dicts with `units`,
+            `activation` (a Keras name), `use_bias` and `use_residual`.
+        truncate_dim: keep the first this many features of the output (None: all).
+        prompts: named prompts, {name: text prepended to every input} (`encode(prompt_name=…)`).
+        default_prompt_name: the prompt `encode` uses when given none.
 
     Paper: Reimers & Gurevych 2019, Sentence-BERT.
 
@@ -68,17 +81,21 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
         layer_indices: Sequence[int] = (-1,),
         exclude_special_tokens: bool = False,
         normalize: bool = False,
+        dense_layers: Sequence[dict] = (),
+        truncate_dim: int | None = None,
+        prompts: dict | None = None,
+        default_prompt_name: str | None = None,
         **kwargs,
     ):
         token_ids = keras.Input(shape=(None,), dtype="int32", name="token_ids")
         padding_mask = keras.Input(shape=(None,), dtype="int32", name="padding_mask")
-        layer_states = transformer_layer_states(backbone)(
-            {
-                "token_ids": token_ids,
-                "segment_ids": keras.ops.zeros_like(token_ids),
-                "padding_mask": padding_mask,
-            }
-        )
+        available = {
+            "token_ids": token_ids,
+            "segment_ids": keras.ops.zeros_like(token_ids),
+            "padding_mask": padding_mask,
+        }
+        backbone_inputs = backbone.input if isinstance(backbone.input, dict) else {}
+        layer_states = transformer_layer_states(backbone)({name: available[name] for name in backbone_inputs})
         pooler = SiamesePooler(
             mode=pooling,
             layer_indices=layer_indices,
@@ -87,8 +104,34 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
             name="pooler",
         )
         embedding = pooler(layer_states, padding_mask=padding_mask)
+        dense_layers = [dict(layer) for layer in dense_layers]
+        for index, layer in enumerate(dense_layers):
+            dense = keras.layers.Dense(
+                layer["units"],
+                activation=layer.get("activation", "tanh"),
+                use_bias=layer.get("use_bias", True),
+                dtype="float32",
+                name=f"dense_{index}",
+            )
+            projected = dense(embedding)
+            if layer.get("use_residual", False):
+                if layer["units"] == embedding.shape[-1]:
+                    projected = keras.layers.Add(name=f"dense_{index}_residual")([projected, embedding])
+                else:
+                    residual = keras.layers.Dense(
+                        layer["units"], use_bias=False, dtype="float32", name=f"dense_{index}_residual_projection"
+                    )(embedding)
+                    projected = keras.layers.Add(name=f"dense_{index}_residual")([projected, residual])
+            embedding = projected
         if normalize:
             embedding = keras.layers.UnitNormalization(axis=-1, dtype="float32", name="l2_normalize")(embedding)
+        if truncate_dim is not None:
+            if not isinstance(truncate_dim, int) or not 1 <= truncate_dim <= embedding.shape[-1]:
+                raise ValueError(f"truncate_dim must be an int in [1, {embedding.shape[-1]}], got {truncate_dim!r}")
+            embedding = LeadingFeatures(truncate_dim, dtype="float32", name="truncate")(embedding)
+        prompts = dict(prompts or {})
+        if default_prompt_name is not None and default_prompt_name not in prompts:
+            raise ValueError(f"default_prompt_name {default_prompt_name!r} is not among the prompts {sorted(prompts)}")
         super().__init__(
             inputs={"token_ids": token_ids, "padding_mask": padding_mask},
             outputs=embedding,
@@ -101,6 +144,10 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
         self.layer_indices = tuple(layer_indices)
         self.exclude_special_tokens = exclude_special_tokens
         self.normalize = normalize
+        self.dense_layers = dense_layers
+        self.truncate_dim = truncate_dim
+        self.prompts = prompts
+        self.default_prompt_name = default_prompt_name
         self.forget_traced_functions()
 
     def freeze_unused_pooler(self):
@@ -138,23 +185,50 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
         dtype: str | None = None,
         max_length: int | None = None,
         normalize: bool | None = None,
+        truncate_dim: int | None = None,
     ) -> SentenceEncoder:
-        """Builds an encoder from a preset name (e.g. "minilm-l6") or an HF-format folder.
+        """Builds an encoder from a preset name ("minilm-l6", "mpnet-base") or a Hugging Face /
+        sentence-transformers folder.
 
-        The weights come from an installed package (see `PRETRAINED_SOURCES`); nothing is
-        downloaded. Pooling, lower-casing, the token limit and normalisation follow the
-        folder's sentence-transformers files. `dtype="mixed_bfloat16"` computes in
-        bfloat16 (faster on CPUs with AVX512-BF16/AMX; see benchmarks/) while the pooled
-        vector stays float32.
+        The weights come from installed packages (see `PRETRAINED_SOURCES`) or the folder; nothing
+        is downloaded. The folder's `modules.json` decides the rest, as in sentence-transformers:
+        the transformer (BERT, DistilBERT or MPNet, `keras_sentemb.pretrained.hugging_face_backbones`),
+        its tokenizer (tokenizer.json, in-graph), Pooling (every mode and combination), Dense
+        modules, Normalize, the token limit, `prompts` / `default_prompt_name` and `truncate_dim`.
+        Unsupported modules or architectures raise `ValueError` naming them.
+        `dtype="mixed_bfloat16"` computes in bfloat16 (faster on CPUs with AVX512-BF16/AMX; see
+        benchmarks/) while the pooled vector stays float32. `truncate_dim` overrides the folder's.
         """
-        backbone, tokenizer, settings = load_backbone_and_tokenizer(name_or_path, dtype=dtype, max_length=max_length)
-        return cls(
+        backbone, tokenizer, spec = load_backbone_and_tokenizer(name_or_path, dtype=dtype, max_length=max_length)
+        if not spec.include_prompt:
+            raise ValueError(
+                f"{spec.root}: Pooling with include_prompt=false (prompt tokens left out of the pooling) is not supported"
+            )
+        dense_layers = [
+            {"units": d.out_features, "activation": d.activation, "use_bias": d.bias, "use_residual": d.use_residual}
+            for d in spec.dense
+        ]
+        encoder = cls(
             backbone=backbone,
             tokenizer=tokenizer,
-            pooling=settings["pooling"],
-            normalize=settings["normalize"] if normalize is None else normalize,
+            pooling=spec.pooler_modes[0] if len(spec.pooler_modes) == 1 else spec.pooler_modes,
+            normalize=spec.normalize if normalize is None else normalize,
+            dense_layers=dense_layers,
+            truncate_dim=truncate_dim if truncate_dim is not None else spec.truncate_dim,
+            prompts=spec.prompts,
+            default_prompt_name=spec.default_prompt_name,
             name=_model_name(name_or_path),
         )
+        for index, module in enumerate(spec.dense):
+            with CheckpointTensors(module.folder, prefixes=("linear.",)) as tensors:
+                layer = encoder.get_layer(f"dense_{index}")
+                tensors.assign(layer.kernel, "linear.weight", lambda w: np.ascontiguousarray(w.T))
+                if module.bias:
+                    tensors.assign(layer.bias, "linear.bias")
+                if module.use_residual and module.in_features != module.out_features:
+                    projection = encoder.get_layer(f"dense_{index}_residual_projection")
+                    tensors.assign(projection.kernel, "residual.weight", lambda w: np.ascontiguousarray(w.T))
+        return encoder
 
     @classmethod
     def from_text_embedder(
@@ -175,8 +249,10 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
         embedder; the token limit follows its preprocessor's `sequence_length` unless
         `max_length` is lower.
 
-        The tokenizer is BERT's reference WordPiece (`SentenceTokenizer`) on the embedder's
-        vocabulary, with the embedder's `lowercase` and `strip_accents` unless given. One
+        The backbone computes what keras-hub's does: its BERT uses the tanh-approximated GELU,
+        where Hugging Face's config says the exact one (`from_pretrained` computes that: the
+        vectors differ by ~3e-4). The tokenizer is BERT's reference WordPiece (`SentenceTokenizer`)
+        on the embedder's vocabulary, with the embedder's `lowercase` and `strip_accents` unless given. One
         difference stays: keras-hub lower-cases with Unicode case folding (NFKC_Casefold: "ß"
         becomes "ss"), the reference with `lower` ("ß" stays); the vectors are equal on every
         text where the two agree. For all-MiniLM-L6-v2 the reference also strips accents, which
@@ -227,10 +303,14 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
             **super().get_config(),
             "backbone": serialize_nested(self.backbone),
             "tokenizer": serialize_nested(self.tokenizer),
-            "pooling": self.pooling,
+            "pooling": self.pooling if isinstance(self.pooling, str) else list(self.pooling),
             "layer_indices": list(self.layer_indices),
             "exclude_special_tokens": self.exclude_special_tokens,
             "normalize": self.normalize,
+            "dense_layers": self.dense_layers,
+            "truncate_dim": self.truncate_dim,
+            "prompts": self.prompts,
+            "default_prompt_name": self.default_prompt_name,
         }
 
     @classmethod
@@ -258,6 +338,8 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
         precision: str = "float32",
         backend: str | None = None,
         calibration_texts: Texts | None = None,
+        prompt_name: str | None = None,
+        prompt: str | None = None,
     ) -> np.ndarray:
         """Embeds raw texts; returns float32 NumPy [N, d] in input order.
 
@@ -279,6 +361,9 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
                 `keras_sentemb.runtime` and docs/serving_speed.md for what each costs.
             calibration_texts: for precision="int8", the first time only: a few hundred
                 sentences like yours, to calibrate the activation scales on.
+            prompt_name: a key of `prompts`: its text is prepended to every input (as
+                sentence-transformers does; e.g. "query: "). None uses `default_prompt_name`.
+            prompt: a prompt text to prepend instead (wins over `prompt_name`).
 
         Texts longer than the tokenizer's `max_length` word pieces (special tokens
         included) are truncated: their tail is ignored. An empty or whitespace-only text
@@ -292,7 +377,48 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
                 without calibration texts.
             ImportError: backend="openvino" without OpenVINO installed (says what to install).
         """
+        prompt = self.resolve_prompt(prompt_name, prompt)
+        if prompt:
+            utf8_texts, single = validate_texts(texts)
+            prefix = prompt.encode("utf-8")
+            texts = [prefix + text for text in utf8_texts]
+            embeddings = self.encode_texts(
+                texts, batch_size, normalize, progress, backend, precision, calibration_texts
+            )
+            return embeddings[0] if single else embeddings
         return self.encode_texts(texts, batch_size, normalize, progress, backend, precision, calibration_texts)
+
+    def resolve_prompt(self, prompt_name=None, prompt=None):
+        """The prompt text `encode` prepends: `prompt`, else `prompts[prompt_name]`, else the
+        default prompt's, else None. ValueError for a name that is not among `prompts`."""
+        if prompt is not None:
+            if not isinstance(prompt, str):
+                raise TypeError(f"prompt must be a str, got {type(prompt).__name__}")
+            return prompt
+        if prompt_name is not None:
+            if prompt_name not in self.prompts:
+                raise ValueError(
+                    f"prompt_name {prompt_name!r} is not among this model's prompts {sorted(self.prompts)}"
+                )
+            return self.prompts[prompt_name]
+        if self.default_prompt_name is not None:
+            return self.prompts[self.default_prompt_name]
+        return None
+
+    def encode_query(self, texts: Texts, prompt_name: str | None = None, prompt: str | None = None, **kwargs):
+        """`encode` for search queries: the "query" prompt when none is given (no prompt, not the
+        default one, when the model has no "query" prompt), as sentence-transformers' `encode_query`."""
+        if prompt_name is None and prompt is None:
+            prompt = self.prompts.get("query", "")
+        return self.encode(texts, prompt_name=prompt_name, prompt=prompt, **kwargs)
+
+    def encode_document(self, texts: Texts, prompt_name: str | None = None, prompt: str | None = None, **kwargs):
+        """`encode` for documents: the first of the "document", "passage", "corpus" prompts the model
+        has, when none is given (else no prompt), as sentence-transformers' `encode_document`."""
+        if prompt_name is None and prompt is None:
+            name = next((name for name in ("document", "passage", "corpus") if name in self.prompts), None)
+            prompt = self.prompts[name] if name else ""
+        return self.encode(texts, prompt_name=prompt_name, prompt=prompt, **kwargs)
 
     # ------------------------------------------------------------------ LoRA
     def enable_lora(self, rank: int, target_layer_names: Sequence[str] | None = None) -> None:

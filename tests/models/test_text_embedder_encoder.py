@@ -58,6 +58,7 @@ def test_the_minilm_preset_folder_gives_keras_hubs_vectors():
     texts = ["A man is playing a guitar.", "Two dogs run on the grass.", "", "naïve café"]
     np.testing.assert_allclose(encoder.encode(texts), np.asarray(embedder.encode_text(texts, verbose=0)), atol=1e-5)
     # with the reference's accent stripping: the vectors of from_pretrained (= sentence-transformers')
+    # but for keras-hub's BERT GELU, the tanh approximation (from_pretrained computes HF's exact one)
     reference = SentenceEncoder.from_pretrained("minilm-l6").encode(texts)
     stripped = SentenceEncoder.from_text_embedder(embedder, strip_accents=True).encode(texts)
-    np.testing.assert_allclose(stripped, reference, atol=1e-5)
+    assert 1e-5 < np.abs(stripped - reference).max() < 1e-3

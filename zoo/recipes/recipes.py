@@ -82,6 +82,11 @@ def _minilm(ctx):
     return SentenceEncoder.from_pretrained("minilm-l6")
 
 
+def _mpnet(ctx):
+
+    return SentenceEncoder.from_pretrained("mpnet-base")
+
+
 def _sbert_lora(ctx):
     """Trains with train_sbert_stsb.py, then adds its saved adapters to the pinned base."""
 
@@ -154,6 +159,16 @@ RECIPES = {
             "none (sentence-transformers' 1B-pair training)",
             (),
             _minilm,
+            needs=(),
+        ),
+        Recipe(
+            "mpnet-base",
+            "all-mpnet-base-v2 (MPNet, 12 layers, 768-d), converted to Keras (no training)",
+            "the strongest general-purpose sentence embeddings here; a teacher to distil from",
+            "all-mpnet-base-v2",
+            "none (sentence-transformers' 1B-pair training)",
+            (),
+            _mpnet,
             needs=(),
         ),
         Recipe(

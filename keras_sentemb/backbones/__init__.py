@@ -1,0 +1,20 @@
+"""Keras transformer backbones keras-hub lacks or computes differently from Hugging Face: MPNet, and
+BERT with its config's activation."""
+
+from keras_sentemb.backbones.hidden_activations import HIDDEN_ACTIVATIONS, hidden_activation
+from keras_sentemb.backbones.hugging_face_bert_backbone import HuggingFaceBertBackbone
+from keras_sentemb.backbones.mpnet_backbone import MPNetBackbone
+from keras_sentemb.backbones.mpnet_embedding import MPNetEmbedding
+from keras_sentemb.backbones.mpnet_transformer_layer import MPNetTransformerLayer
+from keras_sentemb.backbones.relative_position_bias import RelativePositionBias, relative_position_buckets
+
+__all__ = [
+    "HIDDEN_ACTIVATIONS",
+    "HuggingFaceBertBackbone",
+    "MPNetBackbone",
+    "MPNetEmbedding",
+    "MPNetTransformerLayer",
+    "RelativePositionBias",
+    "hidden_activation",
+    "relative_position_buckets",
+]

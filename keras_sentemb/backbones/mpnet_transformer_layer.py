@@ -1,0 +1,115 @@
+"""MPNetTransformerLayer: one post-layer-norm transformer block whose attention adds a position bias.
+
+    scores    = Q·Kᵀ / √d + bias + (1 − mask)·(−10⁹)            bias: `RelativePositionBias`, [1, H, T, T]
+    x         = LN₁(x + softmax(scores)·V·W_o + b_o)
+    x         = LN₂(x + act(x·W₁ + b₁)·W₂ + b₂)
+
+as Hugging Face's `MPNetLayer` computes it (dropout after the attention probabilities, the attention
+output and the feed-forward output, at training only). The dense layers carry keras-hub's names
+(`query`, `key`, `value`, `attention_output`, `feedforward_intermediate_dense`,
+`feedforward_output_dense`), so `Backbone.enable_lora` and `ALL_TRANSFORMER_DENSE_LAYERS` find them.
+
+Example:
+>>> import numpy as np
+>>> block = MPNetTransformerLayer(num_heads=2, intermediate_dim=16)
+>>> x, bias = np.zeros((1, 3, 8), "float32"), np.zeros((1, 2, 3, 3), "float32")
+>>> tuple(block(x, position_bias=bias, padding_mask=np.array([[1, 1, 0]])).shape)
+(1, 3, 8)
+"""
+
+import keras
+from keras import ops
+
+_MASKED = -1e9
+
+
+@keras.saving.register_keras_serializable(package="keras_sentemb")
+class MPNetTransformerLayer(keras.layers.Layer):
+    """One MPNet block (see the module docstring).
+
+    Args:
+        num_heads: attention heads H; the hidden size must be a multiple of H.
+        intermediate_dim: the feed-forward width.
+        activation: the feed-forward activation (Hugging Face's `hidden_act`; "gelu" is the exact,
+            erf-based GELU).
+        dropout: the dropout rate of attention probabilities and residual branches.
+        layer_norm_epsilon: ε of both layer norms.
+    """
+
+    def __init__(self, num_heads, intermediate_dim, activation="gelu", dropout=0.1, layer_norm_epsilon=1e-5, **kwargs):
+        super().__init__(**kwargs)
+        self.num_heads = int(num_heads)
+        self.intermediate_dim = int(intermediate_dim)
+        self.activation = keras.activations.get(activation)
+        self.dropout = float(dropout)
+        self.layer_norm_epsilon = float(layer_norm_epsilon)
+
+    def build(self, input_shape):
+        hidden = input_shape[-1]
+        if hidden % self.num_heads:
+            raise ValueError(f"MPNetTransformerLayer: hidden size {hidden} is not a multiple of {self.num_heads} heads")
+        self.head_dim = hidden // self.num_heads
+
+        def dense(units, name, activation=None):
+            layer = keras.layers.Dense(
+                units,
+                activation=activation,
+                kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.02),
+                dtype=self.dtype_policy,
+                name=name,
+            )
+            return layer
+
+        self.query = dense(hidden, "query")
+        self.key = dense(hidden, "key")
+        self.value = dense(hidden, "value")
+        self.attention_output = dense(hidden, "attention_output")
+        self.feedforward_intermediate_dense = dense(
+            self.intermediate_dim, "feedforward_intermediate_dense", self.activation
+        )
+        self.feedforward_output_dense = dense(hidden, "feedforward_output_dense")
+        for layer in (self.query, self.key, self.value, self.feedforward_intermediate_dense):
+            layer.build(input_shape)
+        self.attention_output.build(input_shape)
+        self.feedforward_output_dense.build((*input_shape[:-1], self.intermediate_dim))
+        norm = dict(epsilon=self.layer_norm_epsilon, dtype=self.dtype_policy)
+        self.attention_layer_norm = keras.layers.LayerNormalization(name="attention_layer_norm", **norm)
+        self.feedforward_layer_norm = keras.layers.LayerNormalization(name="feedforward_layer_norm", **norm)
+        self.attention_layer_norm.build(input_shape)
+        self.feedforward_layer_norm.build(input_shape)
+        self.attention_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy)
+        self.output_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy)
+        self.feedforward_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy)
+
+    def _heads(self, x):
+        batch, length = ops.shape(x)[0], ops.shape(x)[1]
+        return ops.transpose(ops.reshape(x, (batch, length, self.num_heads, self.head_dim)), (0, 2, 1, 3))
+
+    def call(self, x, position_bias, padding_mask=None, training=None):
+        query, key, value = self._heads(self.query(x)), self._heads(self.key(x)), self._heads(self.value(x))
+        scores = ops.matmul(query, ops.transpose(key, (0, 1, 3, 2))) * ops.cast(self.head_dim**-0.5, query.dtype)
+        scores = ops.cast(scores, "float32") + ops.cast(position_bias, "float32")
+        if padding_mask is not None:
+            keep = ops.cast(padding_mask, "float32")[:, None, None, :]
+            scores = scores + (1.0 - keep) * _MASKED
+        probabilities = self.attention_dropout(ops.cast(ops.softmax(scores, axis=-1), query.dtype), training=training)
+        context = ops.transpose(ops.matmul(probabilities, value), (0, 2, 1, 3))
+        batch, length = ops.shape(x)[0], ops.shape(x)[1]
+        context = ops.reshape(context, (batch, length, self.num_heads * self.head_dim))
+        attended = self.output_dropout(self.attention_output(context), training=training)
+        x = self.attention_layer_norm(x + attended)
+        feedforward = self.feedforward_output_dense(self.feedforward_intermediate_dense(x))
+        return self.feedforward_layer_norm(x + self.feedforward_dropout(feedforward, training=training))
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "num_heads": self.num_heads,
+            "intermediate_dim": self.intermediate_dim,
+            "activation": keras.activations.serialize(self.activation),
+            "dropout": self.dropout,
+            "layer_norm_epsilon": self.layer_norm_epsilon,
+        }

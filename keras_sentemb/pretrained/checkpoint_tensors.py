@@ -1,0 +1,104 @@
+"""CheckpointTensors: the tensors of a Hugging Face folder's safetensors, by name, as NumPy.
+
+Reads `model.safetensors` or the shards a `model.safetensors.index.json` lists (memory-mapped;
+nothing is loaded until asked for). Names are looked up with or without the model's prefix
+(`bert.`, `mpnet.`, `distilbert.` … as a task model such as `MPNetForMaskedLM` saves them), and
+`assign` checks every shape, so a folder of another architecture or size is an error naming the
+tensor, never a silently wrong model. `unused()` lists what was never read.
+
+Example:
+(Skipped as a doctest: it needs a checkpoint folder; tests/pretrained/test_hugging_face_backbones.py runs it.)
+>>> tensors = CheckpointTensors(folder, prefixes=("mpnet.",))                         # doctest: +SKIP
+>>> tensors.get("embeddings.word_embeddings.weight").shape                              # doctest: +SKIP
+(30527, 768)
+"""
+
+import contextlib
+import os
+
+import numpy as np
+from safetensors import safe_open
+
+from keras_sentemb.utils.checked_files import read_json
+
+SAFETENSORS = "model.safetensors"
+SAFETENSORS_INDEX = "model.safetensors.index.json"
+
+
+class CheckpointTensors(contextlib.ExitStack):
+    """Named NumPy tensors of a checkpoint folder (see the module docstring).
+
+    Args:
+        folder: the folder holding `model.safetensors` (or its sharded index).
+        prefixes: name prefixes a task model may have put before the base model's names.
+    """
+
+    def __init__(self, folder, prefixes=()):
+        super().__init__()
+        self.folder = os.fspath(folder)
+        index_path = os.path.join(self.folder, SAFETENSORS_INDEX)
+        if os.path.isfile(os.path.join(self.folder, SAFETENSORS)):
+            files = {SAFETENSORS: None}
+        elif os.path.isfile(index_path):
+            weight_map = read_json(index_path).get("weight_map")
+            if not isinstance(weight_map, dict):
+                raise ValueError(f"{index_path}: no 'weight_map' object")
+            files = {name: None for name in sorted(set(weight_map.values()))}
+        else:
+            found = [
+                name for name in ("pytorch_model.bin", "tf_model.h5") if os.path.isfile(os.path.join(folder, name))
+            ]
+            raise FileNotFoundError(
+                f"{self.folder}: no {SAFETENSORS} (nor {SAFETENSORS_INDEX})"
+                + (
+                    f"; it has {', '.join(found)}, which needs PyTorch to read: convert it once with "
+                    "transformers (`AutoModel.from_pretrained(folder).save_pretrained(folder, safe_serialization=True)`)"
+                    if found
+                    else ""
+                )
+            )
+        self._where = {}
+        for name in files:
+            handle = self.enter_context(safe_open(os.path.join(self.folder, name), framework="np"))
+            for key in handle.keys():
+                self._where[key] = handle
+        self._prefixes = tuple(prefixes)
+        self._read = set()
+
+    def names(self):
+        """Every tensor name in the checkpoint, as stored."""
+        return sorted(self._where)
+
+    def _stored_name(self, name):
+        for candidate in (name, *(prefix + name for prefix in self._prefixes)):
+            if candidate in self._where:
+                return candidate
+        return None
+
+    def __contains__(self, name):
+        return self._stored_name(name) is not None
+
+    def get(self, name):
+        """The tensor `name` (without prefix) as a NumPy array; KeyError naming the folder when absent."""
+        stored = self._stored_name(name)
+        if stored is None:
+            raise KeyError(f"{self.folder}: the checkpoint has no tensor {name!r}")
+        self._read.add(stored)
+        return self._where[stored].get_tensor(stored)
+
+    def assign(self, variable, name, transform=None):
+        """Sets the Keras `variable` to tensor `name` (after `transform`, e.g. a transpose),
+        checking that the shapes agree."""
+        value = self.get(name)
+        if transform is not None:
+            value = transform(value)
+        if tuple(value.shape) != tuple(variable.shape):
+            raise ValueError(
+                f"{self.folder}: tensor {name!r} has shape {tuple(value.shape)}, the model's "
+                f"{variable.path} needs {tuple(variable.shape)}"
+            )
+        variable.assign(np.asarray(value, dtype=np.float32))
+
+    def unused(self):
+        """Names never read, as stored."""
+        return sorted(set(self._where) - self._read)

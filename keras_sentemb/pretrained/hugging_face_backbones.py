@@ -1,0 +1,234 @@
+"""Keras backbones from Hugging Face / sentence-transformers folders, by tensor name.
+
+`load_hugging_face_backbone(folder)` reads `config.json`'s `model_type` and builds:
+
+| model_type  | backbone                                   | activation         |
+|-------------|--------------------------------------------|--------------------|
+| bert        | `HuggingFaceBertBackbone` (keras-hub BERT)  | config `hidden_act`|
+| distilbert  | keras-hub `DistilBertBackbone`              | config `activation` (gelu) |
+| mpnet       | `MPNetBackbone` (this project)              | config `hidden_act`|
+
+and copies the weights from `model.safetensors` by name, checking every shape (`CheckpointTensors`);
+BERT's pooler too, which a cross-encoder reads. A tensor the model does not use, other than the
+heads sentence embeddings never read (MPNet's pooler, masked-LM heads, position-id buffers), is an
+error: a folder that does not match its config is never
+loaded silently wrong. Any other `model_type` is refused with a `ValueError` that names it and the
+supported ones (roberta and xlm-roberta: keras-hub has their backbones, but their byte-level BPE and
+SentencePiece tokenizers are not yet reproduced in-graph to the standard of tokenizer.json ids).
+
+Example:
+(Skipped as a doctest: it needs a checkpoint folder; tests/pretrained/test_hugging_face_backbones.py runs it.)
+>>> backbone = load_hugging_face_backbone("all-mpnet-base-v2/")                   # doctest: +SKIP
+>>> type(backbone).__name__, backbone.num_layers                                 # doctest: +SKIP
+('MPNetBackbone', 12)
+"""
+
+import os
+import re
+
+import keras_hub
+import numpy as np
+
+from keras_sentemb.backbones.hidden_activations import hidden_activation
+from keras_sentemb.backbones.hugging_face_bert_backbone import HuggingFaceBertBackbone
+from keras_sentemb.backbones.mpnet_backbone import MPNetBackbone
+from keras_sentemb.pretrained.checkpoint_tensors import CheckpointTensors
+from keras_sentemb.utils.checked_files import read_json
+
+# Tensors a sentence embedding never reads.
+_IGNORED = re.compile(r"(^|\.)(pooler|lm_head|cls|vocab_transform|vocab_layer_norm|vocab_projector)\.|position_ids$")
+
+REFUSED_MODEL_TYPES = {
+    "roberta": "keras-hub has RobertaBackbone, but its byte-level BPE tokenizer is not yet reproduced in-graph "
+    "with tokenizer.json's ids on every text",
+    "xlm-roberta": "keras-hub has XLMRobertaBackbone, but its SentencePiece/Unigram tokenizer is not yet "
+    "reproduced in-graph with tokenizer.json's ids on every text",
+}
+
+
+def _transposed(value):
+    return np.ascontiguousarray(value.T)
+
+
+def _norm(tensors, layer, name):
+    """A LayerNorm stored as weight/bias (current) or gamma/beta (TF-era BERT checkpoints)."""
+    gamma, beta = ("weight", "bias") if f"{name}.weight" in tensors else ("gamma", "beta")
+    tensors.assign(layer.gamma, f"{name}.{gamma}")
+    tensors.assign(layer.beta, f"{name}.{beta}")
+
+
+def _dense(tensors, layer, name):
+    tensors.assign(layer.kernel, f"{name}.weight", _transposed)
+    tensors.assign(layer.bias, f"{name}.bias")
+
+
+def _einsum_heads(tensors, layer, name):
+    """A keras `MultiHeadAttention` projection: kernel [hidden, heads, size] from a torch Linear."""
+    tensors.assign(layer.kernel, f"{name}.weight", lambda w: _transposed(w).reshape(layer.kernel.shape))
+    tensors.assign(layer.bias, f"{name}.bias", lambda b: b.reshape(layer.bias.shape))
+
+
+def _einsum_output(tensors, layer, name):
+    tensors.assign(layer.kernel, f"{name}.weight", lambda w: _transposed(w).reshape(layer.kernel.shape))
+    tensors.assign(layer.bias, f"{name}.bias")
+
+
+def _check_config(config, key, expected, source):
+    value = config.get(key, expected)
+    if value != expected:
+        raise ValueError(f"{source}: {key}={value!r} is not supported (only {expected!r})")
+
+
+# ---------------------------------------------------------------------------------------- BERT
+def _bert(config, source, dtype):
+    _check_config(config, "position_embedding_type", "absolute", source)
+    _check_config(config, "layer_norm_eps", 1e-12, source)
+    return HuggingFaceBertBackbone(
+        vocabulary_size=config["vocab_size"],
+        num_layers=config["num_hidden_layers"],
+        num_heads=config["num_attention_heads"],
+        hidden_dim=config["hidden_size"],
+        intermediate_dim=config["intermediate_size"],
+        max_sequence_length=config["max_position_embeddings"],
+        num_segments=config.get("type_vocab_size", 2),
+        hidden_act=config.get("hidden_act", "gelu"),
+        dtype=dtype,
+    )
+
+
+def _load_bert(backbone, tensors):
+    tensors.assign(backbone.token_embedding.embeddings, "embeddings.word_embeddings.weight")
+    tensors.assign(backbone.position_embedding.position_embeddings, "embeddings.position_embeddings.weight")
+    tensors.assign(backbone.segment_embedding.embeddings, "embeddings.token_type_embeddings.weight")
+    _norm(tensors, backbone.embeddings_layer_norm, "embeddings.LayerNorm")
+    for index, block in enumerate(backbone.transformer_layers):
+        at = f"encoder.layer.{index}"
+        attention = block._self_attention_layer
+        for dense, name in (
+            (attention._query_dense, "query"),
+            (attention._key_dense, "key"),
+            (attention._value_dense, "value"),
+        ):
+            _einsum_heads(tensors, dense, f"{at}.attention.self.{name}")
+        _einsum_output(tensors, attention._output_dense, f"{at}.attention.output.dense")
+        _norm(tensors, block._self_attention_layer_norm, f"{at}.attention.output.LayerNorm")
+        _dense(tensors, block._feedforward_intermediate_dense, f"{at}.intermediate.dense")
+        _dense(tensors, block._feedforward_output_dense, f"{at}.output.dense")
+        _norm(tensors, block._feedforward_layer_norm, f"{at}.output.LayerNorm")
+    # BERT's pooler (tanh(W·h_CLS + b)): no sentence embedding reads it, a cross-encoder does.
+    if "pooler.dense.weight" in tensors:
+        _dense(tensors, backbone.pooled_dense, "pooler.dense")
+
+
+# ---------------------------------------------------------------------------------- DistilBERT
+def _distilbert(config, source, dtype):
+    activation = config.get("activation", "gelu")
+    if activation != "gelu":
+        hidden_activation(activation)  # an unknown name: its own error
+        raise ValueError(f"{source}: DistilBERT activation={activation!r} is not supported (keras-hub computes 'gelu')")
+    return keras_hub.models.DistilBertBackbone(
+        vocabulary_size=config["vocab_size"],
+        num_layers=config["n_layers"],
+        num_heads=config["n_heads"],
+        hidden_dim=config["dim"],
+        intermediate_dim=config["hidden_dim"],
+        max_sequence_length=config["max_position_embeddings"],
+        dtype=dtype,
+    )
+
+
+def _load_distilbert(backbone, tensors):
+    tensors.assign(backbone.embeddings.token_embedding.embeddings, "embeddings.word_embeddings.weight")
+    tensors.assign(backbone.embeddings.position_embedding.position_embeddings, "embeddings.position_embeddings.weight")
+    _norm(tensors, backbone.embeddings_layer_norm, "embeddings.LayerNorm")
+    for index, block in enumerate(backbone.transformer_layers):
+        at = f"transformer.layer.{index}"
+        attention = block._self_attention_layer
+        for dense, name in (
+            (attention._query_dense, "q_lin"),
+            (attention._key_dense, "k_lin"),
+            (attention._value_dense, "v_lin"),
+        ):
+            _einsum_heads(tensors, dense, f"{at}.attention.{name}")
+        _einsum_output(tensors, attention._output_dense, f"{at}.attention.out_lin")
+        _norm(tensors, block._self_attention_layer_norm, f"{at}.sa_layer_norm")
+        _dense(tensors, block._feedforward_intermediate_dense, f"{at}.ffn.lin1")
+        _dense(tensors, block._feedforward_output_dense, f"{at}.ffn.lin2")
+        _norm(tensors, block._feedforward_layer_norm, f"{at}.output_layer_norm")
+
+
+# --------------------------------------------------------------------------------------- MPNet
+def _mpnet(config, source, dtype):
+    pad = config.get("pad_token_id", 1)
+    return MPNetBackbone(
+        vocabulary_size=config["vocab_size"],
+        num_layers=config["num_hidden_layers"],
+        num_heads=config["num_attention_heads"],
+        hidden_dim=config["hidden_size"],
+        intermediate_dim=config["intermediate_size"],
+        max_sequence_length=config["max_position_embeddings"] - pad - 1,
+        pad_token_id=pad,
+        relative_attention_num_buckets=config.get("relative_attention_num_buckets", 32),
+        layer_norm_epsilon=config.get("layer_norm_eps", 1e-5),
+        hidden_act=config.get("hidden_act", "gelu"),
+        dtype=dtype,
+    )
+
+
+def _load_mpnet(backbone, tensors):
+    embeddings = backbone.embeddings
+    tensors.assign(embeddings.token_embedding.embeddings, "embeddings.word_embeddings.weight")
+    tensors.assign(embeddings.position_embedding.embeddings, "embeddings.position_embeddings.weight")
+    _norm(tensors, embeddings.layer_norm, "embeddings.LayerNorm")
+    tensors.assign(backbone.relative_position_bias.embeddings, "encoder.relative_attention_bias.weight")
+    for index, block in enumerate(backbone.transformer_layers):
+        at = f"encoder.layer.{index}"
+        for dense, name in ((block.query, "q"), (block.key, "k"), (block.value, "v"), (block.attention_output, "o")):
+            _dense(tensors, dense, f"{at}.attention.attn.{name}")
+        _norm(tensors, block.attention_layer_norm, f"{at}.attention.LayerNorm")
+        _dense(tensors, block.feedforward_intermediate_dense, f"{at}.intermediate.dense")
+        _dense(tensors, block.feedforward_output_dense, f"{at}.output.dense")
+        _norm(tensors, block.feedforward_layer_norm, f"{at}.output.LayerNorm")
+
+
+# model_type → (build from config, load weights, prefixes a task model adds)
+ARCHITECTURES = {
+    "bert": (_bert, _load_bert, ("bert.",)),
+    "distilbert": (_distilbert, _load_distilbert, ("distilbert.",)),
+    "mpnet": (_mpnet, _load_mpnet, ("mpnet.",)),
+}
+
+
+def hugging_face_model_type(folder):
+    """`config.json`'s `model_type` of a Hugging Face folder; ValueError when it is not one we load."""
+    path = os.path.join(os.fspath(folder), "config.json")
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{folder}: no config.json (not a Hugging Face model folder)")
+    model_type = read_json(path).get("model_type")
+    if model_type in ARCHITECTURES:
+        return model_type
+    why = REFUSED_MODEL_TYPES.get(model_type, "no Keras implementation here")
+    raise ValueError(
+        f"{path}: model_type {model_type!r} is not supported ({why}); supported: {', '.join(sorted(ARCHITECTURES))}"
+    )
+
+
+def load_hugging_face_backbone(folder, dtype=None):
+    """The Keras backbone of a Hugging Face folder with its weights (see the module docstring)."""
+    folder = os.fspath(folder)
+    model_type = hugging_face_model_type(folder)
+    config = read_json(os.path.join(folder, "config.json"))
+    build, load, prefixes = ARCHITECTURES[model_type]
+    try:
+        backbone = build(config, os.path.join(folder, "config.json"), dtype)
+    except KeyError as error:
+        raise ValueError(f"{folder}/config.json: {model_type} config without {error.args[0]!r}") from None
+    with CheckpointTensors(folder, prefixes) as tensors:
+        load(backbone, tensors)
+        extra = [name for name in tensors.unused() if not _IGNORED.search(name)]
+    if extra:
+        raise ValueError(
+            f"{folder}: {len(extra)} checkpoint tensors do not belong to the {model_type} model its config.json "
+            f"describes (e.g. {', '.join(extra[:3])})"
+        )
+    return backbone

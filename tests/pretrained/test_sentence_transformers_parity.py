@@ -1,0 +1,100 @@
+"""Any sentence-transformers folder gives sentence-transformers' own vectors.
+
+tests/fixtures/st_folders/ holds tiny random-weight folders of every supported architecture
+(BERT, DistilBERT, MPNet) and module combination (every Pooling mode and a concatenation of all
+six, Dense with and without bias and residual, Normalize, prompts, truncate_dim), in both layouts
+(older `pooling_mode_*` / `max_seq_length`; sentence-transformers 6.x `pooling_mode` /
+`model_max_length`). tests/fixtures/st_folders_reference/ holds what sentence-transformers 6.2
+computes on them (benchmarks/anchors/st_folder_reference.py, run in the anchor venv): `encode`,
+`encode_query`, `encode_document`, `encode(prompt="")` of 418 texts (118 sentences, 300 hostile).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from tokenizers import Tokenizer
+
+from keras_sentemb import SentenceEncoder
+from keras_sentemb.export import export_saved_model
+from tests.conftest import FIXTURES
+
+FOLDERS = os.path.join(FIXTURES, "st_folders")
+REFERENCE = os.path.join(FIXTURES, "st_folders_reference")
+NAMES = sorted(name for name in os.listdir(FOLDERS) if os.path.isdir(os.path.join(FOLDERS, name)))
+with open(os.path.join(REFERENCE, "sentences.json"), encoding="utf-8") as f:
+    SENTENCES = json.load(f)
+with open(os.path.join(FIXTURES, "hostile_texts", "texts.json"), encoding="utf-8") as f:
+    HOSTILE = json.load(f)
+
+
+@pytest.fixture(scope="module", params=NAMES)
+def loaded(request):
+    return request.param, SentenceEncoder.from_pretrained(os.path.join(FOLDERS, request.param))
+
+
+def test_every_layout_and_architecture_is_covered():
+    assert {name.split("_")[0] for name in NAMES} == {"bert", "distilbert", "mpnet"}
+    assert {name.rsplit("_", 1)[1] for name in NAMES} == {"old", "new"}
+
+
+def test_vectors_equal_sentence_transformers_within_1e_5(loaded):
+    name, encoder = loaded
+    reference = np.load(os.path.join(REFERENCE, f"{name}.npz"))
+    ours = {
+        "default": encoder.encode(SENTENCES, normalize=False),
+        "query": encoder.encode_query(SENTENCES, normalize=False),
+        "document": encoder.encode_document(SENTENCES, normalize=False),
+        "no_prompt": encoder.encode(SENTENCES, normalize=False, prompt=""),
+    }
+    for kind, vectors in ours.items():
+        assert vectors.shape == reference[kind].shape, (name, kind)
+        worst = np.abs(vectors - reference[kind]).max(axis=1)
+        assert worst.max() < 1e-5, (name, kind, [(SENTENCES[i][:40], float(worst[i])) for i in np.argsort(-worst)[:3]])
+
+
+def test_ids_are_the_tokenizer_json_ids_on_every_hostile_text(loaded):
+    name, encoder = loaded
+    reference = Tokenizer.from_file(os.path.join(FOLDERS, name, "tokenizer.json"))
+    reference.no_truncation()
+    reference.no_padding()
+    expected = [encoding.ids[1:-1] for encoding in reference.encode_batch(HOSTILE)]
+    in_graph = encoder.tokenizer.tokenize(HOSTILE).to_list()
+    differ = [i for i, (ours, theirs) in enumerate(zip(in_graph, expected)) if ours != theirs]
+    assert not differ, (name, len(differ), [HOSTILE[i][:40] for i in differ[:3]])
+
+
+@pytest.mark.parametrize("name", ["mpnet_all_modes_new", "bert_weighted_last_prompts_new"])
+def test_the_savedmodel_in_a_fresh_process_equals_encode(name, tmp_path):
+    """Strings in, `encode`'s vectors out (its default prompt, "query: ", included) with TF alone."""
+    encoder = SentenceEncoder.from_pretrained(os.path.join(FOLDERS, name))
+    folder = export_saved_model(encoder, tmp_path / "model", version=1)
+    texts = SENTENCES[::7]
+    (tmp_path / "texts.json").write_text(json.dumps(texts))
+    script = textwrap.dedent(
+        """
+        import json, sys
+        import numpy as np
+        import tensorflow as tf
+        import tensorflow_text  # registers the tokenizer's ops
+        serve = tf.saved_model.load(sys.argv[1]).signatures["serving_default"]
+        texts = json.load(open(sys.argv[2]))
+        np.save(sys.argv[3], serve(texts=tf.constant(texts))["embedding"].numpy())
+        print(json.dumps(sorted(m for m in sys.modules if m.startswith("keras_sentemb"))))
+        """
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script, folder, str(tmp_path / "texts.json"), str(tmp_path / "out.npy")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": ""},
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == []
+    np.testing.assert_allclose(np.load(tmp_path / "out.npy"), encoder.encode(texts), atol=1e-5)

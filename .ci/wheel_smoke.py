@@ -3,7 +3,10 @@ in a fresh venv that holds keras-sentemb and keras-sentemb-zoo only as wheels.
 
 It checks what a new user does first: the zoo lists every model of the companion wheel, each
 model loads offline and computes the outputs its build recorded (probe.json), `encode` and
-`hash` work, a SavedModel exports and loads back, and the `keras-sentemb` console script runs.
+`hash` work, a SavedModel exports and loads back, the `keras-sentemb` console script runs, and
+all-mpnet-base-v2 loads from its five part-wheels (`from_pretrained("mpnet-base")`: assembled into
+the fresh `$KERAS_SENTEMB_HOME`), encodes, exports, and its SavedModel serves the same vectors in a
+fresh process that imports only TensorFlow and TF Text.
 """
 
 import json
@@ -64,6 +67,32 @@ embedding = served(texts=tf.constant(["A man is playing a guitar."]))["embedding
 difference = np.abs(embedding - encoder.encode(["A man is playing a guitar."]))
 print(f"export: {folder}, loaded back with tf.saved_model.load, max |Δ| to encode {difference.max():.2e}")
 assert difference.max() <= 1e-5
+
+mpnet = keras_sentemb.SentenceEncoder.from_pretrained("mpnet-base")
+texts = ["A man is playing a guitar.", "Someone plays an instrument.", "The stock market fell."]
+vectors = mpnet.encode(texts)
+assert vectors.shape == (3, 768) and vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2
+folder = export_saved_model(mpnet, os.path.join(tempfile.mkdtemp(), "mpnet"), version=1)
+served = subprocess.run(
+    [
+        sys.executable,
+        "-c",
+        "import sys, json, tensorflow as tf, tensorflow_text; "
+        "serve = tf.saved_model.load(sys.argv[1]).signatures['serving_default']; "
+        "print(json.dumps(serve(texts=tf.constant(json.loads(sys.argv[2])))['embedding'].numpy().tolist())); "
+        "assert not [m for m in sys.modules if m.startswith('keras_sentemb')], 'the SavedModel needed keras_sentemb'",
+        folder,
+        json.dumps(texts),
+    ],
+    check=True,
+    capture_output=True,
+    text=True,
+).stdout
+difference = np.abs(np.asarray(json.loads(served.strip().splitlines()[-1])) - vectors).max()
+print(
+    f"mpnet-base from the part-wheels: encode {vectors.shape}, SavedModel in a TF-only process max |Δ| {difference:.2e}"
+)
+assert difference <= 1e-5
 
 script = os.path.join(os.path.dirname(sys.executable), "keras-sentemb")
 listing = subprocess.run([script, "zoo", "list"], check=True, capture_output=True, text=True).stdout

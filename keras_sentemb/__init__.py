@@ -20,7 +20,7 @@ if keras.config.backend() != "tensorflow":
         f"{keras.config.backend()!r}. Set KERAS_BACKEND=tensorflow before importing keras."
     )
 
-from keras_sentemb import layers, losses, models, zoo  # noqa: E402
+from keras_sentemb import backbones, layers, losses, models, pretrained, zoo  # noqa: E402
 from keras_sentemb.export import export_saved_model  # noqa: E402
 from keras_sentemb.layers import GatedConvFusion, PairFeatureHead, SemanticHashing, SiamesePooler  # noqa: E402
 from keras_sentemb.models import (  # noqa: E402
@@ -54,10 +54,12 @@ __all__ = [
     "SiamesePooler",
     "WordTokenizer",
     "__version__",
+    "backbones",
     "distill_hashed_encoder",
     "export_saved_model",
     "layers",
     "load_sentence_encoder",
+    "pretrained",
     "losses",
     "models",
     "zoo",

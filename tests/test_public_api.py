@@ -11,6 +11,8 @@ from keras_sentemb.retrieval import BinaryIndex, semantic_search
 TYPED = [
     keras_sentemb.SentenceEncoder.from_pretrained,
     keras_sentemb.SentenceEncoder.encode,
+    keras_sentemb.SentenceEncoder.encode_query,
+    keras_sentemb.SentenceEncoder.encode_document,
     keras_sentemb.CrossEncoder.from_pretrained,
     keras_sentemb.CrossEncoder.predict_pairs,
     keras_sentemb.DSE.from_pretrained,

@@ -84,11 +84,18 @@ def build(args):
             super().__init__()
             self.inner = inner
 
-        def forward(self, *inputs):
-            return self.inner(**dict(zip(names, inputs))).last_hidden_state
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.inner(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
 
+    class LastHiddenStateWithoutTypes(LastHiddenState):
+        def forward(self, input_ids, attention_mask):
+            return self.inner(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
+    wrapper = LastHiddenState if "token_type_ids" in names else LastHiddenStateWithoutTypes
     torch.onnx.export(
-        LastHiddenState(transformer),
+        wrapper(transformer),
         tuple(features[name] for name in names),
         onnx_path,
         input_names=names,

@@ -18,6 +18,7 @@ from keras_sentemb.layers.siamese_pooler import SiamesePooler
 from keras_sentemb.models.embedding_model import EmbeddingModel
 from keras_sentemb.pretrained.bert_inference_graph import bert_layer_states, supports_bert_layer_states
 from keras_sentemb.pretrained.checkpoint_tensors import CheckpointTensors
+from keras_sentemb.pretrained.mpnet_inference_graph import mpnet_layer_states, supports_mpnet_layer_states
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
@@ -158,19 +159,25 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
                 layer.trainable = False
 
     def openvino_graph_fn(self):
-        """`embed_fn()`'s math for OpenVINO to convert: over a float32 BERT backbone, the
-        block outputs of `bert_layer_states` (layer norm and attention in the op shapes
-        OpenVINO fuses, see docs/serving_speed.md) fed to this model's own pooler and
-        normalisation layers; over any other backbone, `embed_fn()` itself."""
-        if not supports_bert_layer_states(self.backbone):
+        """`embed_fn()`'s math for OpenVINO to convert: over a float32 BERT or MPNet backbone, the
+        block outputs of `bert_layer_states` / `mpnet_layer_states` (layer norm and attention in
+        the op shapes OpenVINO fuses, see docs/serving_speed.md) fed to this model's own pooler,
+        Dense, normalisation and truncation layers; over any other backbone, `embed_fn()` itself."""
+        if supports_bert_layer_states(self.backbone):
+            layer_states = bert_layer_states
+        elif supports_mpnet_layer_states(self.backbone):
+            layer_states = mpnet_layer_states
+        else:
             return self.embed_fn()
         if getattr(self, "_openvino_graph_function", None) is None:
             pooler = self.get_layer("pooler")
-            normalize = self.get_layer("l2_normalize") if self.normalize else None
+            # What follows the pooler (Dense, residuals, normalisation, truncation): this model's
+            # own layers, cut out of its graph.
+            head = None if self.output is pooler.output else keras.Model(pooler.output, self.output, name="head")
 
             def embed(token_ids, padding_mask):
-                embedding = pooler(bert_layer_states(self.backbone, token_ids, padding_mask), padding_mask=padding_mask)
-                return normalize(embedding) if normalize is not None else embedding
+                embedding = pooler(layer_states(self.backbone, token_ids, padding_mask), padding_mask=padding_mask)
+                return embedding if head is None else head(embedding)
 
             spec = tf.TensorSpec([None, None], tf.int32)
             # A cache, not state: set past Keras/TF tracking so it is never saved.
@@ -388,7 +395,7 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
             return embeddings[0] if single else embeddings
         return self.encode_texts(texts, batch_size, normalize, progress, backend, precision, calibration_texts)
 
-    def resolve_prompt(self, prompt_name=None, prompt=None):
+    def resolve_prompt(self, prompt_name: str | None = None, prompt: str | None = None) -> str | None:
         """The prompt text `encode` prepends: `prompt`, else `prompts[prompt_name]`, else the
         default prompt's, else None. ValueError for a name that is not among `prompts`."""
         if prompt is not None:
@@ -405,14 +412,18 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
             return self.prompts[self.default_prompt_name]
         return None
 
-    def encode_query(self, texts: Texts, prompt_name: str | None = None, prompt: str | None = None, **kwargs):
+    def encode_query(
+        self, texts: Texts, prompt_name: str | None = None, prompt: str | None = None, **kwargs
+    ) -> np.ndarray:
         """`encode` for search queries: the "query" prompt when none is given (no prompt, not the
         default one, when the model has no "query" prompt), as sentence-transformers' `encode_query`."""
         if prompt_name is None and prompt is None:
             prompt = self.prompts.get("query", "")
         return self.encode(texts, prompt_name=prompt_name, prompt=prompt, **kwargs)
 
-    def encode_document(self, texts: Texts, prompt_name: str | None = None, prompt: str | None = None, **kwargs):
+    def encode_document(
+        self, texts: Texts, prompt_name: str | None = None, prompt: str | None = None, **kwargs
+    ) -> np.ndarray:
         """`encode` for documents: the first of the "document", "passage", "corpus" prompts the model
         has, when none is given (else no prompt), as sentence-transformers' `encode_document`."""
         if prompt_name is None and prompt is None:

@@ -65,7 +65,9 @@ def supports_bert_layer_states(backbone):
     return True
 
 
-def _layer_norm(layer, x):
+def mvn_layer_norm(layer, x):
+    """A Keras `LayerNormalization`'s output, written as the mean-variance normalisation OpenVINO
+    fuses into one MVN node: (x − mean) / sqrt(var + ε) · γ + β over the last axis."""
     mean = tf.reduce_mean(x, axis=[-1], keepdims=True)
     centred = x - mean
     variance = tf.reduce_mean(centred * centred, axis=[-1], keepdims=True)
@@ -103,13 +105,15 @@ def bert_layer_states(backbone, token_ids, padding_mask):
     positions = tf.convert_to_tensor(backbone.position_embedding.position_embeddings)[:length]
     segment = tf.convert_to_tensor(backbone.segment_embedding.embeddings)[0]
     x = tf.gather(tf.convert_to_tensor(backbone.token_embedding.embeddings), token_ids) + positions + segment
-    x = _layer_norm(backbone.embeddings_layer_norm, x)
+    x = mvn_layer_norm(backbone.embeddings_layer_norm, x)
     keep = tf.cast(padding_mask, tf.float32)[:, tf.newaxis, tf.newaxis, :]
     additive_mask = (1.0 - keep) * _MASKED
     states = []
     for block in backbone.transformer_layers:
-        x = _layer_norm(block._self_attention_layer_norm, x + _attention(block._self_attention_layer, x, additive_mask))
+        x = mvn_layer_norm(
+            block._self_attention_layer_norm, x + _attention(block._self_attention_layer, x, additive_mask)
+        )
         feedforward = block._feedforward_output_dense(block._feedforward_intermediate_dense(x))
-        x = _layer_norm(block._feedforward_layer_norm, x + feedforward)
+        x = mvn_layer_norm(block._feedforward_layer_norm, x + feedforward)
         states.append(x)
     return states

@@ -272,11 +272,16 @@ RECIPES = {
 }
 
 
+# The pinned base weights each backbone class of the zoo comes from.
+BACKBONE_PRESETS = {"BertBackbone": "minilm-l6", "HuggingFaceBertBackbone": "minilm-l6", "MPNetBackbone": "mpnet-base"}
+
+
 def recipe_sources(model):
-    """The weight sources for a built model: the MiniLM backbone and/or the word tables."""
+    """The weight sources for a built model: its pretrained backbone (MiniLM or MPNet) and/or the
+    word tables."""
     sources = []
-    if any(layer.__class__.__name__ == "BertBackbone" for layer in model._flatten_layers()):
-        sources.append(pretrained_backbone_source("minilm-l6"))
+    presets = {BACKBONE_PRESETS.get(layer.__class__.__name__) for layer in model._flatten_layers()} - {None}
+    sources += [pretrained_backbone_source(preset) for preset in sorted(presets)]
     if any(layer.__class__.__name__ == "WordEmbeddings" for layer in model._flatten_layers()):
         sources.append(word_vectors_source(100_000, ("glove", "minilm"), 128))
     return sources

@@ -28,8 +28,12 @@ class HuggingFaceBertBackbone(keras_hub.models.BertBackbone):
     """
 
     def __init__(self, *args, hidden_act="gelu", **kwargs):
-        activation = hidden_activation(hidden_act)
         super().__init__(*args, **kwargs)
+        self.use_hidden_act(hidden_act)
+
+    def use_hidden_act(self, hidden_act):
+        """Computes Hugging Face's `hidden_act` in every block from now on (before the first trace)."""
+        activation = hidden_activation(hidden_act)
         self.hidden_act = hidden_act
         for block in self.transformer_layers:
             # The functional graph calls each block's layers anew, so the activation set here is

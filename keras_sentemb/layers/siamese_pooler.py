@@ -152,6 +152,11 @@ class SiamesePooler(keras.layers.Layer):
             isinstance(shape, (list, tuple)) for shape in input_shape
         )
         shapes = list(input_shape) if is_list_of_shapes else [input_shape]
+        for index in self.layer_indices:
+            if not -len(shapes) <= index < len(shapes):
+                raise ValueError(
+                    f"SiamesePooler: layer index {index} is out of range for {len(shapes)} input layer(s)."
+                )
         features = [shapes[i][-1] for i in self.layer_indices for _ in self.modes]
         total = None if None in features else sum(features)
         return (shapes[0][0], total)

@@ -6,6 +6,7 @@ import os
 from collections.abc import Sequence
 
 import keras
+import keras_hub
 import numpy as np
 
 from keras_sentemb.data.length_buckets import pack_sequence_rows
@@ -74,6 +75,11 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
             raise ValueError(f"num_labels must be a positive int, got {num_labels!r}")
         if pooling not in POOLINGS:
             raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
+        if not isinstance(backbone, keras_hub.models.BertBackbone):
+            raise ValueError(
+                "CrossEncoder reads a pair as [CLS] a [SEP] b [SEP] with segment ids, which needs a BERT "
+                f"backbone (keras_hub.models.BertBackbone); got {type(backbone).__name__}"
+            )
         inputs = {key: keras.Input(shape=(None,), dtype="int32", name=key) for key in INPUT_KEYS}
         outputs = backbone(inputs)
         if pooling == "pooler":

@@ -55,8 +55,15 @@ def build_word_vectors(top_n=100_000, types=WORD_VECTOR_TYPES, minilm_dims=128, 
     return WordVectors(vocabulary=words, tables=tables)
 
 
+# The "minilm" table is defined by the MiniLM computation it was first built with, keras-hub's BERT
+# with the tanh-approximated GELU: the zoo's word models were trained on it and load to their
+# recorded outputs only with it (`from_pretrained` computes the exact GELU since, ~3e-4 apart).
+MINILM_TABLE_HIDDEN_ACT = "gelu_pytorch_tanh"
+
+
 def _cached_minilm_table(words, dims, cache_dir, progress):
     encoder = SentenceEncoder.from_pretrained("minilm-l6")
+    encoder.backbone.use_hidden_act(MINILM_TABLE_HIDDEN_ACT)
 
     def compute():
         return minilm_word_table(words, encoder, dims=dims, progress=progress)

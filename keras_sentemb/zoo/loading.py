@@ -21,7 +21,7 @@ def _sentence_encoders():
 
 
 def load_sentence_encoder(name_or_path: str | os.PathLike = "minilm-l6", dtype: str | None = None) -> keras.Model:
-    """A sentence encoder from a preset name ("minilm-l6"), an HF-format folder (both a
+    """A sentence encoder from a preset name ("minilm-l6", "mpnet-base"), an HF-format folder (both a
     `SentenceEncoder`), a zoo model ("zoo:sbert-minilm-l6-stsb") or a `.keras` file saved with `encoder.save(...)` (a
     `SentenceEncoder`, `InferLite` or `BiLSTMSRA`: all have `encode` and `export`).
 

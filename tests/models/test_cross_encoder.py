@@ -132,3 +132,11 @@ def test_a_mean_pooling_head_reads_the_mean_of_the_real_tokens_and_round_trips(t
     np.testing.assert_allclose(restored.predict_pairs(FIRST, SECOND), batched, atol=1e-6)
     with pytest.raises(ValueError, match="pooling must be one of"):
         make_tiny_cross_encoder(pooling="cls")
+
+
+def test_a_backbone_without_segment_ids_is_refused_clearly():
+    from keras_sentemb.backbones import MPNetBackbone
+
+    backbone = MPNetBackbone(vocabulary_size=20, num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=16)
+    with pytest.raises(ValueError, match="needs a BERT backbone.*got MPNetBackbone"):
+        CrossEncoder(backbone)

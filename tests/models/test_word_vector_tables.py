@@ -14,6 +14,13 @@ class FakeEncoder:
 
     calls = 0
 
+    class backbone:  # noqa: N801  (an attribute standing in for the BERT backbone)
+        hidden_act = "gelu"
+
+        @classmethod
+        def use_hidden_act(cls, name):
+            cls.hidden_act = name
+
     def encode(self, words, batch_size=512, progress=True):
         FakeEncoder.calls += 1
         rng = np.random.default_rng(len(words))
@@ -52,6 +59,7 @@ def test_the_minilm_table_is_aligned_with_glove_and_cached(monkeypatch, tmp_path
     first = build_word_vectors(top_n=30, minilm_dims=4, cache_dir=tmp_path, progress=False)
     again = build_word_vectors(top_n=30, minilm_dims=4, cache_dir=tmp_path, progress=False)
     assert FakeEncoder.calls == 1
+    assert FakeEncoder.backbone.hidden_act == "gelu_pytorch_tanh"  # the computation the table was defined with
     assert first.tables["minilm"].shape == (32, 4) and first.tables["glove"].shape == (32, 50)
     np.testing.assert_array_equal(first.tables["minilm"], again.tables["minilm"])
 

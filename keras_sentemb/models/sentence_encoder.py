@@ -227,14 +227,10 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
             name=_model_name(name_or_path),
         )
         for index, module in enumerate(spec.dense):
-            with CheckpointTensors(module.folder, prefixes=("linear.",)) as tensors:
-                layer = encoder.get_layer(f"dense_{index}")
-                tensors.assign(layer.kernel, "linear.weight", lambda w: np.ascontiguousarray(w.T))
-                if module.bias:
-                    tensors.assign(layer.bias, "linear.bias")
+            with CheckpointTensors(module.folder) as tensors:
+                tensors.assign_linear(encoder.get_layer(f"dense_{index}"), "linear")
                 if module.use_residual and module.in_features != module.out_features:
-                    projection = encoder.get_layer(f"dense_{index}_residual_projection")
-                    tensors.assign(projection.kernel, "residual.weight", lambda w: np.ascontiguousarray(w.T))
+                    tensors.assign_linear(encoder.get_layer(f"dense_{index}_residual_projection"), "residual")
         return encoder
 
     @classmethod

@@ -99,6 +99,13 @@ class CheckpointTensors(contextlib.ExitStack):
             )
         variable.assign(np.asarray(value, dtype=np.float32))
 
+    def assign_linear(self, layer, name):
+        """Sets a Keras `Dense` layer from the torch `Linear` `name`: kernel = `name.weight`ᵀ
+        ([out, in] → [in, out]) and, when the layer has one, bias = `name.bias`."""
+        self.assign(layer.kernel, f"{name}.weight", lambda weight: np.ascontiguousarray(weight.T))
+        if layer.use_bias:
+            self.assign(layer.bias, f"{name}.bias")
+
     def unused(self):
         """Names never read, as stored."""
         return sorted(set(self._where) - self._read)

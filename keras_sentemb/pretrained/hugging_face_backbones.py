@@ -57,11 +57,6 @@ def _norm(tensors, layer, name):
     tensors.assign(layer.beta, f"{name}.{beta}")
 
 
-def _dense(tensors, layer, name):
-    tensors.assign(layer.kernel, f"{name}.weight", _transposed)
-    tensors.assign(layer.bias, f"{name}.bias")
-
-
 def _einsum_heads(tensors, layer, name):
     """A keras `MultiHeadAttention` projection: kernel [hidden, heads, size] from a torch Linear."""
     tensors.assign(layer.kernel, f"{name}.weight", lambda w: _transposed(w).reshape(layer.kernel.shape))
@@ -112,12 +107,12 @@ def _load_bert(backbone, tensors):
             _einsum_heads(tensors, dense, f"{at}.attention.self.{name}")
         _einsum_output(tensors, attention._output_dense, f"{at}.attention.output.dense")
         _norm(tensors, block._self_attention_layer_norm, f"{at}.attention.output.LayerNorm")
-        _dense(tensors, block._feedforward_intermediate_dense, f"{at}.intermediate.dense")
-        _dense(tensors, block._feedforward_output_dense, f"{at}.output.dense")
+        tensors.assign_linear(block._feedforward_intermediate_dense, f"{at}.intermediate.dense")
+        tensors.assign_linear(block._feedforward_output_dense, f"{at}.output.dense")
         _norm(tensors, block._feedforward_layer_norm, f"{at}.output.LayerNorm")
     # BERT's pooler (tanh(W·h_CLS + b)): no sentence embedding reads it, a cross-encoder does.
     if "pooler.dense.weight" in tensors:
-        _dense(tensors, backbone.pooled_dense, "pooler.dense")
+        tensors.assign_linear(backbone.pooled_dense, "pooler.dense")
 
 
 # ---------------------------------------------------------------------------------- DistilBERT
@@ -152,8 +147,8 @@ def _load_distilbert(backbone, tensors):
             _einsum_heads(tensors, dense, f"{at}.attention.{name}")
         _einsum_output(tensors, attention._output_dense, f"{at}.attention.out_lin")
         _norm(tensors, block._self_attention_layer_norm, f"{at}.sa_layer_norm")
-        _dense(tensors, block._feedforward_intermediate_dense, f"{at}.ffn.lin1")
-        _dense(tensors, block._feedforward_output_dense, f"{at}.ffn.lin2")
+        tensors.assign_linear(block._feedforward_intermediate_dense, f"{at}.ffn.lin1")
+        tensors.assign_linear(block._feedforward_output_dense, f"{at}.ffn.lin2")
         _norm(tensors, block._feedforward_layer_norm, f"{at}.output_layer_norm")
 
 
@@ -184,10 +179,10 @@ def _load_mpnet(backbone, tensors):
     for index, block in enumerate(backbone.transformer_layers):
         at = f"encoder.layer.{index}"
         for dense, name in ((block.query, "q"), (block.key, "k"), (block.value, "v"), (block.attention_output, "o")):
-            _dense(tensors, dense, f"{at}.attention.attn.{name}")
+            tensors.assign_linear(dense, f"{at}.attention.attn.{name}")
         _norm(tensors, block.attention_layer_norm, f"{at}.attention.LayerNorm")
-        _dense(tensors, block.feedforward_intermediate_dense, f"{at}.intermediate.dense")
-        _dense(tensors, block.feedforward_output_dense, f"{at}.output.dense")
+        tensors.assign_linear(block.feedforward_intermediate_dense, f"{at}.intermediate.dense")
+        tensors.assign_linear(block.feedforward_output_dense, f"{at}.output.dense")
         _norm(tensors, block.feedforward_layer_norm, f"{at}.output.LayerNorm")
 
 

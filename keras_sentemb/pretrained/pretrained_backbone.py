@@ -1,8 +1,6 @@
 """A Keras backbone, its `SentenceTokenizer` and its sentence-transformers pipeline from a preset
 name or a folder."""
 
-import os
-
 from keras_sentemb.pretrained.hugging_face_backbones import load_hugging_face_backbone
 from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
 from keras_sentemb.pretrained.sentence_transformers_folder import read_sentence_transformers_folder
@@ -33,8 +31,3 @@ def load_backbone_and_tokenizer(name_or_path="minilm-l6", dtype=None, max_length
     arguments = tokenizer_arguments(spec.transformer_folder, lowercase=spec.do_lower_case)
     tokenizer = SentenceTokenizer(max_length=limit, **arguments)
     return backbone, tokenizer, spec
-
-
-def folder_name(name_or_path):
-    """The last component of a folder path or the preset name."""
-    return os.path.basename(os.path.normpath(os.fspath(name_or_path)))

@@ -30,7 +30,7 @@ Example (all-MiniLM-L6-v2's folder, from its wheel):
 import dataclasses
 import os
 
-from keras_sentemb.utils.checked_files import read_json
+from keras_sentemb.utils.checked_files import read_json, read_json_if_present
 
 # sentence-transformers' Pooling modes, in the order its legacy flags concatenate them.
 LEGACY_POOLING_FLAGS = {
@@ -106,11 +106,6 @@ class SentenceTransformersFolder:
         return tuple(POOLING_MODE_NAMES[mode] for mode in self.pooling_modes)
 
 
-def _json(folder, name):
-    path = os.path.join(folder, name)
-    return read_json(path) if os.path.isfile(path) else {}
-
-
 def _module_kind(entry, path):
     kind = str(entry.get("type", ""))
     if not kind.startswith("sentence_transformers."):
@@ -162,7 +157,7 @@ def _token_limit(transformer_folder, sbert_config):
         limit = (sbert_config.get(arguments) or {}).get("model_max_length")
         if limit:
             return int(limit)
-    limit = _json(transformer_folder, "tokenizer_config.json").get("model_max_length")
+    limit = read_json_if_present(transformer_folder, "tokenizer_config.json").get("model_max_length")
     if isinstance(limit, (int, float)) and 0 < limit < UNBOUNDED_LENGTH:
         return int(limit)
     return None
@@ -172,7 +167,7 @@ def read_sentence_transformers_folder(folder):
     """A `SentenceTransformersFolder` for `folder` (see the module docstring)."""
     root = os.fspath(folder)
     modules_path = os.path.join(root, "modules.json")
-    settings = _json(root, "config_sentence_transformers.json")
+    settings = read_json_if_present(root, "config_sentence_transformers.json")
     if not os.path.isfile(modules_path):
         entries = [{"type": "sentence_transformers.models.Transformer", "path": ""}]
         entries.append({"type": "sentence_transformers.models.Pooling", "path": None})
@@ -198,19 +193,19 @@ def read_sentence_transformers_folder(folder):
                 raise ValueError(f"{where}: a second Transformer is not supported")
             transformer_folder = module_folder
             for name in SENTENCE_BERT_CONFIGS:
-                sbert_config = _json(module_folder, name)
+                sbert_config = read_json_if_present(module_folder, name)
                 if sbert_config:
                     break
         elif kind == "Pooling":
             if transformer_folder is None or modes is not None:
                 raise ValueError(f"{where}: Pooling must follow the Transformer, once")
-            config = _json(module_folder, "config.json") if path is not None else {}
+            config = read_json_if_present(module_folder, "config.json") if path is not None else {}
             modes = pooling_modes(config, where)
             include_prompt = bool(config.get("include_prompt", True))
         elif kind == "Dense":
             if modes is None:
                 raise ValueError(f"{where}: a Dense module before Pooling is not supported")
-            config = _json(module_folder, "config.json")
+            config = read_json_if_present(module_folder, "config.json")
             if not config:
                 raise FileNotFoundError(f"{where}: no config.json in {module_folder}")
             dense.append(_dense(module_folder, config, where))

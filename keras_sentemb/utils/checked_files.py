@@ -42,6 +42,12 @@ def read_json(path, max_bytes=MAX_JSON_BYTES):
         return parse_json(f.read(max_bytes + 1), path)
 
 
+def read_json_if_present(folder, filename, max_bytes=MAX_JSON_BYTES):
+    """`read_json(folder/filename)`, or `{}` when there is no such file (optional config files)."""
+    path = os.path.join(folder, filename)
+    return read_json(path, max_bytes) if os.path.isfile(path) else {}
+
+
 def parse_json(data, source):
     """`json.loads(data)` with errors that name `source:line:column`."""
     try:

@@ -39,6 +39,7 @@ from tqdm.auto import tqdm
 
 from keras_sentemb.utils.atomic_files import atomic_directory, atomic_open, clean_leftovers_of, remove_stale_files
 from keras_sentemb.utils.checked_files import parse_json, require_keys
+from keras_sentemb.utils.home_folder import keras_sentemb_home
 from keras_sentemb.zoo.safe_archive import pack_folder, unpack_archive
 
 INDEX = "index.json"
@@ -49,7 +50,7 @@ MIN_FETCH_BYTES_PER_S = 50_000  # slower on average (after the idle allowance): 
 
 def zoo_home():
     """`$KERAS_SENTEMB_HOME` (default `~/.cache/keras_sentemb`): where fetched models live."""
-    return os.environ.get("KERAS_SENTEMB_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "keras_sentemb")
+    return keras_sentemb_home()
 
 
 MODEL_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")

@@ -100,7 +100,6 @@ def real_row(preset, fixture, label):
 def refused():
     """Folders we refuse, made from a tiny one, and the first line of each error."""
     cases = {
-        "model_type roberta": ("config.json", lambda c: c.update(model_type="roberta")),
         "model_type xlm-roberta": ("config.json", lambda c: c.update(model_type="xlm-roberta")),
         "model_type t5 (any other)": ("config.json", lambda c: c.update(model_type="t5")),
         "a Router module (asymmetric towers)": (

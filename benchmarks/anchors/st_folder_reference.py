@@ -4,13 +4,16 @@ Runs in the anchor venv (PyTorch + sentence-transformers, `make anchor-venv`), n
 project's; the suite then compares against what it wrote, without PyTorch:
 
     .anchor-venv/bin/python benchmarks/anchors/st_folder_reference.py tiny
+    .anchor-venv/bin/python benchmarks/anchors/st_folder_reference.py tiny --only roberta_mean_normalize_new
     .anchor-venv/bin/python benchmarks/anchors/st_folder_reference.py mpnet --folder <assembled folder>
 
 `tiny`: for every folder of tests/fixtures/st_folders/ (see make_folders.py there), the vectors of
 `encode`, `encode_query`, `encode_document` and `encode(prompt="")` for the reference sentences
 (tests/fixtures/minilm_reference/sentences.json, every 40th hostile text) into
 tests/fixtures/st_folders_reference/<folder>.npz; Hugging Face MPNet's relative-position buckets
-for j − i in [−1100, 1100) into mpnet_buckets.json; library versions into provenance.json.
+for j − i in [−1100, 1100) into mpnet_buckets.json; library versions into provenance.json. With
+`--only`, just the folders named (added to a recording made earlier; provenance.json records the
+library versions of each such addition).
 `mpnet`: all-mpnet-base-v2's `encode` of the reference sentences and every 120th hostile text into
 tests/fixtures/mpnet_reference/.
 """
@@ -55,11 +58,16 @@ def tiny(args):
     folders = os.path.join(FIXTURES, "st_folders")
     out = os.path.join(FIXTURES, "st_folders_reference")
     os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "sentences.json"), "w", encoding="utf-8") as f:
-        json.dump(sentences, f, ensure_ascii=False)
+    if args.only:
+        with open(os.path.join(out, "sentences.json"), encoding="utf-8") as f:
+            if json.load(f) != sentences:
+                raise SystemExit("the reference sentences changed: record every folder (no --only)")
+    else:
+        with open(os.path.join(out, "sentences.json"), "w", encoding="utf-8") as f:
+            json.dump(sentences, f, ensure_ascii=False)
     for name in sorted(os.listdir(folders)):
         folder = os.path.join(folders, name)
-        if not os.path.isdir(folder):
+        if not os.path.isdir(folder) or (args.only and name not in args.only):
             continue
         model = SentenceTransformer(folder, device="cpu")
         outputs = {
@@ -70,6 +78,14 @@ def tiny(args):
         }
         np.savez(os.path.join(out, f"{name}.npz"), **{k: v.astype(np.float32) for k, v in outputs.items()})
         print(name, {k: v.shape for k, v in outputs.items()}, model.max_seq_length)
+    if args.only:
+        path = os.path.join(out, "provenance.json")
+        with open(path) as f:
+            provenance = json.load(f)
+        provenance.setdefault("added_later", {}).update({name: versions() for name in args.only})
+        with open(path, "w") as f:
+            json.dump(provenance, f, indent=2)
+        return
     relative = torch.arange(-1100, 1100)
     buckets = MPNetEncoder.relative_position_bucket(relative, num_buckets=32, max_distance=128)
     with open(os.path.join(out, "mpnet_buckets.json"), "w") as f:
@@ -119,6 +135,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("task", choices=["tiny", "mpnet"])
     parser.add_argument("--folder", help="the all-mpnet-base-v2 folder (mpnet)")
+    parser.add_argument("--only", nargs="+", help="tiny: record just these folders of tests/fixtures/st_folders")
     args = parser.parse_args()
     {"tiny": tiny, "mpnet": mpnet}[args.task](args)
 

@@ -24,6 +24,7 @@ import numpy as np
 from keras_sentemb.models.embedding_model import EmbeddingModel
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.runtime import OpenVINORuntime
+from keras_sentemb.tokenizers.byte_level_bpe_tokenizer import ByteLevelBpeTokenizer
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
 from keras_sentemb.utils.types import Texts
 
@@ -32,14 +33,29 @@ SETTINGS_FILE = "keras_sentemb_openvino.json"
 FORMAT = "keras-sentemb-openvino/1"
 
 
+TOKENIZER_CLASSES = {cls.__name__: cls for cls in (SentenceTokenizer, ByteLevelBpeTokenizer)}
+
+
 def tokenizer_settings(tokenizer):
-    """What `OpenVINOEncoder.load` rebuilds a `SentenceTokenizer` from (JSON-able)."""
-    return {
-        "vocabulary": list(tokenizer.vocabulary),
-        "lowercase": tokenizer.lowercase_text,
-        "strip_accents": tokenizer.strip_accents,
-        "max_length": tokenizer.max_length,
-    }
+    """What `OpenVINOEncoder.load` rebuilds the encoder's tokenizer from (JSON-able): its class, its Keras
+    config and its vocabulary (and merge rules)."""
+    name = type(tokenizer).__name__
+    if name not in TOKENIZER_CLASSES:
+        raise TypeError(f"export_openvino: a {name} tokenizer cannot be saved (supported: {sorted(TOKENIZER_CLASSES)})")
+    config = tokenizer.get_config()
+    config["vocabulary"] = (
+        dict(tokenizer.vocabulary) if isinstance(tokenizer.vocabulary, dict) else list(tokenizer.vocabulary)
+    )
+    if isinstance(tokenizer, ByteLevelBpeTokenizer):
+        config["merges"] = list(tokenizer.merges)
+    return {"class": name, "config": config}
+
+
+def tokenizer_from_settings(settings):
+    """The tokenizer `tokenizer_settings` describes (older exports: a BERT `SentenceTokenizer`'s arguments)."""
+    if "class" not in settings:
+        return SentenceTokenizer(**settings)
+    return TOKENIZER_CLASSES[settings["class"]].from_config(settings["config"])
 
 
 class OpenVINOEncoder(EmbeddingModel):
@@ -48,7 +64,7 @@ class OpenVINOEncoder(EmbeddingModel):
 
     Args:
         runtime: an `OpenVINORuntime`.
-        tokenizer: the encoder's `SentenceTokenizer`.
+        tokenizer: the encoder's tokenizer (`SentenceTokenizer`, `ByteLevelBpeTokenizer`).
         embedding_dim: the width of one vector.
         name: the model's name.
     """
@@ -77,7 +93,7 @@ class OpenVINOEncoder(EmbeddingModel):
             raise ValueError(
                 f"{os.path.join(folder, SETTINGS_FILE)}: format {settings.get('format')!r}, expected {FORMAT!r}"
             )
-        tokenizer = SentenceTokenizer(**settings["tokenizer"])
+        tokenizer = tokenizer_from_settings(settings["tokenizer"])
         runtime = OpenVINORuntime.load(os.path.join(folder, MODEL_FILE), settings["precision"], tokenizer.max_length)
         return cls(runtime, tokenizer, settings["embedding_dim"], name=settings["name"])
 

@@ -9,7 +9,7 @@ from keras_sentemb.pretrained.sentence_transformers_folder import (
     SentenceTransformersFolder,
     read_sentence_transformers_folder,
 )
-from keras_sentemb.pretrained.tokenizer_json import tokenizer_arguments
+from keras_sentemb.pretrained.tokenizer_json import byte_level_bpe_arguments, load_tokenizer, tokenizer_arguments
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
 from keras_sentemb.pretrained.word_vectors import WORD_VECTOR_TYPES, WordVectors, load_glove
 
@@ -19,9 +19,11 @@ __all__ = [
     "WORD_VECTOR_TYPES",
     "SentenceTransformersFolder",
     "WordVectors",
+    "byte_level_bpe_arguments",
     "load_backbone_and_tokenizer",
     "load_glove",
     "load_hugging_face_backbone",
+    "load_tokenizer",
     "read_sentence_transformers_folder",
     "resolve_pretrained_dir",
     "tokenizer_arguments",

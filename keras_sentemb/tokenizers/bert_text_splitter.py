@@ -7,6 +7,7 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from keras_sentemb.tokenizers import bert_character_tables as tables
+from keras_sentemb.tokenizers.added_tokens import alternatives, longest_first, split_keeping_specials
 from keras_sentemb.tokenizers.utf8_text import valid_utf8
 
 
@@ -47,32 +48,6 @@ def map_code_points(texts, mapping):
     targets = tf.constant([mapping[key] for key in keys], tf.int32)
     mapped = tf.where(tf.gather(sources, at) == flat, tf.gather(targets, at), flat)
     return tf.strings.unicode_encode(points.with_flat_values(mapped), "UTF-8")
-
-
-def _longest_first(tokens):
-    return sorted(set(tokens), key=lambda token: (-len(token), token))
-
-
-def _alternatives(tokens):
-    """An RE2 pattern matching any of `tokens` (longest first: RE2 takes the first that matches)."""
-    return "|".join(re.escape(token) for token in tokens)
-
-
-def _keeping_specials(texts, pattern, split):
-    """The words of each text of a 1-D string tensor: every match of `pattern` is one word, itself;
-    the text between matches is split by `split` (1-D strings → ragged words)."""
-    if not pattern:
-        return split(texts)
-    pieces = tf_text.regex_split(texts, pattern, pattern)
-    flat = pieces.flat_values
-    special = tf.strings.regex_full_match(flat, pattern)
-    words = split(flat)
-    # A special piece is one word, itself; any other piece is the words it splits into.
-    kept_words = tf.ragged.boolean_mask(words, words.with_flat_values(tf.repeat(~special, words.row_lengths())))
-    specials = tf.RaggedTensor.from_row_lengths(flat, tf.ones_like(words.row_lengths()))
-    kept_specials = tf.ragged.boolean_mask(specials, specials.with_flat_values(special))
-    piece_words = tf.concat([kept_specials, kept_words], axis=1)
-    return tf.RaggedTensor.from_row_splits(piece_words, pieces.row_splits).merge_dims(1, 2)
 
 
 class BertTextSplitter:
@@ -121,10 +96,10 @@ class BertTextSplitter:
     ):
         self.lowercase = bool(lowercase)
         self.strip_accents = bool(strip_accents)
-        self.special_tokens = _longest_first(special_tokens)
+        self.special_tokens = longest_first(special_tokens)
         self.oov_token = oov_token
         self.max_word_chars = int(max_word_chars)
-        self._special_pattern = _alternatives(self.special_tokens)
+        self._special_pattern = alternatives(self.special_tokens)
         kept = [point for first, last in tables.NFD_KEPT for point in range(first, last + 1)]
         self._shield = dict(zip(kept, range(_SHIELD_BASE, _SHIELD_BASE + len(kept))))
         # After NFD: stand-ins back to their characters, then (or only) lower-casing.
@@ -134,14 +109,14 @@ class BertTextSplitter:
             self._after_nfd.update({stand_in: lower.get(point, point) for point, stand_in in self._shield.items()})
         # Hugging Face matches a `normalized: true` added token in the normalised text, by its
         # normalised form ("<unk>" of MPNet's tokenizer.json also cuts "<UNK>" out of a text).
-        self.normalized_special_tokens = _longest_first(normalized_special_tokens)
+        self.normalized_special_tokens = longest_first(normalized_special_tokens)
         normalized_forms = []
         if self.normalized_special_tokens:
             normalized_forms = [
                 token.decode("utf-8")
                 for token in self.normalize(tf.constant(self.normalized_special_tokens)).numpy().tolist()
             ]
-        self._normalized_special_pattern = _alternatives(_longest_first(normalized_forms))
+        self._normalized_special_pattern = alternatives(longest_first(normalized_forms))
 
     def words(self, texts):
         """The words of each text of a 1-D `tf.string` tensor: a `tf.RaggedTensor` [batch, (words)]."""
@@ -149,14 +124,14 @@ class BertTextSplitter:
         # TF Text's regex_split ends a text at its first NUL; NUL and U+FFFD are both deleted in
         # the clean-up, and U+FFFD is in no special token, so it stands in for NUL until then.
         texts = tf.strings.regex_replace(texts, r"\x00", "\ufffd")
-        return _keeping_specials(texts, self._special_pattern, self._normalized_words)
+        return split_keeping_specials(texts, self._special_pattern, self._normalized_words)[0]
 
     def _normalized_words(self, texts):
-        return _keeping_specials(
+        return split_keeping_specials(
             self.normalize(texts),
             self._normalized_special_pattern,
             lambda normalized: tf_text.regex_split(normalized, _SPLIT, _PUNCTUATION),
-        )
+        )[0]
 
     def normalize(self, texts):
         """Steps 2–5 on a 1-D `tf.string` tensor of valid UTF-8."""

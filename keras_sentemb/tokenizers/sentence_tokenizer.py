@@ -8,13 +8,14 @@ import tensorflow_text as tf_text
 from keras_sentemb.tokenizers.bert_text_splitter import BertTextSplitter
 from keras_sentemb.tokenizers.host_wordpiece import HostWordPiece
 from keras_sentemb.tokenizers.ragged_rows import numpy_rows
+from keras_sentemb.tokenizers.sequence_packing import SequencePacking
 
 # Hugging Face WordPiece's `max_input_chars_per_word`: a longer word is one unknown token.
 MAX_WORD_CHARS = 100
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
-class SentenceTokenizer(keras_hub.models.BertTokenizer):
+class SentenceTokenizer(SequencePacking, keras_hub.models.BertTokenizer):
     """keras-hub's `BertTokenizer` with BERT's text clean-up, truncation and packing.
 
     `content_ids(texts)` maps a 1-D `tf.string` tensor to a `tf.RaggedTensor` of word-piece
@@ -140,32 +141,6 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
         self._maybe_initialized_tf()
         return self._fast_word_piece.tokenize(self.splitter.wordpiece_words(texts)).merge_dims(-2, -1)
 
-    # Tokenising has no tensor-dependent Python control flow (here or in TF Text), so
-    # AutoGraph is skipped: converting TF Text's code cost seconds per trace (in tf.data
-    # maps, serving signatures and the first `encode`), 4-9 s each on 2 cores.
-    @tf.autograph.experimental.do_not_convert
-    def content_ids(self, texts):
-        """Word-piece ids of each text of a 1-D string tensor: a `tf.RaggedTensor`
-        [batch, (ids)] without special tokens, at most `max_length - 2` ids a row.
-
-        Runs the TF Text graph both eagerly and inside `tf.function`/`tf.data`.
-        """
-        texts = tf.convert_to_tensor(texts, dtype=tf.string)
-        if texts.shape.rank != 1:
-            raise ValueError(f"content_ids expects a 1-D string tensor, got shape {texts.shape}")
-        if not tf.executing_eagerly():
-            return self._content_ids_graph(texts)
-        compiled = getattr(self, "_compiled_content_ids", None)
-        if compiled is None:
-            compiled = tf.function(
-                self._content_ids_graph,
-                input_signature=[tf.TensorSpec([None], tf.string)],
-                autograph=False,
-            )
-            # Not tracked: a cache, not state to save with the layer.
-            object.__setattr__(self, "_compiled_content_ids", compiled)
-        return compiled(texts)
-
     def content_id_rows(self, texts):
         """`content_ids` for a Python list of texts (str or UTF-8 bytes), as a list of NumPy
         int32 rows, tokenised on the host by `HostWordPiece` (Hugging Face `tokenizers`): the
@@ -203,16 +178,6 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
     def _content_ids_graph(self, texts):
         return self._word_piece_ids(texts)[:, : self.max_length - 2]
 
-    def add_special_tokens(self, content_ids):
-        """`[CLS] ids [SEP]` for each row of a `tf.RaggedTensor` of content ids (ragged)."""
-        rows = content_ids.nrows()
-        cls = tf.fill([rows, 1], tf.cast(self.cls_token_id, content_ids.dtype))
-        sep = tf.fill([rows, 1], tf.cast(self.sep_token_id, content_ids.dtype))
-        return tf.concat(
-            [tf.RaggedTensor.from_tensor(cls), content_ids, tf.RaggedTensor.from_tensor(sep)],
-            axis=1,
-        )
-
     @tf.autograph.experimental.do_not_convert
     def pair_ids(self, texts_a, texts_b):
         """Cross-encoder input for aligned pairs: `[CLS] a [SEP] b [SEP]` as two
@@ -233,13 +198,6 @@ class SentenceTokenizer(keras_hub.models.BertTokenizer):
             end_of_segment_id=self.sep_token_id,
         )
         return tf.cast(ids, tf.int32), tf.cast(segments, tf.int32)
-
-    def pack(self, content_ids):
-        """`{"token_ids", "padding_mask"}` int32 [batch, T]: `[CLS] ids [SEP] [PAD]…`."""
-        packed = self.add_special_tokens(content_ids)
-        token_ids = packed.to_tensor(default_value=self.pad_token_id)
-        padding_mask = tf.sequence_mask(packed.row_lengths(), maxlen=tf.shape(token_ids)[1], dtype=tf.int32)
-        return {"token_ids": tf.cast(token_ids, tf.int32), "padding_mask": padding_mask}
 
     def get_config(self):
         config = super().get_config()

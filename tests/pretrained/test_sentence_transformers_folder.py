@@ -106,11 +106,37 @@ def test_an_unknown_pooling_mode_or_dense_activation_is_refused(tmp_path):
         read_sentence_transformers_folder(folder)
 
 
-@pytest.mark.parametrize("model_type", ["roberta", "xlm-roberta", "t5"])
+@pytest.mark.parametrize("model_type", ["xlm-roberta", "t5"])
 def test_an_architecture_we_do_not_compute_is_refused_by_name(model_type, tmp_path):
     folder = copy_of("bert_mean_normalize_old", tmp_path)
     edit_json(folder / "config.json", lambda c: c.update(model_type=model_type))
-    with pytest.raises(ValueError, match=f"model_type '{model_type}' is not supported.*bert, distilbert, mpnet"):
+    with pytest.raises(
+        ValueError, match=f"model_type '{model_type}' is not supported.*bert, distilbert, mpnet, roberta"
+    ):
+        SentenceEncoder.from_pretrained(folder)
+
+
+def test_a_roberta_config_with_token_types_is_refused(tmp_path):
+    """RoBERTa's one token-type row is folded into the positions; a checkpoint with two is not RoBERTa's."""
+    folder = copy_of("roberta_mean_normalize_new", tmp_path)
+    edit_json(folder / "config.json", lambda c: c.update(type_vocab_size=2))
+    with pytest.raises(ValueError, match="type_vocab_size=2 is not supported"):
+        SentenceEncoder.from_pretrained(folder)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda t: t["model"].update(dropout=0.1), "BPE dropout=0.1 is not supported"),
+        (lambda t: t.update(normalizer={"type": "NFC"}), "normalizer 'NFC' is not supported"),
+        (lambda t: t["pre_tokenizer"].update(use_regex=False), "pre-tokenizer 'ByteLevel' is not supported"),
+        (lambda t: t["added_tokens"][0].update(single_word=True), "single_word"),
+    ],
+)
+def test_a_byte_level_bpe_we_cannot_reproduce_is_refused(edit, message, tmp_path):
+    folder = copy_of("roberta_mean_normalize_new", tmp_path)
+    edit_json(folder / "tokenizer.json", edit)
+    with pytest.raises(ValueError, match=message):
         SentenceEncoder.from_pretrained(folder)
 
 

@@ -143,3 +143,23 @@ def test_export_openvino_takes_sentence_encoders_only(tmp_path):
 
     with pytest.raises(TypeError, match="takes a SentenceEncoder"):
         export_openvino(keras.Sequential([keras.layers.Dense(2)]), tmp_path / "x")
+
+
+@pytest.mark.parametrize("name", ["mpnet_mean_normalize_old", "roberta_cls_dense_old"])
+def test_an_export_keeps_a_non_bert_tokenizer(name, tmp_path):
+    """The export records the tokenizer's class, special tokens and vocabulary (MPNet's "<s>"/"</s>"
+    WordPiece, RoBERTa's byte-level BPE), so the loaded encoder packs texts as the exported one did."""
+    import os
+
+    from keras_sentemb import SentenceEncoder
+    from keras_sentemb.export import export_openvino
+    from keras_sentemb.models import OpenVINOEncoder
+    from tests.conftest import FIXTURES
+
+    encoder = SentenceEncoder.from_pretrained(os.path.join(FIXTURES, "st_folders", name))
+    loaded = OpenVINOEncoder.load(export_openvino(encoder, tmp_path / "ov", precision="float32"))
+    assert type(loaded.tokenizer) is type(encoder.tokenizer)
+    assert [row.tolist() for row in loaded.tokenizer.content_id_rows(TEXTS)] == [
+        row.tolist() for row in encoder.tokenizer.content_id_rows(TEXTS)
+    ]
+    np.testing.assert_allclose(loaded.encode(TEXTS), encoder.encode(TEXTS), atol=1e-5)

@@ -1,0 +1,62 @@
+"""Added tokens (special tokens and the like) written in raw text: cut out first and kept whole,
+as Hugging Face `tokenizers` does before it normalises or pre-tokenises the text between them."""
+
+import re
+
+import tensorflow as tf
+import tensorflow_text as tf_text
+
+
+def longest_first(tokens):
+    """Distinct tokens, longest first (RE2 takes the first alternative that matches, Hugging Face the
+    longest token)."""
+    return sorted(set(tokens), key=lambda token: (-len(token), token))
+
+
+def alternatives(tokens, lstrip=(), rstrip=(), space_class=""):
+    """An RE2 pattern matching any of `tokens`; a token in `lstrip` (`rstrip`) takes the white space
+    (`space_class`, an RE2 character class) on its left (right) with it, as an added token with
+    `lstrip` (`rstrip`) does.
+
+    >>> alternatives(["<s>", "<mask>"], lstrip=["<mask>"], space_class="[ ]")
+    '[ ]*<mask>|<s>'
+    """
+    patterns = []
+    for token in longest_first(tokens):
+        pattern = re.escape(token)
+        if token in lstrip:
+            pattern = f"{space_class}*{pattern}"
+        if token in rstrip:
+            pattern = f"{pattern}{space_class}*"
+        patterns.append(pattern)
+    return "|".join(patterns)
+
+
+def split_keeping_specials(texts, pattern, split, regex_split=tf_text.regex_split):
+    """`(words, is_special)` of each text of a 1-D string tensor, two `tf.RaggedTensor`s [batch, (words)]:
+    every match of `pattern` is one word, itself, marked special; the text between matches is split by
+    `split` (1-D strings → ragged words); `regex_split(texts, pattern, pattern)` cuts the text."""
+    if not pattern:
+        words = split(texts)
+        return words, tf.zeros_like(words, dtype=tf.bool)
+    pieces = regex_split(texts, pattern, pattern)
+    flat = pieces.flat_values
+    special = tf.strings.regex_full_match(flat, pattern)
+    words = split(flat)
+    # A special piece is one word, itself; any other piece is the words it splits into.
+    kept_words = tf.ragged.boolean_mask(words, words.with_flat_values(tf.repeat(~special, words.row_lengths())))
+    specials = tf.RaggedTensor.from_row_lengths(flat, tf.ones_like(words.row_lengths()))
+    kept_specials = tf.ragged.boolean_mask(specials, specials.with_flat_values(special))
+    piece_words = tf.concat([kept_specials, kept_words], axis=1)
+    marks = tf.concat(
+        [
+            tf.ones_like(kept_specials, dtype=tf.bool),
+            tf.zeros_like(kept_words, dtype=tf.bool),
+        ],
+        axis=1,
+    )
+    rows = pieces.row_splits
+    return (
+        tf.RaggedTensor.from_row_splits(piece_words, rows).merge_dims(1, 2),
+        tf.RaggedTensor.from_row_splits(marks, rows).merge_dims(1, 2),
+    )

@@ -1,0 +1,203 @@
+"""ByteLevelBpeTokenizer: raw strings to the ids of a byte-level BPE model (RoBERTa, GPT-2), in-graph."""
+
+import keras
+import keras_hub
+import numpy as np
+import tensorflow as tf
+from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
+
+from keras_sentemb.tokenizers.byte_level_text_splitter import ByteLevelTextSplitter
+from keras_sentemb.tokenizers.byte_pair_merges import BytePairMerges
+from keras_sentemb.tokenizers.sequence_packing import SequencePacking
+
+
+@keras.saving.register_keras_serializable(package="keras_sentemb")
+class ByteLevelBpeTokenizer(SequencePacking, keras_hub.tokenizers.BytePairTokenizer):
+    """keras-hub's `BytePairTokenizer` giving the ids of the model's `tokenizer.json` on every text.
+
+    Each pre-token's UTF-8 bytes become BPE pieces by `BytePairMerges` (integer tables, all words of a
+    batch at once); what comes before is Hugging Face's, reproduced in TF ops (`ByteLevelTextSplitter`):
+    added tokens ("<s>", "<mask>" with its `lstrip` …) cut out of the raw text first, then GPT-2's
+    expression with the Unicode classes of the Hugging Face library (keras-hub's own splitting
+    stands a "६" in for a look-ahead and uses RE2's classes, which differ on some texts). Invalid
+    UTF-8 bytes become U+FFFD first. `content_ids`, `pack` and `content_id_rows` are those of every
+    sentence tokenizer here (`SequencePacking`); a sequence is `cls ids sep` (`<s> … </s>`), as
+    sentence-transformers packs one text for RoBERTa.
+
+    Args:
+        vocabulary: `{token: id}` (vocab.json with the added tokens).
+        merges: the merge rules, "a b" strings, highest priority first.
+        max_length: the longest packed sequence, special tokens included (≥ 3).
+        cls_token, sep_token, pad_token, mask_token, oov_token: the model's special tokens.
+        added_tokens: every token cut out of the raw text (the special tokens and any others).
+        lstrip_tokens, rstrip_tokens: those that take the white space on their left / right.
+        add_prefix_space: the `ByteLevel` pre-tokeniser's setting.
+
+    Example:
+    >>> vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "<mask>": 4}
+    >>> vocab.update({char: 5 + i for i, char in enumerate(ByteLevelBpeTokenizer.byte_alphabet())})
+    >>> vocab.update({"Ġc": 261, "Ġca": 262, "Ġcat": 263})
+    >>> tokenizer = ByteLevelBpeTokenizer(vocab, ["Ġ c", "Ġc a", "Ġca t"], max_length=8)
+    >>> tokenizer.pack(tokenizer.content_ids(tf.constant(["a cat", ""])))["token_ids"].numpy().tolist()
+    [[0, 102, 263, 2], [0, 2, 1, 1]]
+    """
+
+    def __init__(
+        self,
+        vocabulary=None,
+        merges=None,
+        max_length=512,
+        cls_token="<s>",
+        sep_token="</s>",
+        pad_token="<pad>",
+        mask_token="<mask>",
+        oov_token="<unk>",
+        added_tokens=(),
+        lstrip_tokens=("<mask>",),
+        rstrip_tokens=(),
+        add_prefix_space=False,
+        **kwargs,
+    ):
+        for key in ("unsplittable_tokens", "sequence_length"):
+            kwargs.pop(key, None)
+        names = (
+            ("cls_token", cls_token),
+            ("sep_token", sep_token),
+            ("pad_token", pad_token),
+            ("mask_token", mask_token),
+            ("oov_token", oov_token),
+            ("start_token", cls_token),
+            ("end_token", sep_token),
+        )
+        for name, token in names:
+            self._add_special_token(token, name)
+        if not isinstance(max_length, int) or max_length < 3:
+            raise ValueError(f"ByteLevelBpeTokenizer: max_length must be an int >= 3, got {max_length!r}.")
+        self.max_length = max_length
+        self.added_tokens = tuple(sorted(set(added_tokens) | {token for _, token in names}))
+        self.lstrip_tokens = tuple(lstrip_tokens)
+        self.rstrip_tokens = tuple(rstrip_tokens)
+        # keras-hub's cache and merges see only what the splitter leaves: no unsplittable tokens.
+        super().__init__(
+            vocabulary=vocabulary,
+            merges=merges,
+            add_prefix_space=add_prefix_space,
+            unsplittable_tokens=[],
+            **kwargs,
+        )
+        self.splitter = ByteLevelTextSplitter(
+            special_tokens=self.added_tokens,
+            lstrip_tokens=self.lstrip_tokens,
+            rstrip_tokens=self.rstrip_tokens,
+            add_prefix_space=add_prefix_space,
+        )
+
+    @staticmethod
+    def byte_alphabet():
+        """The 256 characters that stand for the bytes (GPT-2's `bytes_to_unicode`), byte order."""
+        return [chr(point) for point in _byte_characters()]
+
+    def _set_vocabulary_and_merges_tf(self, vocabulary, merges):
+        missing = [char for char in self.byte_alphabet() if char not in vocabulary]
+        if missing:
+            raise ValueError(
+                f"ByteLevelBpeTokenizer: the vocabulary lacks {len(missing)} of the 256 byte characters "
+                f"(e.g. {missing[:3]}): some texts would have no ids"
+            )
+        super()._set_vocabulary_and_merges_tf(vocabulary, merges)
+        self.byte_pair_merges = BytePairMerges(vocabulary, [rule for rule in merges if "#version:" not in rule])
+        self._byte_ids = tf.constant([vocabulary[char] for char in self.byte_alphabet()], tf.int32)
+
+    def tokenize(self, inputs):
+        """keras-hub's `tokenize`: the ids of `content_ids`, untruncated, for a string or 1-D strings."""
+        inputs = tf.convert_to_tensor(inputs, dtype=tf.string)
+        if inputs.shape.rank == 0:
+            return self._bpe_ids(inputs[tf.newaxis])[0]
+        return self._bpe_ids(inputs)
+
+    def _bpe_ids(self, texts):
+        self._maybe_initialized_tf()
+        words, special = self.splitter.words(texts)
+        flat, is_special = words.flat_values, special.flat_values
+        # Each ordinary word's bytes → the ids of their byte characters → BPE pieces; an added token is its id.
+        ordinary = tf.boolean_mask(flat, ~is_special)
+        byte_strings = tf.strings.bytes_split(ordinary)
+        byte_values = tf.cast(tf.reshape(tf.io.decode_raw(byte_strings.flat_values, tf.uint8), [-1]), tf.int32)
+        pieces = self.byte_pair_merges.pieces(byte_strings.with_flat_values(tf.gather(self._byte_ids, byte_values)))
+        special_ids = tf.cast(self.token_to_id_map.lookup(ByteLevelTextSplitter.special_token(flat)), tf.int32)
+        # Back in word order: ordinary words their pieces, added tokens one id each.
+        lengths = tf.tensor_scatter_nd_update(
+            tf.ones_like(flat, dtype=tf.int64),
+            tf.where(~is_special),
+            pieces.row_lengths(),
+        )
+        word_ids = tf.RaggedTensor.from_row_lengths(tf.zeros([tf.reduce_sum(lengths)], tf.int32), lengths)
+        at_special = tf.repeat(is_special, lengths)
+        values = tf.tensor_scatter_nd_update(word_ids.flat_values, tf.where(~at_special), pieces.flat_values)
+        values = tf.tensor_scatter_nd_update(values, tf.where(at_special), tf.boolean_mask(special_ids, is_special))
+        word_ids = word_ids.with_flat_values(values)
+        return tf.RaggedTensor.from_row_splits(word_ids, words.row_splits).merge_dims(1, 2)
+
+    def _content_ids_graph(self, texts):
+        return self._bpe_ids(texts)[:, : self.max_length - 2]
+
+    def content_id_rows(self, texts):
+        """`content_ids` for a Python list of texts (str or UTF-8 bytes), as NumPy int32 rows, tokenised on
+        the host by Hugging Face `tokenizers` configured as the model's tokenizer.json (the same ids, far
+        faster a call). Invalid UTF-8 bytes become U+FFFD."""
+        host = getattr(self, "_host_tokenizer", None)
+        if host is None:
+            host = Tokenizer(models.BPE(dict(self.vocabulary), [tuple(m.split(" ")) for m in self._merge_rules()]))
+            host.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=self.add_prefix_space, use_regex=True)
+            host.add_special_tokens(
+                [
+                    AddedToken(
+                        token,
+                        lstrip=token in self.lstrip_tokens,
+                        rstrip=token in self.rstrip_tokens,
+                        normalized=False,
+                        special=True,
+                    )
+                    for token in self.added_tokens
+                ]
+            )
+            # A cache, not state to save with the layer.
+            object.__setattr__(self, "_host_tokenizer", host)
+        texts = [t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts]
+        limit = self.max_length - 2
+        return [np.asarray(e.ids[:limit], dtype=np.int32) for e in host.encode_batch(texts, add_special_tokens=False)]
+
+    def _merge_rules(self):
+        return [merge for merge in self.merges if "#version:" not in merge]
+
+    def get_config(self):
+        config = super().get_config()
+        for key in ("unsplittable_tokens", "sequence_length"):
+            config.pop(key, None)
+        config.update(
+            {
+                "max_length": self.max_length,
+                "cls_token": self.cls_token,
+                "sep_token": self.sep_token,
+                "pad_token": self.pad_token,
+                "mask_token": self.mask_token,
+                "oov_token": self.oov_token,
+                "added_tokens": list(self.added_tokens),
+                "lstrip_tokens": list(self.lstrip_tokens),
+                "rstrip_tokens": list(self.rstrip_tokens),
+            }
+        )
+        return config
+
+
+def _byte_characters():
+    """GPT-2's byte → character map as code points in byte order."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    points, extra = {}, 0
+    for byte in range(256):
+        if byte in printable:
+            points[byte] = byte
+        else:
+            points[byte] = 256 + extra
+            extra += 1
+    return [points[byte] for byte in range(256)]

@@ -73,7 +73,8 @@ def tiny_rows():
             "no_prompt": encoder.encode(sentences, normalize=False, prompt=""),
         }
         gap = max(float(np.abs(ours[k] - reference[k]).max()) for k in ours)
-        architecture = type(encoder.backbone).__name__.replace("Backbone", "").replace("HuggingFace", "")
+        with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
+            architecture = f"{json.load(f)['model_type']} ({type(encoder.tokenizer).__name__})"
         layout = "6.x" if name.endswith("_new") else "older"
         rows.append(
             (architecture, describe(spec), layout, len(sentences), gap, saved_model_gap(encoder, sentences[::5]))
@@ -100,7 +101,6 @@ def real_row(preset, fixture, label):
 def refused():
     """Folders we refuse, made from a tiny one, and the first line of each error."""
     cases = {
-        "model_type xlm-roberta": ("config.json", lambda c: c.update(model_type="xlm-roberta")),
         "model_type t5 (any other)": ("config.json", lambda c: c.update(model_type="t5")),
         "a Router module (asymmetric towers)": (
             "modules.json",
@@ -115,7 +115,7 @@ def refused():
             ),
         ),
         "Pooling include_prompt=false": ("1_Pooling/config.json", lambda c: c.update(include_prompt=False)),
-        "a Metaspace / Unigram tokenizer.json": (
+        "a WordPiece tokenizer.json with a Metaspace pre-tokenizer": (
             "tokenizer.json",
             lambda t: t.update(pre_tokenizer={"type": "Metaspace"}),
         ),

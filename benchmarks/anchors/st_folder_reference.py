@@ -6,6 +6,7 @@ project's; the suite then compares against what it wrote, without PyTorch:
     .anchor-venv/bin/python benchmarks/anchors/st_folder_reference.py tiny
     .anchor-venv/bin/python benchmarks/anchors/st_folder_reference.py tiny --only roberta_mean_normalize_new
     .anchor-venv/bin/python benchmarks/anchors/st_folder_reference.py mpnet --folder <assembled folder>
+    .anchor-venv/bin/python benchmarks/anchors/st_folder_reference.py unigram-tokenizer
 
 `tiny`: for every folder of tests/fixtures/st_folders/ (see make_folders.py there), the vectors of
 `encode`, `encode_query`, `encode_document` and `encode(prompt="")` for the reference sentences
@@ -14,6 +15,9 @@ tests/fixtures/st_folders_reference/<folder>.npz; Hugging Face MPNet's relative-
 for j − i in [−1100, 1100) into mpnet_buckets.json; library versions into provenance.json. With
 `--only`, just the folders named (added to a recording made earlier; provenance.json records the
 library versions of each such addition).
+`unigram-tokenizer`: tests/fixtures/unigram_source/spm.model (see tests/fixtures/st_folders/make_folders.py)
+converted by transformers' `XLMRobertaConverter`, as XLM-RoBERTa's tokenizer.json was, into
+tests/fixtures/unigram_source/tokenizer.json (with XLM-R's added tokens: "<mask>" strips on its left).
 `mpnet`: all-mpnet-base-v2's `encode` of the reference sentences and every 120th hostile text into
 tests/fixtures/mpnet_reference/.
 """
@@ -49,6 +53,30 @@ def versions():
     }
 
 
+def use_tokenizer_json(model, folder):
+    """transformers 5 builds XLM-RoBERTa's tokenizer pipeline itself (Precompiled, then WhitespaceSplit +
+    Metaspace) instead of running the folder's tokenizer.json (as transformers 4 and Hugging Face
+    `tokenizers` do). The reference is the model on tokenizer.json's ids: the standard every tokenizer
+    here meets. Returns how many texts the two pipelines give other ids: of the 12,000 hostile texts
+    and of the 118 ordinary sentences."""
+    from tokenizers import Tokenizer
+
+    reference = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
+    reference.no_truncation()
+    reference.no_padding()
+    counts = {}
+    with open(os.path.join(FIXTURES, "minilm_reference", "sentences.json"), encoding="utf-8") as f:
+        sentences = json.load(f)
+    with open(os.path.join(FIXTURES, "hostile_texts", "texts.json"), encoding="utf-8") as f:
+        hostile = json.load(f)
+    for label, texts in (("hostile", hostile), ("sentences", sentences)):
+        theirs = model.tokenizer(texts, add_special_tokens=False)["input_ids"]
+        ours = [encoding.ids for encoding in reference.encode_batch(texts, add_special_tokens=False)]
+        counts[label] = f"{sum(a != b for a, b in zip(theirs, ours))} of {len(texts)}"
+    model.tokenizer._tokenizer = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
+    return counts
+
+
 def tiny(args):
     import torch
     from sentence_transformers import SentenceTransformer
@@ -65,11 +93,16 @@ def tiny(args):
     else:
         with open(os.path.join(out, "sentences.json"), "w", encoding="utf-8") as f:
             json.dump(sentences, f, ensure_ascii=False)
+    pipeline_differences = {}
     for name in sorted(os.listdir(folders)):
         folder = os.path.join(folders, name)
         if not os.path.isdir(folder) or (args.only and name not in args.only):
             continue
         model = SentenceTransformer(folder, device="cpu")
+        with open(os.path.join(folder, "config.json")) as f:
+            if json.load(f)["model_type"] == "xlm-roberta":
+                pipeline_differences[name] = use_tokenizer_json(model, folder)
+                print(name, "transformers' own pipeline differs from tokenizer.json on", pipeline_differences[name])
         outputs = {
             "default": model.encode(sentences, batch_size=32),
             "query": model.encode_query(sentences, batch_size=32),
@@ -83,6 +116,8 @@ def tiny(args):
         with open(path) as f:
             provenance = json.load(f)
         provenance.setdefault("added_later", {}).update({name: versions() for name in args.only})
+        if pipeline_differences:
+            provenance["transformers_xlm_roberta_pipeline_differs_from_tokenizer_json"] = pipeline_differences
         with open(path, "w") as f:
             json.dump(provenance, f, indent=2)
         return
@@ -99,6 +134,7 @@ def tiny(args):
                 **versions(),
                 "num_sentences": len(sentences),
                 "written_by": "benchmarks/anchors/st_folder_reference.py tiny",
+                "transformers_xlm_roberta_pipeline_differs_from_tokenizer_json": pipeline_differences,
             },
             f,
             indent=2,
@@ -131,13 +167,39 @@ def mpnet(args):
     print(provenance)
 
 
+def unigram_tokenizer(args):
+    from tokenizers import AddedToken
+    from transformers.convert_slow_tokenizer import XLMRobertaConverter
+
+    source = os.path.join(FIXTURES, "unigram_source")
+
+    class SlowTokenizer:
+        """What the converter reads of a slow XLMRobertaTokenizer."""
+
+        vocab_file = os.path.join(source, "spm.model")
+        add_prefix_space = True
+
+        def convert_tokens_to_ids(self, token):
+            return {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}[token]
+
+    tokenizer = XLMRobertaConverter(SlowTokenizer()).converted()
+    tokenizer.add_special_tokens(["<s>", "<pad>", "</s>", "<unk>"])
+    tokenizer.add_special_tokens([AddedToken("<mask>", lstrip=True, special=True)])
+    tokenizer.save(os.path.join(source, "tokenizer.json"))
+    with open(os.path.join(source, "provenance.json"), "w") as f:
+        json.dump(
+            {**versions(), "written_by": "benchmarks/anchors/st_folder_reference.py unigram-tokenizer"}, f, indent=2
+        )
+    print("wrote", os.path.join(source, "tokenizer.json"))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("task", choices=["tiny", "mpnet"])
+    parser.add_argument("task", choices=["tiny", "mpnet", "unigram-tokenizer"])
     parser.add_argument("--folder", help="the all-mpnet-base-v2 folder (mpnet)")
     parser.add_argument("--only", nargs="+", help="tiny: record just these folders of tests/fixtures/st_folders")
     args = parser.parse_args()
-    {"tiny": tiny, "mpnet": mpnet}[args.task](args)
+    {"tiny": tiny, "mpnet": mpnet, "unigram-tokenizer": unigram_tokenizer}[args.task](args)
 
 
 if __name__ == "__main__":

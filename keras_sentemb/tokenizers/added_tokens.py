@@ -60,3 +60,21 @@ def split_keeping_specials(texts, pattern, split, regex_split=tf_text.regex_spli
         tf.RaggedTensor.from_row_splits(piece_words, rows).merge_dims(1, 2),
         tf.RaggedTensor.from_row_splits(marks, rows).merge_dims(1, 2),
     )
+
+
+def ids_in_word_order(words, is_special, pieces, special_ids):
+    """The ids of each text, in order: `words`/`is_special` ragged [texts, (words)], `pieces` ragged
+    [ordinary words, (ids)] for the words that are not added tokens (in order), `special_ids` the id of
+    every word (read where it is an added token). Returns a `tf.RaggedTensor` [texts, (ids)] int32."""
+    flat_special = is_special.flat_values
+    lengths = tf.tensor_scatter_nd_update(
+        tf.ones_like(flat_special, dtype=tf.int64), tf.where(~flat_special), pieces.row_lengths()
+    )
+    at_special = tf.repeat(flat_special, lengths)
+    values = tf.zeros([tf.reduce_sum(lengths)], tf.int32)
+    values = tf.tensor_scatter_nd_update(values, tf.where(~at_special), tf.cast(pieces.flat_values, tf.int32))
+    values = tf.tensor_scatter_nd_update(
+        values, tf.where(at_special), tf.cast(tf.boolean_mask(special_ids, flat_special), tf.int32)
+    )
+    word_ids = tf.RaggedTensor.from_row_lengths(values, lengths)
+    return tf.RaggedTensor.from_row_splits(word_ids, words.row_splits).merge_dims(1, 2)

@@ -6,6 +6,7 @@ import numpy as np
 import tensorflow as tf
 from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
 
+from keras_sentemb.tokenizers.added_tokens import ids_in_word_order
 from keras_sentemb.tokenizers.byte_level_text_splitter import ByteLevelTextSplitter
 from keras_sentemb.tokenizers.byte_pair_merges import BytePairMerges
 from keras_sentemb.tokenizers.sequence_packing import SequencePacking
@@ -124,19 +125,8 @@ class ByteLevelBpeTokenizer(SequencePacking, keras_hub.tokenizers.BytePairTokeni
         byte_strings = tf.strings.bytes_split(ordinary)
         byte_values = tf.cast(tf.reshape(tf.io.decode_raw(byte_strings.flat_values, tf.uint8), [-1]), tf.int32)
         pieces = self.byte_pair_merges.pieces(byte_strings.with_flat_values(tf.gather(self._byte_ids, byte_values)))
-        special_ids = tf.cast(self.token_to_id_map.lookup(ByteLevelTextSplitter.special_token(flat)), tf.int32)
-        # Back in word order: ordinary words their pieces, added tokens one id each.
-        lengths = tf.tensor_scatter_nd_update(
-            tf.ones_like(flat, dtype=tf.int64),
-            tf.where(~is_special),
-            pieces.row_lengths(),
-        )
-        word_ids = tf.RaggedTensor.from_row_lengths(tf.zeros([tf.reduce_sum(lengths)], tf.int32), lengths)
-        at_special = tf.repeat(is_special, lengths)
-        values = tf.tensor_scatter_nd_update(word_ids.flat_values, tf.where(~at_special), pieces.flat_values)
-        values = tf.tensor_scatter_nd_update(values, tf.where(at_special), tf.boolean_mask(special_ids, is_special))
-        word_ids = word_ids.with_flat_values(values)
-        return tf.RaggedTensor.from_row_splits(word_ids, words.row_splits).merge_dims(1, 2)
+        special_ids = self.token_to_id_map.lookup(ByteLevelTextSplitter.special_token(flat))
+        return ids_in_word_order(words, special, pieces, special_ids)
 
     def _content_ids_graph(self, texts):
         return self._bpe_ids(texts)[:, : self.max_length - 2]

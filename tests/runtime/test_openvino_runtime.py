@@ -145,10 +145,10 @@ def test_export_openvino_takes_sentence_encoders_only(tmp_path):
         export_openvino(keras.Sequential([keras.layers.Dense(2)]), tmp_path / "x")
 
 
-@pytest.mark.parametrize("name", ["mpnet_mean_normalize_old", "roberta_cls_dense_old"])
+@pytest.mark.parametrize("name", ["mpnet_mean_normalize_old", "roberta_cls_dense_old", "xlm_roberta_cls_dense_old"])
 def test_an_export_keeps_a_non_bert_tokenizer(name, tmp_path):
     """The export records the tokenizer's class, special tokens and vocabulary (MPNet's "<s>"/"</s>"
-    WordPiece, RoBERTa's byte-level BPE), so the loaded encoder packs texts as the exported one did."""
+    WordPiece, RoBERTa's byte-level BPE, XLM-RoBERTa's Unigram), so the loaded encoder packs texts as the exported one did."""
     import os
 
     from keras_sentemb import SentenceEncoder

@@ -1,0 +1,189 @@
+"""UnigramTokenizer: raw strings to the ids of a SentencePiece-converted Unigram model (XLM-RoBERTa and the
+multilingual sentence-transformers built on it), in-graph."""
+
+import json
+
+import keras
+import keras_hub
+import numpy as np
+import tensorflow as tf
+from tokenizers import Tokenizer
+
+from keras_sentemb.tokenizers.added_tokens import ids_in_word_order
+from keras_sentemb.tokenizers.metaspace_text_splitter import MetaspaceTextSplitter
+from keras_sentemb.tokenizers.sequence_packing import SequencePacking
+from keras_sentemb.tokenizers.unigram_lattice import UnigramLattice
+
+
+def metaspace_settings(pre_tokenizer):
+    """`(replacement, prepend, split)` of a tokenizer.json Metaspace pre-tokeniser; ValueError otherwise."""
+    if not isinstance(pre_tokenizer, dict) or pre_tokenizer.get("type") != "Metaspace":
+        kind = pre_tokenizer.get("type") if isinstance(pre_tokenizer, dict) else pre_tokenizer
+        raise ValueError(f"pre-tokenizer {kind!r} is not supported before a Unigram model (Metaspace only)")
+    scheme = pre_tokenizer.get("prepend_scheme")
+    if scheme is None:
+        scheme = "always" if pre_tokenizer.get("add_prefix_space", True) else "never"
+    if scheme not in ("always", "never"):
+        raise ValueError(f"Metaspace prepend_scheme {scheme!r} is not supported (always, never)")
+    return pre_tokenizer.get("replacement", "▁"), scheme == "always", bool(pre_tokenizer.get("split", True))
+
+
+@keras.saving.register_keras_serializable(package="keras_sentemb")
+class UnigramTokenizer(SequencePacking, keras_hub.tokenizers.Tokenizer):
+    """A Unigram model's tokenizer.json, reproduced in TF ops: its normaliser and Metaspace pre-tokeniser
+    (`MetaspaceTextSplitter`: SentencePiece's precompiled map per grapheme cluster, Strip, Replace) and
+    its segmentation (`UnigramLattice`: Hugging Face's Viterbi in float64, its tie-breaking, fused unknowns).
+    Added tokens ("<s>", "<mask>" with its `lstrip` …) are cut out of the raw text first. `content_ids`,
+    `pack` and `content_id_rows` are those of every sentence tokenizer here; a sequence is `cls ids sep`
+    (`<s> … </s>`), as sentence-transformers packs one text for XLM-RoBERTa.
+
+    Args:
+        tokenizer_spec: tokenizer.json's `normalizer`, `pre_tokenizer`, `model` (Unigram: `vocab` as
+            `[[piece, score], …]`, `unk_id`) and `added_tokens`.
+        max_length: the longest packed sequence, special tokens included (≥ 3).
+        cls_token, sep_token, pad_token, mask_token, oov_token: the model's special tokens.
+
+    Example:
+    >>> spec = {"normalizer": None, "pre_tokenizer": {"type": "Metaspace", "replacement": "▁",
+    ...         "prepend_scheme": "always", "split": True},
+    ...         "model": {"type": "Unigram", "unk_id": 3, "vocab": [["<s>", 0.0], ["<pad>", 0.0], ["</s>", 0.0],
+    ...                   ["<unk>", 0.0], ["▁a", -1.0], ["▁cat", -2.0], ["<mask>", 0.0]]},
+    ...         "added_tokens": [{"id": i, "content": t} for i, t in [(0, "<s>"), (1, "<pad>"), (2, "</s>"),
+    ...                                                                (3, "<unk>"), (6, "<mask>")]]}
+    >>> tokenizer = UnigramTokenizer(spec, max_length=8)
+    >>> tokenizer.pack(tokenizer.content_ids(tf.constant(["a cat!", ""])))["token_ids"].numpy().tolist()
+    [[0, 4, 5, 3, 2], [0, 2, 1, 1, 1]]
+    """
+
+    def __init__(
+        self,
+        tokenizer_spec=None,
+        max_length=512,
+        cls_token="<s>",
+        sep_token="</s>",
+        pad_token="<pad>",
+        mask_token="<mask>",
+        oov_token="<unk>",
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        model = tokenizer_spec["model"]
+        if model.get("type") != "Unigram" or model.get("byte_fallback"):
+            raise ValueError(f"UnigramTokenizer: model {model.get('type')!r} with byte_fallback is not supported")
+        if not isinstance(max_length, int) or max_length < 3:
+            raise ValueError(f"UnigramTokenizer: max_length must be an int >= 3, got {max_length!r}.")
+        self.tokenizer_spec = tokenizer_spec
+        self.max_length = max_length
+        self.vocabulary = [piece for piece, _ in model["vocab"]]
+        self._ids = {piece: index for index, piece in enumerate(self.vocabulary)}
+        added = tokenizer_spec.get("added_tokens", [])
+        for token in added:
+            if token.get("single_word"):
+                raise ValueError(
+                    f"UnigramTokenizer: added token {token['content']!r} with single_word is not supported"
+                )
+            self._ids.setdefault(token["content"], token["id"])
+        for name, token in (
+            ("cls_token", cls_token),
+            ("sep_token", sep_token),
+            ("pad_token", pad_token),
+            ("mask_token", mask_token),
+            ("oov_token", oov_token),
+            ("start_token", cls_token),
+            ("end_token", sep_token),
+        ):
+            if token not in self._ids:
+                raise ValueError(f"UnigramTokenizer: the special token {token!r} ({name}) is not in the vocabulary")
+            self._add_special_token(token, name)
+        replacement, prepend, split = metaspace_settings(tokenizer_spec.get("pre_tokenizer"))
+        self.splitter = MetaspaceTextSplitter(
+            tokenizer_spec.get("normalizer"),
+            special_tokens=[token["content"] for token in added],
+            lstrip_tokens=[token["content"] for token in added if token.get("lstrip")],
+            rstrip_tokens=[token["content"] for token in added if token.get("rstrip")],
+            replacement=replacement,
+            prepend=prepend,
+            split=split,
+        )
+        self.lattice = UnigramLattice([tuple(item) for item in model["vocab"]], model.get("unk_id", 0))
+        self._added_ids = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(
+                tf.constant([token["content"] for token in added] or ["\xff"], tf.string),
+                tf.constant([token["id"] for token in added] or [0], tf.int64),
+            ),
+            default_value=-1,
+        )
+
+    # keras-hub's Tokenizer interface.
+    def get_vocabulary(self):
+        return list(self.vocabulary)
+
+    def vocabulary_size(self):
+        return max(len(self.vocabulary), max(self._ids.values()) + 1)
+
+    def id_to_token(self, id):
+        return self.vocabulary[id]
+
+    def token_to_id(self, token):
+        if token not in self._ids:
+            raise ValueError(f"Token '{token}' is not in the vocabulary.")
+        return self._ids[token]
+
+    def tokenize(self, inputs):
+        """The ids of `content_ids`, untruncated, for a string or a 1-D string tensor."""
+        inputs = tf.convert_to_tensor(inputs, dtype=tf.string)
+        if inputs.shape.rank == 0:
+            return self._unigram_ids(inputs[tf.newaxis])[0]
+        return self._unigram_ids(inputs)
+
+    def _unigram_ids(self, texts):
+        words, special = self.splitter.words(texts)
+        flat, is_special = words.flat_values, special.flat_values
+        pieces = self.lattice.pieces(tf.boolean_mask(flat, ~is_special))
+        special_ids = self._added_ids.lookup(MetaspaceTextSplitter.special_token(flat))
+        return ids_in_word_order(words, special, pieces, special_ids)
+
+    def _content_ids_graph(self, texts):
+        return self._unigram_ids(texts)[:, : self.max_length - 2]
+
+    def content_id_rows(self, texts):
+        """`content_ids` for a Python list of texts (str or UTF-8 bytes), as NumPy int32 rows, tokenised on
+        the host by Hugging Face `tokenizers` from the same tokenizer.json parts (the same ids)."""
+        host = getattr(self, "_host_tokenizer", None)
+        if host is None:
+            spec = {
+                "version": "1.0",
+                "truncation": None,
+                "padding": None,
+                "added_tokens": [
+                    {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+                    | token
+                    for token in self.tokenizer_spec.get("added_tokens", [])
+                ],
+                "normalizer": self.tokenizer_spec.get("normalizer"),
+                "pre_tokenizer": self.tokenizer_spec.get("pre_tokenizer"),
+                "post_processor": None,
+                "decoder": None,
+                "model": self.tokenizer_spec["model"],
+            }
+            host = Tokenizer.from_str(json.dumps(spec))
+            # A cache, not state to save with the layer.
+            object.__setattr__(self, "_host_tokenizer", host)
+        texts = [t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts]
+        limit = self.max_length - 2
+        return [np.asarray(e.ids[:limit], dtype=np.int32) for e in host.encode_batch(texts, add_special_tokens=False)]
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "tokenizer_spec": self.tokenizer_spec,
+                "max_length": self.max_length,
+                "cls_token": self.cls_token,
+                "sep_token": self.sep_token,
+                "pad_token": self.pad_token,
+                "mask_token": self.mask_token,
+                "oov_token": self.oov_token,
+            }
+        )
+        return config

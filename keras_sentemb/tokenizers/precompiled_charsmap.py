@@ -4,11 +4,11 @@ their `tokenizer.json` as Hugging Face's `Precompiled`), read out of its darts-c
 The blob is `uint32 trie size | trie (uint32 units) | replacement strings (NUL-terminated)`; each
 key of the trie is a UTF-8 string, its value the offset of its replacement. `charsmap_rules` walks
 the trie breadth first, all nodes of a level at once (NumPy), and returns `{key: replacement}` — for
-XLM-RoBERTa's nmt_nfkc map, some 2,000 rules such as "ﬁ" → "fi", "Ａ" → "A", "e\\u0301" → "é".
+SentencePiece's nmt_nfkc map, some 225,000 rules (most of them Hangul jamo sequences) such as "ﬁ" → "fi",
+"Ａ" → "A", "e\\u0301" → "é".
 
 Example (a trie holding "a" → "b"; darts-clone units, as sentencepiece writes them):
->>> import functools
-import struct
+>>> import struct
 >>> units = [96 << 10, (3 << 10) | 0x100 | 0x61, 1 << 31]   # root, "a" (a leaf), its value: offset 0
 >>> blob = struct.pack("<I", 4 * len(units)) + struct.pack(f"<{len(units)}I", *units) + b"b\\0"
 >>> charsmap_rules(blob)

@@ -102,6 +102,8 @@ def refused():
     """Folders we refuse, made from a tiny one, and the first line of each error."""
     cases = {
         "model_type t5 (any other)": ("config.json", lambda c: c.update(model_type="t5")),
+        "model_type qwen3 (a decoder keras-hub converts)": ("config.json", lambda c: c.update(model_type="qwen3")),
+        "model_type albert": ("config.json", lambda c: c.update(model_type="albert")),
         "a Router module (asymmetric towers)": (
             "modules.json",
             lambda m: m.insert(

@@ -232,6 +232,20 @@ def _load_roberta(backbone, tensors):
         _norm(tensors, block._feedforward_layer_norm, f"{at}.output.LayerNorm")
 
 
+# Text models keras-hub converts from Hugging Face that this loader does not build, and why.
+_DECODER = (
+    "keras-hub converts its weights, but a decoder embedder (causal attention, last-token pooling) and its "
+    "tokenizer are not built here yet"
+)
+KERAS_HUB_CONVERTS_ONLY = {
+    "albert": "keras-hub converts its weights, but its tokenizer.json (NFKD, accent stripping and lower-casing "
+    "before SentencePiece) is not reproduced in-graph yet",
+    **{
+        name: _DECODER
+        for name in ("gemma", "gemma2", "gemma3", "gpt2", "llama", "mistral", "mixtral", "qwen2", "qwen3", "smollm3")
+    },
+}
+
 # model_type → (build from config, load weights, prefixes a task model adds)
 ARCHITECTURES = {
     "bert": (_bert, _load_bert, ("bert.",)),
@@ -250,9 +264,9 @@ def hugging_face_model_type(folder):
     model_type = read_json(path).get("model_type")
     if model_type in ARCHITECTURES:
         return model_type
+    why = KERAS_HUB_CONVERTS_ONLY.get(model_type, "no Keras implementation here")
     raise ValueError(
-        f"{path}: model_type {model_type!r} is not supported (no Keras implementation here); "
-        f"supported: {', '.join(sorted(ARCHITECTURES))}"
+        f"{path}: model_type {model_type!r} is not supported ({why}); supported: {', '.join(sorted(ARCHITECTURES))}"
     )
 
 

@@ -121,10 +121,12 @@ class ByteLevelBpeTokenizer(SequencePacking, keras_hub.tokenizers.BytePairTokeni
         words, special = self.splitter.words(texts)
         flat, is_special = words.flat_values, special.flat_values
         # Each ordinary word's bytes → the ids of their byte characters → BPE pieces; an added token is its id.
-        ordinary = tf.boolean_mask(flat, ~is_special)
-        byte_strings = tf.strings.bytes_split(ordinary)
+        # Each distinct word is merged once (a batch repeats "the", ",", " of" …).
+        distinct, where = tf.unique(tf.boolean_mask(flat, ~is_special))
+        byte_strings = tf.strings.bytes_split(distinct)
         byte_values = tf.cast(tf.reshape(tf.io.decode_raw(byte_strings.flat_values, tf.uint8), [-1]), tf.int32)
-        pieces = self.byte_pair_merges.pieces(byte_strings.with_flat_values(tf.gather(self._byte_ids, byte_values)))
+        merged = self.byte_pair_merges.pieces(byte_strings.with_flat_values(tf.gather(self._byte_ids, byte_values)))
+        pieces = tf.gather(merged, where)
         special_ids = self.token_to_id_map.lookup(ByteLevelTextSplitter.special_token(flat))
         return ids_in_word_order(words, special, pieces, special_ids)
 

@@ -139,7 +139,9 @@ class UnigramTokenizer(SequencePacking, keras_hub.tokenizers.Tokenizer):
     def _unigram_ids(self, texts):
         words, special = self.splitter.words(texts)
         flat, is_special = words.flat_values, special.flat_values
-        pieces = self.lattice.pieces(tf.boolean_mask(flat, ~is_special))
+        # Each distinct word is segmented once (a batch repeats "▁the", "," …).
+        distinct, where = tf.unique(tf.boolean_mask(flat, ~is_special))
+        pieces = tf.gather(self.lattice.pieces(distinct), where)
         special_ids = self._added_ids.lookup(MetaspaceTextSplitter.special_token(flat))
         return ids_in_word_order(words, special, pieces, special_ids)
 

@@ -78,30 +78,32 @@ def test_ids_are_the_tokenizer_json_ids_on_every_hostile_text(name):
     assert not differ, (name, len(differ), [HOSTILE[i][:40] for i in differ[:3]])
 
 
-@pytest.mark.parametrize(
-    "name",
-    ["mpnet_all_modes_new", "bert_weighted_last_prompts_new", "roberta_cls_dense_old", "xlm_roberta_cls_dense_old"],
-)
-def test_the_savedmodel_in_a_fresh_process_equals_encode(name, tmp_path):
-    """Strings in, `encode`'s vectors out (its default prompt, "query: ", included) with TF alone."""
-    encoder = SentenceEncoder.from_pretrained(os.path.join(FOLDERS, name))
-    folder = export_saved_model(encoder, tmp_path / "model", version=1)
+SERVED = ["mpnet_all_modes_new", "bert_weighted_last_prompts_new", "roberta_cls_dense_old", "xlm_roberta_cls_dense_old"]
+
+
+def test_the_savedmodels_in_a_fresh_process_equal_encode(tmp_path):
+    """Strings in, `encode`'s vectors out with TF and TF Text alone, for each tokenizer (WordPiece with BERT's
+    and MPNet's tokens, byte-level BPE, Unigram) and a default prompt ("query: "): one fresh process
+    loads every SavedModel."""
     texts = SENTENCES[::7]
     (tmp_path / "texts.json").write_text(json.dumps(texts))
+    encoders = {name: SentenceEncoder.from_pretrained(os.path.join(FOLDERS, name)) for name in SERVED}
+    folders = [export_saved_model(encoders[name], tmp_path / name, version=1) for name in SERVED]
     script = textwrap.dedent(
         """
         import json, sys
         import numpy as np
         import tensorflow as tf
         import tensorflow_text  # registers the tokenizer's ops
-        serve = tf.saved_model.load(sys.argv[1]).signatures["serving_default"]
-        texts = json.load(open(sys.argv[2]))
-        np.save(sys.argv[3], serve(texts=tf.constant(texts))["embedding"].numpy())
+        texts = json.load(open(sys.argv[1]))
+        for index, folder in enumerate(sys.argv[2:]):
+            serve = tf.saved_model.load(folder).signatures["serving_default"]
+            np.save(f"out{index}.npy", serve(texts=tf.constant(texts))["embedding"].numpy())
         print(json.dumps(sorted(m for m in sys.modules if m.startswith("keras_sentemb"))))
         """
     )
     run = subprocess.run(
-        [sys.executable, "-c", script, folder, str(tmp_path / "texts.json"), str(tmp_path / "out.npy")],
+        [sys.executable, "-c", script, str(tmp_path / "texts.json"), *folders],
         capture_output=True,
         text=True,
         timeout=300,
@@ -110,4 +112,5 @@ def test_the_savedmodel_in_a_fresh_process_equals_encode(name, tmp_path):
     )
     assert run.returncode == 0, run.stderr[-3000:]
     assert json.loads(run.stdout.strip().splitlines()[-1]) == []
-    np.testing.assert_allclose(np.load(tmp_path / "out.npy"), encoder.encode(texts), atol=1e-5)
+    for index, name in enumerate(SERVED):
+        np.testing.assert_allclose(np.load(tmp_path / f"out{index}.npy"), encoders[name].encode(texts), atol=1e-5)

@@ -151,7 +151,7 @@ def version_folder(path, version, overwrite):
         raise ValueError(f"version must be a non-negative int, got {version!r}")
     target = os.path.join(os.fspath(path), str(version))
     if os.path.exists(target) and not overwrite:
-        raise FileExistsError(f"{target} exists; pass overwrite=True to replace it.")
+        raise FileExistsError(f"{target} exists; pass overwrite=True (--overwrite on the command line) to replace it.")
     return target
 
 

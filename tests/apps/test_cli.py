@@ -99,7 +99,7 @@ def test_export_writes_a_version_folder(model_file, tmp_path, capsys):
     assert main(["export", str(base), "--version", "3", "--model", model_file]) == 0
     assert os.path.isfile(base / "3" / "saved_model.pb")
     assert main(["export", str(base), "--version", "3", "--model", model_file]) == 2
-    assert "overwrite" in capsys.readouterr().err
+    assert "--overwrite" in capsys.readouterr().err  # the flag a command-line user types
 
 
 def test_export_openvino_int8_writes_an_ir_that_loads_back(model_file, corpus_file, tmp_path, capsys):

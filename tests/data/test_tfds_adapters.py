@@ -45,3 +45,11 @@ def test_a_split_becomes_a_tokenised_training_pipeline():
     )
     features, labels = batch
     assert set(features) == {"sentence1", "sentence2"} and labels.shape[0] == 2
+
+
+def test_a_tfds_builder_finds_its_own_code_on_a_clean_install():
+    """`keras-sentemb evaluate --data tfds` builds TFDS builders, whose `code_path` imports `importlib_resources`:
+    tensorflow-datasets declares it only for Python < 3.9, so keras-sentemb declares it."""
+    import tensorflow_datasets as tfds
+
+    assert tfds.builder_cls("glue").code_path.name == "glue.py"

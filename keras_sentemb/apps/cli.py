@@ -568,6 +568,23 @@ def _reason(error):
     return str(error) or type(error).__name__
 
 
+# Optional dependencies a command may need: the top-level module → the extra that installs it.
+OPTIONAL_EXTRAS = {"apache_beam": "beam", "tensorflow_serving": "serving", "openvino": "openvino", "nncf": "openvino"}
+
+
+def _missing_extra(error):
+    """The error line for a missing optional dependency, naming the pip command; None for any other import."""
+    if "keras-sentemb[" in str(error):  # the library already said which extra
+        return str(error)
+    cause = error
+    while cause is not None:
+        module = (getattr(cause, "name", None) or "").split(".")[0]
+        if module in OPTIONAL_EXTRAS:
+            return f'this command needs {module}, which is not installed: pip install "keras-sentemb[{OPTIONAL_EXTRAS[module]}]"'
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
 def main(argv=None):
     """Runs the command line; returns the exit status (0 ok, 2 bad input)."""
     parser = _build_parser()
@@ -590,6 +607,12 @@ def main(argv=None):
         # OSError: missing or unreadable files, full disks and every network failure of a
         # store (URLError, HTTPError, timeouts, refused connections) end here, not in a traceback.
         print(f"keras-sentemb {args.command}: error: {_reason(error)}", file=sys.stderr)
+        return 2
+    except ImportError as error:
+        message = _missing_extra(error)
+        if message is None:
+            raise
+        print(f"keras-sentemb {args.command}: error: {message}", file=sys.stderr)
         return 2
     return 0
 

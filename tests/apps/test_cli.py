@@ -253,3 +253,24 @@ def test_evaluate_refuses_hash_recall_for_a_model_without_codes(model_file, tmp_
 def test_evaluate_names_unknown_tasks(model_file, tmp_path, capsys):
     assert main(["evaluate", model_file, "--tasks", "stsb,glue", "-o", str(tmp_path)]) == 2
     assert "unknown task(s) ['glue']" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("missing", "argv", "extra"),
+    [
+        ("apache_beam", ["embed-corpus", "{tmp}/model", "{tmp}/corpus.txt", "-o", "{tmp}/out"], "beam"),
+        ("tensorflow_serving", ["export", "--serving", "{tmp}/serving", "{model}", "--version", "1"], "serving"),
+    ],
+)
+def test_a_missing_optional_extra_is_an_error_naming_the_pip_command(
+    missing, argv, extra, model_file, tmp_path, capsys, monkeypatch
+):
+    """Without the beam or serving extra these commands end in `error:` and exit 2, not a traceback."""
+    import sys
+
+    (tmp_path / "corpus.txt").write_text("a line\n", encoding="utf-8")
+    monkeypatch.setitem(sys.modules, missing, None)  # `import missing` now fails as if not installed
+    argv = [arg.format(tmp=tmp_path, model=model_file) for arg in argv]
+    assert main(argv) == 2
+    error = capsys.readouterr().err
+    assert "error:" in error and f"keras-sentemb[{extra}]" in error and "Traceback" not in error

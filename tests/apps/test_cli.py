@@ -269,7 +269,8 @@ def test_a_missing_optional_extra_is_an_error_naming_the_pip_command(
     import sys
 
     (tmp_path / "corpus.txt").write_text("a line\n", encoding="utf-8")
-    monkeypatch.setitem(sys.modules, missing, None)  # `import missing` now fails as if not installed
+    for name in [missing, *(name for name in sys.modules if name.startswith(missing + "."))]:
+        monkeypatch.setitem(sys.modules, name, None)  # importing it now fails as if it were not installed
     argv = [arg.format(tmp=tmp_path, model=model_file) for arg in argv]
     assert main(argv) == 2
     error = capsys.readouterr().err

@@ -23,7 +23,37 @@ LONGEST_FIRST = (
 )
 
 
+# `make test` (the suite a change must pass, <= 10 min on 2 cores) leaves these to `make test-slow`,
+# which CI runs as well: the docs/ pages' blocks (each trains, distils or benchmarks for real, 1-2 min)
+# and the tests that load real checkpoints several times or export and serve full models.
+SLOW = (
+    "docs/",
+    "tests/pretrained/test_mpnet_base.py",
+    "tests/pretrained/test_sentence_transformers_parity.py",
+    "tests/export/test_serving_bundle.py",
+    "tests/export/test_pair_model_export.py",
+    "tests/training/test_distributed_fit.py",
+    "tests/training/test_resume_after_kill.py",
+    "tests/zoo/test_hub_hosting.py",
+    # training-heavy model tests (each fits real layers for several epochs): ~3.5 min of 2 cores
+    "tests/models/test_dse.py",
+    "tests/models/test_sbert.py",
+    "tests/models/test_sentence_classifier.py",
+    "tests/models/test_hashed_encoder.py",
+)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: run by `make test-slow`, not `make test` (see conftest.SLOW)")
+
+
 def pytest_collection_modifyitems(items):
+    import pytest
+
+    for item in items:
+        if item.nodeid.startswith(SLOW):
+            item.add_marker(pytest.mark.slow)
+
     def rank(item):
         return next((i for i, prefix in enumerate(LONGEST_FIRST) if item.nodeid.startswith(prefix)), len(LONGEST_FIRST))
 

@@ -48,11 +48,15 @@ def outputs_of(model, texts):
 
 hashed = None
 for name in listed:
-    model = zoo.load(name)  # bilstm-sra-minilm first: its MiniLM word table is built once, then cached
+    started = time.perf_counter()
+    model = zoo.load(name)  # the word-level members take their MiniLM word table from the zoo (zoo/word-vectors)
+    load_seconds = time.perf_counter() - started
     with open(os.path.join(zoo.model_dir(name), "probe.json"), encoding="utf-8") as f:
         probe = json.load(f)
     worst = float(np.abs(outputs_of(model, probe["texts"]) - np.asarray(probe["outputs"])).max())
-    print(f"{name:<32} {type(model).__name__:<16} max |Δ| to the recorded outputs {worst:.2e}")
+    print(
+        f"{name:<32} {type(model).__name__:<16} loaded in {load_seconds:4.1f} s, max |Δ| to the recorded outputs {worst:.2e}"
+    )
     assert worst <= 2e-4, name
     if hasattr(model, "hash") and hashed is None:
         hashed = model

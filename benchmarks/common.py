@@ -35,7 +35,7 @@ def cpu_flags():
             flags = next(line.split(":", 1)[1].split() for line in f if line.startswith("flags"))
     except (OSError, StopIteration):
         return "unknown"
-    wanted = ("avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
+    wanted = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
     return " ".join(flag for flag in wanted if flag in flags) or "no VNNI/BF16/AMX"
 
 

@@ -1,9 +1,9 @@
 """keras-sentemb: sentence embeddings for Keras 3 and TensorFlow.
 
-(Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
->>> import keras_sentemb                                    # doctest: +SKIP
->>> encoder = keras_sentemb.SentenceEncoder.from_pretrained("minilm-l6")  # doctest: +SKIP
->>> vectors = encoder.encode(["A cat sits.", "A dog runs."])  # doctest: +SKIP
+(Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+    import keras_sentemb
+    encoder = keras_sentemb.SentenceEncoder.from_pretrained("minilm-l6")
+    vectors = encoder.encode(["A cat sits.", "A dog runs."])
 """
 
 import os

@@ -14,9 +14,9 @@ codes by Hamming distance and, with `rerank`, re-ranks the top k·r by cosine.
 This is what `keras-sentemb index build|search` runs.
 
 Example:
-(Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
->>> build_index_folder(lines, "corpus_index", model="minilm-l6", bits=256)  # doctest: +SKIP
->>> IndexFolder("corpus_index").search(["How do I bake bread?"], k=5)     # doctest: +SKIP
+(Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+    build_index_folder(lines, "corpus_index", model="minilm-l6", bits=256)
+    IndexFolder("corpus_index").search(["How do I bake bread?"], k=5)
 """
 
 import hashlib

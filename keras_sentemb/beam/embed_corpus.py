@@ -60,9 +60,9 @@ class EmbedCorpus(beam.PTransform):
         progress: show a progress bar (sentences embedded, rate) where the pipeline runs.
 
     Example:
-    (Skipped as a doctest: it needs an optional extra (apache-beam or mteb).)
-    >>> with beam.Pipeline() as p:                                          # doctest: +SKIP
-    ...     p | EmbedCorpus("serving/minilm/1", "corpus/*.txt", "out/corpus")
+    (Not run as a doctest: it needs an optional extra (apache-beam or mteb).)
+        with beam.Pipeline() as p:
+            p | EmbedCorpus("serving/minilm/1", "corpus/*.txt", "out/corpus")
     """
 
     def __init__(

@@ -48,8 +48,8 @@ def read_embedding_records(pattern):
     Returns `(ids, embeddings, codes)`: a list of str, float32 [N, d], and uint8
     [N, bits/8] or None, in shard order then row order.
 
-    (Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
-    >>> ids, vectors, codes = read_embedding_records("out/corpus-*.parquet")  # doctest: +SKIP
+    (Not run as a doctest: it reads files of the benchmark data folder (docs/data.md).)
+        ids, vectors, codes = read_embedding_records("out/corpus-*.parquet")
     """
 
     paths = sorted(tf.io.gfile.glob(pattern))

@@ -59,9 +59,9 @@ class SavedModelEmbeddingHandler(TFModelHandlerTensor):
     process (`large_model`, `model_copies`), metrics — is Beam's.
 
     Example:
-    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
-    >>> handler = SavedModelEmbeddingHandler("serving/minilm/1")            # doctest: +SKIP
-    >>> texts | RunInference(KeyedModelHandler(handler))                     # doctest: +SKIP
+    (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+        handler = SavedModelEmbeddingHandler("serving/minilm/1")
+        texts | RunInference(KeyedModelHandler(handler))
     """
 
     def __init__(self, model_dir, with_codes=None, max_batch_size=256, **kwargs):

@@ -126,8 +126,8 @@ def read_scored_pairs(
 ):
     """Reads STS-style pairs: two sentence columns and a numeric score in `score_range`.
 
-    (Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
-    >>> pairs = read_scored_pairs("data/stsb/train.tsv")   # doctest: +SKIP
+    (Not run as a doctest: it reads files of the benchmark data folder (docs/data.md).)
+        pairs = read_scored_pairs("data/stsb/train.tsv")
     """
     columns, report = read_table(
         path,
@@ -155,8 +155,9 @@ def read_labeled_pairs(
     """Reads pairs with a class label; `label_names` maps label strings to indices, else
     labels are integers in [0, num_classes).
 
-    >>> nli = read_labeled_pairs("data/nli/snli_dev.tsv.gz", "premise",
-    ...                          "hypothesis", label_names=NLI_LABELS)   # doctest: +SKIP
+    Example (not run as a doctest: it reads the benchmark data folder, docs/data.md)::
+
+        nli = read_labeled_pairs("data/nli/snli_dev.tsv.gz", "premise", "hypothesis", label_names=NLI_LABELS)
     """
     columns, report = read_table(
         path,

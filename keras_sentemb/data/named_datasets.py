@@ -24,8 +24,8 @@ refuses them with a `ValueError` that says so (use a folder for those test sets)
 same integers from both routes (`label_names[i]` names class i; TFDS's order), and TFDS
 examples without a label (-1: SNLI pairs without a gold label) are skipped and counted.
 
->>> read_split("tfds", "glue/stsb", "dev")        # doctest: +SKIP
->>> read_split("/data/benchmarks", "stsb", "dev")  # doctest: +SKIP
+    read_split("tfds", "glue/stsb", "dev")
+    read_split("/data/benchmarks", "stsb", "dev")
 """
 
 import dataclasses

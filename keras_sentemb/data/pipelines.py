@@ -138,8 +138,8 @@ def cross_pairs_dataset(
     `ScoredPairs` or `LabeledPairs`; `labels` replaces its labels (for example scores
     rescaled to [0, 1]), as a float32 or int32 array [N] or [N, k].
 
-    (Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
-    >>> train = cross_pairs_dataset(read_scored_pairs(path), cross_encoder.tokenizer)  # doctest: +SKIP
+    (Not run as a doctest: it reads files of the benchmark data folder (docs/data.md).)
+        train = cross_pairs_dataset(read_scored_pairs(path), cross_encoder.tokenizer)
     """
     if not isinstance(examples, (ScoredPairs, LabeledPairs)):
         raise TypeError(f"examples must be ScoredPairs or LabeledPairs, got {type(examples).__name__}")
@@ -223,9 +223,9 @@ def examples_dataset(examples, tokenizer, labels=None, **kwargs):
     e.g. `[label, teacher logits…]` rows for distillation). Keyword arguments go to
     `text_pipeline`.
 
-    (Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
-    >>> train = examples_dataset(read_scored_pairs(path), encoder.tokenizer)  # doctest: +SKIP
-    >>> sbert.fit(train, epochs=4)                                           # doctest: +SKIP
+    (Not run as a doctest: it reads files of the benchmark data folder (docs/data.md).)
+        train = examples_dataset(read_scored_pairs(path), encoder.tokenizer)
+        sbert.fit(train, epochs=4)
     """
     columns, own_labels, label_dtype = _columns_and_labels(examples)
     if len(own_labels) == 0:
@@ -257,9 +257,9 @@ def sentence_targets_dataset(sentences, targets, tokenizer, **kwargs):
 
     Keyword arguments go to `text_pipeline` (batch_size, shuffle, seed, bucketing…).
 
-    (Skipped as a doctest: it needs a trained model or data from the surrounding text.)
-    >>> train = sentence_targets_dataset(sentences, teacher_vectors, model.tokenizer)  # doctest: +SKIP
-    >>> model.fit(train, epochs=3)                                                     # doctest: +SKIP
+    (Not run as a doctest: it needs a trained model or data from the surrounding text.)
+        train = sentence_targets_dataset(sentences, teacher_vectors, model.tokenizer)
+        model.fit(train, epochs=3)
     """
     targets = np.asarray(targets, dtype=np.float32)
     if targets.ndim == 0 or targets.shape[0] != len(sentences):

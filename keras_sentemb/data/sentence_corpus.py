@@ -6,8 +6,8 @@ ones. `collect_sentences` reads the sentence columns of the files it finds, keep
 first occurrence of each distinct sentence, and returns them in a fixed order.
 
 Example:
-(Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
->>> sentences = collect_sentences("data", exclude_files=["stsb/test.tsv"])  # doctest: +SKIP
+(Not run as a doctest: it reads files of the benchmark data folder (docs/data.md).)
+    sentences = collect_sentences("data", exclude_files=["stsb/test.tsv"])
 
 With `data="tfds"` the same file names stand for the TFDS splits they correspond to
 (`keras_sentemb.data.named_datasets`; `nli/snli_train_subset.tsv.gz` is then all of SNLI train);

@@ -39,7 +39,8 @@ def tfds_pair_examples(dataset, name):
 def tfds_pair_dataset(dataset, name, tokenizer, **kwargs):
     """A training pipeline from a TFDS split (`tfds.load("glue/stsb", split="train")`).
 
-    >>> train = tfds_pair_dataset(tfds.load("snli", split="train"), "snli",
-    ...                           encoder.tokenizer)   # doctest: +SKIP
+    Example (not run as a doctest: it downloads a TFDS data set)::
+
+        train = tfds_pair_dataset(tfds.load("snli", split="train"), "snli", encoder.tokenizer)
     """
     return text_pipeline(tfds_pair_examples(dataset, name), tokenizer, **kwargs)

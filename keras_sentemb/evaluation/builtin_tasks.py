@@ -146,8 +146,8 @@ def build_tasks(names, data=None, sts_dir=None, senteval_dir=None, folds=10, see
     """The tasks for `names` (see the module table), files read and checked now so that
     a bad file fails before any encoding starts. `data`: a data folder, `tfds` or `tfds:DIR`.
 
-    (Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
-    >>> tasks = build_tasks(["stsb", "sts-dir"], sts_dir="my_sts")   # doctest: +SKIP
+    (Not run as a doctest: it reads files of the benchmark data folder (docs/data.md).)
+        tasks = build_tasks(["stsb", "sts-dir"], sts_dir="my_sts")
     """
     names = [TFDS_TASK_NAMES.get(n.strip(), n.strip()) for n in names if n.strip()]
     unknown = [n for n in names if n not in TASK_NAMES]

@@ -11,10 +11,10 @@ class EmbeddingMemo:
 
     `hashed` is True when the model has a `hash_embeddings` method (a `HashedEncoder`).
 
-    (Skipped as a doctest: it needs a trained model or data from the surrounding text.)
-    >>> memo = EmbeddingMemo(encoder, batch_size=64)       # doctest: +SKIP
-    >>> memo.embed(["a", "b", "a"]).shape                  # doctest: +SKIP
-    (3, 384)
+    (Not run as a doctest: it needs a trained model or data from the surrounding text.)
+        memo = EmbeddingMemo(encoder, batch_size=64)
+        memo.embed(["a", "b", "a"]).shape
+        # -> (3, 384)
     """
 
     def __init__(self, encoder, batch_size=64, progress=None):

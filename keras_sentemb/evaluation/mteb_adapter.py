@@ -6,10 +6,10 @@ dicts with a "text" list). Both are accepted; prompt and task keywords are ignor
 our encoders take no instructions. `similarity` / `similarity_pairwise` are cosine.
 
 Example (needs `pip install mteb`, which pulls PyTorch; not a dependency of this library):
-(Skipped as a doctest: it needs an optional extra (apache-beam or mteb).)
->>> import mteb                                                      # doctest: +SKIP
->>> model = MTEBEncoder(load_sentence_encoder("minilm-l6"))          # doctest: +SKIP
->>> mteb.evaluate(model, mteb.get_tasks(tasks=["STSBenchmark"]))     # doctest: +SKIP
+(Not run as a doctest: it needs an optional extra (apache-beam or mteb).)
+    import mteb
+    model = MTEBEncoder(load_sentence_encoder("minilm-l6"))
+    mteb.evaluate(model, mteb.get_tasks(tasks=["STSBenchmark"]))
 """
 
 import numpy as np

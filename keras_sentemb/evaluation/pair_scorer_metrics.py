@@ -14,9 +14,9 @@ def pair_scorer_metrics(model, pairs, batch_size=64):
     `LabeledPairs` (MRPC, NLI): {"accuracy", "f1"} × 100 of the arg-max class (F1 of
     class 1).
 
-    (Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
-    >>> pair_scorer_metrics(cross_encoder, read_scored_pairs("stsb/test.tsv"))  # doctest: +SKIP
-    {'spearman': 81.33..., 'pearson': 82.45...}
+    (Not run as a doctest: it reads files of the benchmark data folder (docs/data.md).)
+        pair_scorer_metrics(cross_encoder, read_scored_pairs("stsb/test.tsv"))
+        # -> {'spearman': 81.33..., 'pearson': 82.45...}
     """
     if not isinstance(pairs, (ScoredPairs, LabeledPairs)):
         raise TypeError(f"pairs must be ScoredPairs or LabeledPairs, got {type(pairs).__name__}")

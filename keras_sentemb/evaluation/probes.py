@@ -147,10 +147,10 @@ def train_test_probe(
     `ValueError` naming it. The inner k-fold uses fewer folds when a class is smaller.
 
     Example:
-    (Skipped as a doctest: it needs a trained model or data from the surrounding text.)
-    >>> result = train_test_probe(train_x, train_y, test_x, test_y, seed=0)   # doctest: +SKIP
-    >>> round(result.accuracy, 2)                                              # doctest: +SKIP
-    86.4
+    (Not run as a doctest: it needs a trained model or data from the surrounding text.)
+        result = train_test_probe(train_x, train_y, test_x, test_y, seed=0)
+        round(result.accuracy, 2)
+        # -> 86.4
     """
     x = _features(train_features, "train_features")
     y = _labels(train_labels, len(x), "train_labels")
@@ -178,10 +178,10 @@ def cross_validated_probe(features, labels, folds=10, c_values=C_VALUES, seed=0,
     SUBJ, MPQA: one labelled file, no fixed split). In each outer fold C is chosen by an
     inner `inner_folds`-fold on the training part, then the probe is refit on it.
 
-    (Skipped as a doctest: it needs a trained model or data from the surrounding text.)
-    >>> result = cross_validated_probe(x, y, folds=10, seed=0)      # doctest: +SKIP
-    >>> result.accuracy, result.accuracy_std                        # doctest: +SKIP
-    (81.3, 2.1)
+    (Not run as a doctest: it needs a trained model or data from the surrounding text.)
+        result = cross_validated_probe(x, y, folds=10, seed=0)
+        result.accuracy, result.accuracy_std
+        # -> (81.3, 2.1)
     """
 
     x = _features(features, "features")

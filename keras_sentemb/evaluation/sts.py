@@ -25,10 +25,10 @@ def sts_spearman(encoder, pairs, batch_size=64, progress=None):
     the STS-B measure of SBERT (Reimers & Gurevych 2019, Table 1), reported × 100.
 
     Example:
-    (Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
-    >>> from keras_sentemb.data.examples import read_scored_pairs          # doctest: +SKIP
-    >>> sts_spearman(encoder, read_scored_pairs("data/stsb/test.tsv"))  # doctest: +SKIP
-    82.04
+    (Not run as a doctest: it reads files of the benchmark data folder (docs/data.md).)
+        from keras_sentemb.data.examples import read_scored_pairs
+        sts_spearman(encoder, read_scored_pairs("data/stsb/test.tsv"))
+        # -> 82.04
     """
     scores = cosine_scores(encoder, pairs.sentences1, pairs.sentences2, batch_size=batch_size, progress=progress)
     return correlations(scores, pairs.scores)[0]

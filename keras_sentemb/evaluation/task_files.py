@@ -65,10 +65,10 @@ def read_sts_file(path, header=None):
     """`ScoredPairs` from a `score<TAB>sentence1<TAB>sentence2` file (header line optional:
     see the module docstring for `header`).
 
-    (Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
-    >>> pairs = read_sts_file("my_sts/news.tsv")     # doctest: +SKIP
-    >>> len(pairs), pairs.scores[:2]                 # doctest: +SKIP
-    (750, [4.2, 0.8])
+    (Not run as a doctest: it reads files of the benchmark data folder (docs/data.md).)
+        pairs = read_sts_file("my_sts/news.tsv")
+        len(pairs), pairs.scores[:2]
+        # -> (750, [4.2, 0.8])
     """
     first, second, scores = [], [], []
     layout = "score, sentence1, sentence2"
@@ -95,10 +95,10 @@ def read_classification_file(path, header=None):
     """`LabeledSentences` from a `label<TAB>sentence` file; `labels` are the label strings
     themselves (a probe takes any hashable labels), `label_names` their sorted set.
 
-    (Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
-    >>> data = read_classification_file("my_cls/trec.train.tsv")   # doctest: +SKIP
-    >>> data.label_names                                           # doctest: +SKIP
-    ('ABBR', 'DESC', 'ENTY', 'HUM', 'LOC', 'NUM')
+    (Not run as a doctest: it reads files of the benchmark data folder (docs/data.md).)
+        data = read_classification_file("my_cls/trec.train.tsv")
+        data.label_names
+        # -> ('ABBR', 'DESC', 'ENTY', 'HUM', 'LOC', 'NUM')
     """
     sentences, labels = [], []
     for index, (number, line) in enumerate(_lines(path)):

@@ -60,10 +60,10 @@ def export_saved_model(
             prompt for query and document towers.
 
     Example:
-    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
-    >>> encoder = SentenceEncoder.from_pretrained("minilm-l6")             # doctest: +SKIP
-    >>> export_saved_model(encoder, "serving/minilm", version=1)           # doctest: +SKIP
-    'serving/minilm/1'
+    (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+        encoder = SentenceEncoder.from_pretrained("minilm-l6")
+        export_saved_model(encoder, "serving/minilm", version=1)
+        # -> 'serving/minilm/1'
     """
     if code_table is not None and not isinstance(model, HashedEncoder):
         raise TypeError(f"code_table is for a HashedEncoder, not a {type(model).__name__}")

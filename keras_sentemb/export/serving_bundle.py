@@ -12,10 +12,10 @@ Serve it with the TF Serving image (not run here: our machines have no container
 The config's base paths are `<base_path>/<name>` (default `/models`, where the command above
 mounts the folder). Needs the optional extra `serving` (tensorflow-serving-api).
 
-(Skipped as a doctest: it exports models, which takes seconds; tests/export/test_serving_bundle.py
+(Not run as a doctest: it exports models, which takes seconds; tests/export/test_serving_bundle.py
 runs it.)
->>> export_serving_bundle({"minilm": encoder, "minilm-hash": hashed}, "serving")   # doctest: +SKIP
-'serving/models.config'
+    export_serving_bundle({"minilm": encoder, "minilm-hash": hashed}, "serving")
+    # -> 'serving/models.config'
 """
 
 from __future__ import annotations

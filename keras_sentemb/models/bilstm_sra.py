@@ -33,10 +33,10 @@ class BiLSTMSRA(WordEncoder, PipelineTraining, keras.Model):
         pooling: "max" or "mean" over the BiLSTM states of the real words.
 
     Example:
-    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
-    >>> model = BiLSTMSRA.from_word_vectors(build_word_vectors(), teacher_dim=384)  # doctest: +SKIP
-    >>> model.compile(optimizer="adam", loss=SRALoss())                            # doctest: +SKIP
-    >>> model.fit(sentence_targets_dataset(sentences, teacher_vectors, model.tokenizer))  # doctest: +SKIP
+    (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+        model = BiLSTMSRA.from_word_vectors(build_word_vectors(), teacher_dim=384)
+        model.compile(optimizer="adam", loss=SRALoss())
+        model.fit(sentence_targets_dataset(sentences, teacher_vectors, model.tokenizer))
     """
 
     def __init__(self, tokenizer, table_shapes, tables=None, teacher_dim=384, units=256, pooling="max", **kwargs):

@@ -60,12 +60,12 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
     Output: float32 logits [batch, num_labels].
 
     Example:
-    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
-    >>> ce = CrossEncoder.from_pretrained("minilm-l6", num_labels=1)        # doctest: +SKIP
-    >>> ce.compile(keras.optimizers.AdamW(2e-5))                            # doctest: +SKIP
-    >>> ce.fit(cross_pairs_dataset(train, ce.tokenizer, labels=scores / 5), epochs=4)  # doctest: +SKIP
-    >>> ce.predict_pairs(["A man eats."], ["Someone is eating."])           # doctest: +SKIP
-    array([0.83], dtype=float32)
+    (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+        ce = CrossEncoder.from_pretrained("minilm-l6", num_labels=1)
+        ce.compile(keras.optimizers.AdamW(2e-5))
+        ce.fit(cross_pairs_dataset(train, ce.tokenizer, labels=scores / 5), epochs=4)
+        ce.predict_pairs(["A man eats."], ["Someone is eating."])
+        # -> array([0.83], dtype=float32)
     """
 
     def __init__(

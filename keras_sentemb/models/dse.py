@@ -167,13 +167,13 @@ class DSE(PipelineTraining, keras.Model):
     `examples_dataset`; labels `[y, T_1 … T_n]` per pair. Output: logits [batch, n].
 
     Example:
-    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
-    >>> dse = DSE.from_pretrained("minilm-l6", alpha=0.5)                  # doctest: +SKIP
-    >>> targets = np.column_stack([scores / 5, teacher_logits])          # doctest: +SKIP
-    >>> dse.compile(keras.optimizers.AdamW(2e-5))                         # doctest: +SKIP
-    >>> dse.fit(examples_dataset(train, dse.tokenizer, labels=targets), epochs=4)  # doctest: +SKIP
-    >>> catalog = tf.constant(dse.embed(sentences))                        # doctest: +SKIP
-    >>> indices, scores = dse.rank(["a query"], catalog, k=10)             # doctest: +SKIP
+    (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+        dse = DSE.from_pretrained("minilm-l6", alpha=0.5)
+        targets = np.column_stack([scores / 5, teacher_logits])
+        dse.compile(keras.optimizers.AdamW(2e-5))
+        dse.fit(examples_dataset(train, dse.tokenizer, labels=targets), epochs=4)
+        catalog = tf.constant(dse.embed(sentences))
+        indices, scores = dse.rank(["a query"], catalog, k=10)
     """
 
     def __init__(

@@ -9,6 +9,7 @@ function, and the outputs are put back in input order, with a progress bar on lo
 """
 
 import contextlib
+import threading
 
 import numpy as np
 import tensorflow as tf
@@ -17,9 +18,13 @@ from tqdm.auto import tqdm
 from keras_sentemb.data.length_buckets import length_buckets, plan_batches
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.runtime import OpenVINORuntime, resolve_runtime
+from keras_sentemb.runtime.openvino_runtime import INT8_MAX_TOKENS, Int8WithFloat32Fallback
 
 # `encode(progress=None)` / `predict_pairs(progress=None)` show a bar from this many rows on.
 PROGRESS_THRESHOLD = 2048
+# One OpenVINO runtime is built at a time: eight threads making the first int8 call on a fresh
+# encoder once calibrated it eight times (66 s instead of 9 s); the others now wait and reuse it.
+_RUNTIME_BUILD_LOCK = threading.Lock()
 
 
 def check_batch_size(batch_size):
@@ -27,6 +32,19 @@ def check_batch_size(batch_size):
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
     return int(batch_size)
+
+
+def int8_calibration_extras(utf8_texts, joined=8, repeated=8, repeats=INT8_MAX_TOKENS - 2):
+    """Texts added to int8 calibration: every `joined` given texts joined into one (long inputs),
+    and the first word of `repeated` texts repeated `repeats` times (a run of one word, whose
+    activations no sentence reaches). UTF-8 bytes in, UTF-8 bytes out.
+
+    >>> int8_calibration_extras([b"a cat", b"the dog", b"rain"], joined=2, repeated=1, repeats=3)
+    [b'a cat the dog', b'rain', b'a a a']
+    """
+    long_texts = [b" ".join(utf8_texts[i : i + joined]) for i in range(0, len(utf8_texts), joined)]
+    words = [text.split()[0] for text in utf8_texts if text.split()][:repeated]
+    return long_texts + [b" ".join([word] * repeats) for word in words]
 
 
 class EmbeddingModel:
@@ -139,6 +157,13 @@ class EmbeddingModel:
             embed = self.embed_fn()
             return lambda *arrays: embed(*arrays).numpy()
         runtimes = getattr(self, "_runtimes", None)
+        if runtimes is not None and precision in runtimes:
+            return runtimes[precision]
+        with _RUNTIME_BUILD_LOCK:
+            return self._build_runtime(precision, calibration_texts)
+
+    def _build_runtime(self, precision, calibration_texts):
+        runtimes = getattr(self, "_runtimes", None)
         if runtimes is None:
             runtimes = {}
             object.__setattr__(self, "_runtimes", runtimes)
@@ -149,19 +174,23 @@ class EmbeddingModel:
                 if single or not utf8_texts:
                     raise ValueError("calibration_texts must be a non-empty list of texts, not one text")
                 # The empty text ([CLS] [SEP]) is always calibrated on: its activations are far
-                # from any sentence's, and its int8 vector drifts most without it.
-                rows = self.tokenize_to_rows([b"", *utf8_texts])
+                # from any sentence's, and its int8 vector drifts most without it; so are texts as
+                # long as int8 runs (the given ones joined) and runs of one repeated word.
+                rows = self.tokenize_to_rows([b"", *utf8_texts, *int8_calibration_extras(utf8_texts)])
                 lengths = [self.packed_length(row) for row in rows]
                 calibration = [
                     self.pack_batch([rows[i] for i in batch.indices], batch.length)
                     for batch in plan_batches(lengths, 1, self.length_buckets)
                 ]
-            runtimes[precision] = OpenVINORuntime(
+            runtime = OpenVINORuntime(
                 self.openvino_graph_fn().get_concrete_function(),
                 precision,
                 calibration,
                 max_length=self.length_buckets[-1],
             )
+            if precision == "int8":
+                runtime = Int8WithFloat32Fallback(runtime, lambda: self.inference_runtime("openvino", "float32"))
+            runtimes[precision] = runtime
         return runtimes[precision]
 
     def tokenize_to_rows(self, utf8_texts):

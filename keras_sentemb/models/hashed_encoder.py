@@ -27,12 +27,12 @@ class HashedEncoder(keras.Model):
     (`CodeSimilarityLoss`, τ decayed by `TemperatureSchedule`).
 
     Example:
-    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
-    >>> encoder = SentenceEncoder.from_pretrained("minilm-l6")            # doctest: +SKIP
-    >>> corpus = encoder.encode(sentences)                                 # doctest: +SKIP
-    >>> hashed = distill_hashed_encoder(encoder, corpus, bits=256)          # doctest: +SKIP
-    >>> hashed.hash(["A man plays a guitar."]).shape                       # doctest: +SKIP
-    (1, 32)
+    (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+        encoder = SentenceEncoder.from_pretrained("minilm-l6")
+        corpus = encoder.encode(sentences)
+        hashed = distill_hashed_encoder(encoder, corpus, bits=256)
+        hashed.hash(["A man plays a guitar."]).shape
+        # -> (1, 32)
     """
 
     def __init__(self, encoder, hashing, **kwargs):

@@ -37,11 +37,11 @@ class InferLite(WordEncoder, PipelineTraining, keras.Model):
             ReLU and max-pool, so it cannot point where a teacher's signed vector does).
 
     Example:
-    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
-    >>> vectors = build_word_vectors(top_n=100_000)                  # doctest: +SKIP
-    >>> model = InferLite.from_word_vectors(vectors, units=512)      # doctest: +SKIP
-    >>> model.encode(["A cat sits on the mat."]).shape                # doctest: +SKIP
-    (1, 512)
+    (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+        vectors = build_word_vectors(top_n=100_000)
+        model = InferLite.from_word_vectors(vectors, units=512)
+        model.encode(["A cat sits on the mat."]).shape
+        # -> (1, 512)
     """
 
     def __init__(

@@ -8,10 +8,10 @@ no conversion and no calibration happen at load, so a server starts in about a s
 
 Example (not run as a doctest: it exports a real model):
 
->>> folder = export_openvino(encoder, "serving/minilm-int8", precision="int8",   # doctest: +SKIP
-...                          calibration_texts=sentences)
->>> OpenVINOEncoder.load(folder).encode(["A man plays a guitar."]).shape        # doctest: +SKIP
-(1, 384)
+    folder = export_openvino(encoder, "serving/minilm-int8", precision="int8",
+                             calibration_texts=sentences)
+    OpenVINOEncoder.load(folder).encode(["A man plays a guitar."]).shape
+    # -> (1, 384)
 """
 
 from __future__ import annotations

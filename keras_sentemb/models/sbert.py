@@ -52,11 +52,11 @@ class SBERT(PipelineTraining, keras.Model):
     `save`).
 
     Example:
-    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
-    >>> encoder = SentenceEncoder.from_pretrained("minilm-l6")          # doctest: +SKIP
-    >>> sbert = SBERT(encoder, objective="regression")                  # doctest: +SKIP
-    >>> sbert.compile(optimizer=keras.optimizers.AdamW(2e-5))           # doctest: +SKIP
-    >>> sbert.fit(examples_dataset(train_pairs, encoder.tokenizer), epochs=4)  # doctest: +SKIP
+    (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+        encoder = SentenceEncoder.from_pretrained("minilm-l6")
+        sbert = SBERT(encoder, objective="regression")
+        sbert.compile(optimizer=keras.optimizers.AdamW(2e-5))
+        sbert.fit(examples_dataset(train_pairs, encoder.tokenizer), epochs=4)
     """
 
     def __init__(

@@ -28,11 +28,11 @@ class SentenceClassifier(PipelineTraining, keras.Model):
         dropout: dropout before each Dense layer.
 
     Example:
-    (Skipped as a doctest: it needs a trained model or data from the surrounding text.)
-    >>> classifier = SentenceClassifier(bilstm_sra, num_classes=2)        # doctest: +SKIP
-    >>> classifier.compile(keras.optimizers.Adam(1e-3))                   # doctest: +SKIP
-    >>> classifier.fit(examples_dataset(sst2_train, bilstm_sra.tokenizer))  # doctest: +SKIP
-    >>> classifier.predict_texts(["a gorgeous film"]).argmax(-1)           # doctest: +SKIP
+    (Not run as a doctest: it needs a trained model or data from the surrounding text.)
+        classifier = SentenceClassifier(bilstm_sra, num_classes=2)
+        classifier.compile(keras.optimizers.Adam(1e-3))
+        classifier.fit(examples_dataset(sst2_train, bilstm_sra.tokenizer))
+        classifier.predict_texts(["a gorgeous film"]).argmax(-1)
     """
 
     def __init__(self, encoder, num_classes=2, hidden_units=(256,), dropout=0.1, **kwargs):

@@ -69,10 +69,10 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
     Paper: Reimers & Gurevych 2019, Sentence-BERT.
 
     Example:
-    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
-    >>> encoder = SentenceEncoder.from_pretrained("minilm-l6")   # doctest: +SKIP
-    >>> encoder.encode(["A man is eating food."]).shape           # doctest: +SKIP
-    (1, 384)
+    (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+        encoder = SentenceEncoder.from_pretrained("minilm-l6")
+        encoder.encode(["A man is eating food."]).shape
+        # -> (1, 384)
     """
 
     def __init__(
@@ -268,10 +268,10 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
         `BertTextEmbedder`); others raise ValueError naming what they have.
 
         Example:
-        (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
-        >>> embedder = keras_hub.models.TextEmbedder.from_preset(folder)        # doctest: +SKIP
-        >>> SentenceEncoder.from_text_embedder(embedder).encode(["A cat."]).shape  # doctest: +SKIP
-        (1, 384)
+        (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+            embedder = keras_hub.models.TextEmbedder.from_preset(folder)
+            SentenceEncoder.from_text_embedder(embedder).encode(["A cat."]).shape
+            # -> (1, 384)
         """
         if isinstance(embedder, (str, os.PathLike)):
             embedder = keras_hub.models.TextEmbedder.from_preset(os.fspath(embedder))

@@ -59,11 +59,11 @@ class TransferModel(PipelineTraining, keras.Model):
     `predict_scores(sentences1, sentences2)` scores pairs the way the setting does.
 
     Example:
-    (Skipped as a doctest: it needs a trained model or data from the surrounding text.)
-    >>> model = TransferModel(encoder, "nt", freeze_word_embeddings=True, objective="kl")  # doctest: +SKIP
-    >>> model.compile(keras.optimizers.Adam(1e-3))                                       # doctest: +SKIP
-    >>> model.fit(examples_dataset(train, encoder.tokenizer), epochs=2)                  # doctest: +SKIP
-    >>> model.predict_scores(test.sentences1, test.sentences2)                           # doctest: +SKIP
+    (Not run as a doctest: it needs a trained model or data from the surrounding text.)
+        model = TransferModel(encoder, "nt", freeze_word_embeddings=True, objective="kl")
+        model.compile(keras.optimizers.Adam(1e-3))
+        model.fit(examples_dataset(train, encoder.tokenizer), epochs=2)
+        model.predict_scores(test.sentences1, test.sentences2)
     """
 
     def __init__(

@@ -5,10 +5,10 @@ aligns it with GloVe on one vocabulary (see `keras_sentemb.pretrained.word_vecto
 It lives with the models because it runs one: the MiniLM `SentenceEncoder`.
 
 Example:
-(Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
->>> vectors = build_word_vectors(top_n=100_000, cache_dir="benchmarks/.cache")  # doctest: +SKIP
->>> vectors.tables["glove"].shape, vectors.tables["minilm"].shape               # doctest: +SKIP
-((100002, 50), (100002, 128))
+(Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+    vectors = build_word_vectors(top_n=100_000, cache_dir="benchmarks/.cache")
+    vectors.tables["glove"].shape, vectors.tables["minilm"].shape
+    # -> ((100002, 50), (100002, 128))
 """
 
 import numpy as np
@@ -39,8 +39,9 @@ def build_word_vectors(top_n=100_000, types=WORD_VECTOR_TYPES, minilm_dims=128, 
     """The vocabulary (first `top_n` GloVe words) and the tables of `types` (see module doc).
 
     The "minilm" table costs one MiniLM pass over the vocabulary (about 70 s for 100k
-    words on 2 CPU cores); with `cache_dir` it is computed once and reloaded after
-    (`keras_sentemb.utils.array_cache`, keyed by the words, `minilm_dims` and the weights).
+    words on 2 CPU cores); with `cache_dir` (a folder, or folders searched in order) it is
+    computed once and reloaded after (`keras_sentemb.utils.array_cache`, keyed by the words,
+    `minilm_dims` and the weights). The zoo ships the 100k, 128-d entry (float16).
     """
     unknown = [name for name in types if name not in WORD_VECTOR_TYPES]
     if unknown or not types:
@@ -70,5 +71,22 @@ def _cached_minilm_table(words, dims, cache_dir, progress):
 
     if cache_dir is None:
         return compute()
+    name, key = _minilm_table_name_and_key(words, dims, encoder)
+    return cached_array(cache_dir, name, key, compute).astype(np.float32, copy=False)
+
+
+def _minilm_table_name_and_key(words, dims, encoder):
     key = fingerprint("minilm-word-vectors", dims, fingerprint_texts(words), fingerprint_weights(encoder))
-    return cached_array(cache_dir, f"minilm-word-vectors-{dims}d", key, compute)
+    return f"minilm-word-vectors-{dims}d", key
+
+
+def minilm_table_entry(top_n, dims, cache_dir, progress=True):
+    """(name, key, table) of the "minilm" table of the first `top_n` GloVe words: the cache
+    entry `build_word_vectors(top_n, minilm_dims=dims, cache_dir=...)` reads (computed into
+    `cache_dir` when absent). The zoo ships it (zoo/recipes/shipped_word_vectors.py)."""
+    words, _ = load_glove(top_n)
+    encoder = SentenceEncoder.from_pretrained("minilm-l6")
+    encoder.backbone.use_hidden_act(MINILM_TABLE_HIDDEN_ACT)
+    name, key = _minilm_table_name_and_key(words, dims, encoder)
+    table = cached_array(cache_dir, name, key, lambda: minilm_word_table(words, encoder, dims=dims, progress=progress))
+    return name, key, table

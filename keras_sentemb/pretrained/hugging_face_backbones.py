@@ -280,6 +280,17 @@ def load_hugging_face_backbone(folder, dtype=None):
         backbone = build(config, os.path.join(folder, "config.json"), dtype)
     except KeyError as error:
         raise ValueError(f"{folder}/config.json: {model_type} config without {error.args[0]!r}") from None
+    return load_hugging_face_weights(backbone, folder)
+
+
+def load_hugging_face_weights(backbone, folder):
+    """Assigns the checkpoint of the Hugging Face `folder` to `backbone`, an already built model
+    of the architecture its config.json names (as `load_hugging_face_backbone` builds it; the zoo
+    fills the backbone of a rebuilt artifact this way instead of building a second one).
+    Returns `backbone`; ValueError when the checkpoint and the model do not fit each other."""
+    folder = os.fspath(folder)
+    model_type = hugging_face_model_type(folder)
+    _, load, prefixes = ARCHITECTURES[model_type]
     with CheckpointTensors(folder, prefixes) as tensors:
         load(backbone, tensors)
         extra = [name for name in tensors.unused() if not _IGNORED.search(name)]

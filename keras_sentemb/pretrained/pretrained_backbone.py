@@ -18,10 +18,10 @@ def load_backbone_and_tokenizer(name_or_path="minilm-l6", dtype=None, max_length
     backbone's positions.
 
     Example:
-    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
-    >>> backbone, tokenizer, spec = load_backbone_and_tokenizer("minilm-l6")  # doctest: +SKIP
-    >>> backbone.hidden_dim, tokenizer.max_length, spec.pooling_modes         # doctest: +SKIP
-    (384, 256, ('mean',))
+    (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+        backbone, tokenizer, spec = load_backbone_and_tokenizer("minilm-l6")
+        backbone.hidden_dim, tokenizer.max_length, spec.pooling_modes
+        # -> (384, 256, ('mean',))
     """
     folder = resolve_pretrained_dir(name_or_path)
     spec = read_sentence_transformers_folder(folder)

@@ -21,10 +21,10 @@ table per type with rows 0 (padding) and 1 (out-of-vocabulary) all zeros, the id
 sha256, keyed by the words and the MiniLM weights).
 
 Example:
-(Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
->>> words, glove = load_glove(top_n=1000)                       # doctest: +SKIP
->>> glove.shape                                                  # doctest: +SKIP
-(1000, 50)
+(Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+    words, glove = load_glove(top_n=1000)
+    glove.shape
+    # -> (1000, 50)
 """
 
 import dataclasses

@@ -10,9 +10,9 @@ training (`STSEvaluator`) should judge the weights the model will end with, so
 raw weights back afterwards; with no EMA it does nothing.
 
 Example:
-(Skipped as a doctest: it needs a trained model or data from the surrounding text.)
->>> with averaged_weights(model.optimizer):                      # doctest: +SKIP
-...     score = evaluate(model)
+(Not run as a doctest: it needs a trained model or data from the surrounding text.)
+    with averaged_weights(model.optimizer):
+        score = evaluate(model)
 """
 
 import contextlib

@@ -25,10 +25,10 @@ class CosinePairScorer:
             [N, d] (`SentenceEncoder`, `InferLite`, `BiLSTMSRA`).
 
     Example:
-    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
-    >>> scorer = CosinePairScorer(load_sentence_encoder("zoo:sbert-minilm-l6-stsb"))   # doctest: +SKIP
-    >>> scorer.predict_pairs(["A man eats."], ["Someone is eating."])                    # doctest: +SKIP
-    array([0.71], dtype=float32)
+    (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+        scorer = CosinePairScorer(load_sentence_encoder("zoo:sbert-minilm-l6-stsb"))
+        scorer.predict_pairs(["A man eats."], ["Someone is eating."])
+        # -> array([0.71], dtype=float32)
     """
 
     num_labels = 1

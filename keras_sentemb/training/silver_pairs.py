@@ -16,11 +16,11 @@ Three steps, each its own function:
    labelling resumes at the first unfinished chunk; a progress bar counts pairs.
 
 Example:
-(Skipped as a doctest: it reads a data folder and loads pretrained weights.)
->>> pool = silver_sentence_pool("data", size=20_000)                           # doctest: +SKIP
->>> embeddings = SentenceEncoder.from_pretrained("minilm-l6").encode(pool)     # doctest: +SKIP
->>> pairs = mine_silver_pairs(pool, embeddings, count=10_000)                  # doctest: +SKIP
->>> T = label_silver_pairs(teacher, pairs.sentences1, pairs.sentences2, "out/cache")  # doctest: +SKIP
+(Not run as a doctest: it reads a data folder and loads pretrained weights.)
+    pool = silver_sentence_pool("data", size=20_000)
+    embeddings = SentenceEncoder.from_pretrained("minilm-l6").encode(pool)
+    pairs = mine_silver_pairs(pool, embeddings, count=10_000)
+    T = label_silver_pairs(teacher, pairs.sentences1, pairs.sentences2, "out/cache")
 """
 
 import dataclasses

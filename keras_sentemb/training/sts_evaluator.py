@@ -19,9 +19,9 @@ class STSEvaluator(keras.callbacks.Callback):
     instead of cosine similarity; `encoder` may then be None.
 
     Example:
-    (Skipped as a doctest: it reads files of the benchmark data folder (docs/data.md).)
-    >>> dev = read_scored_pairs("data/stsb/dev.tsv")              # doctest: +SKIP
-    >>> sbert.fit(train, epochs=4, callbacks=[STSEvaluator(sbert.encoder, dev)])  # doctest: +SKIP
+    (Not run as a doctest: it reads files of the benchmark data folder (docs/data.md).)
+        dev = read_scored_pairs("data/stsb/dev.tsv")
+        sbert.fit(train, epochs=4, callbacks=[STSEvaluator(sbert.encoder, dev)])
     """
 
     def __init__(

@@ -32,9 +32,9 @@ def cached_teacher_logits(teacher, sentences1, sentences2, cache_dir, batch_size
     file computes the logits again. Mismatched lists are refused by `predict_pairs`
     (a ValueError naming both lengths) before anything is cached.
 
-    Example:
-    >>> T = cached_teacher_logits(cross_encoder, train.sentences1, train.sentences2,
-    ...                           "out/cache")                              # doctest: +SKIP
+    Example (not run as a doctest: it needs a trained cross-encoder)::
+
+        T = cached_teacher_logits(cross_encoder, train.sentences1, train.sentences2, "out/cache")
     """
     key = teacher_logits_key(teacher, sentences1, sentences2)
 

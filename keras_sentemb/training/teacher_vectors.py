@@ -33,9 +33,9 @@ def cached_teacher_vectors(teacher, sentences, cache_dir, batch_size=64, progres
     (`keras_sentemb.utils.array_cache`): reruns reuse it; other sentences, another
     pooling, other weights or a corrupted file compute it again.
 
-    Example:
-    >>> T = cached_teacher_vectors(SentenceEncoder.from_pretrained("minilm-l6"), sentences,
-    ...                            "out/cache")                           # doctest: +SKIP
+    Example (not run as a doctest: it loads pretrained weights)::
+
+        T = cached_teacher_vectors(SentenceEncoder.from_pretrained("minilm-l6"), sentences, "out/cache")
     """
     key = teacher_vectors_key(teacher, sentences)
     return cached_array(

@@ -21,8 +21,8 @@ class TemperatureSchedule(keras.callbacks.Callback):
         layers: the `SemanticHashing` layers to drive; None = every one in the model.
 
     Example:
-    (Skipped as a doctest: it needs a trained model or data from the surrounding text.)
-    >>> model.fit(x, y, epochs=5, callbacks=[TemperatureSchedule(final_temperature=0.05)])  # doctest: +SKIP
+    (Not run as a doctest: it needs a trained model or data from the surrounding text.)
+        model.fit(x, y, epochs=5, callbacks=[TemperatureSchedule(final_temperature=0.05)])
     """
 
     def __init__(self, initial_temperature=1.0, final_temperature=0.05, total_steps=None, layers=None):

@@ -9,9 +9,9 @@ Keys come from `fingerprint(...)` of everything the result depends on: the texts
 (`fingerprint_texts`) and the model's weights (`fingerprint_weights`).
 
 Example:
-(Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
->>> key = fingerprint(fingerprint_texts(sentences), fingerprint_weights(encoder))  # doctest: +SKIP
->>> vectors = cached_array("cache", "minilm", key, lambda: encoder.encode(sentences))  # doctest: +SKIP
+(Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+    key = fingerprint(fingerprint_texts(sentences), fingerprint_weights(encoder))
+    vectors = cached_array("cache", "minilm", key, lambda: encoder.encode(sentences))
 """
 
 import hashlib
@@ -53,9 +53,24 @@ def fingerprint_weights(model):
     return digest.hexdigest()
 
 
+def cache_folders(cache_dir):
+    """`cache_dir` as a list of folders: one folder, or a sequence whose first folder receives
+    new entries while every folder is searched, in order (e.g. the user's cache, then a
+    read-only folder of entries shipped with the zoo)."""
+    return [os.fspath(cache_dir)] if isinstance(cache_dir, (str, os.PathLike)) else [os.fspath(d) for d in cache_dir]
+
+
 def load_cached_array(cache_dir, name, key):
-    """The cached array for (name, key), or None when absent, stale or corrupted."""
-    stem = os.path.join(cache_dir, f"{name}-{key[:16]}")
+    """The cached array for (name, key) from the first of `cache_dir`'s folders that holds a
+    valid entry, or None when every one is absent, stale or corrupted."""
+    for folder in cache_folders(cache_dir):
+        array = _load_entry(os.path.join(folder, f"{name}-{key[:16]}"), key)
+        if array is not None:
+            return array
+    return None
+
+
+def _load_entry(stem, key):
     try:
         with open(stem + ".json", encoding="utf-8") as f:
             meta = json.load(f)
@@ -74,12 +89,15 @@ def load_cached_array(cache_dir, name, key):
 
 
 def cached_array(cache_dir, name, key, compute):
-    """`compute()` once per key: later calls with the same key load the verified result."""
+    """`compute()` once per key: later calls with the same key load the verified result.
+
+    `cache_dir`: a folder, or a sequence of folders (see `cache_folders`): searched in order,
+    new entries written to the first."""
     array = load_cached_array(cache_dir, name, key)
     if array is not None:
         return array
     array = np.asarray(compute())
-    stem = os.path.join(cache_dir, f"{name}-{key[:16]}")
+    stem = os.path.join(cache_folders(cache_dir)[0], f"{name}-{key[:16]}")
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=False)
     data = buffer.getvalue()

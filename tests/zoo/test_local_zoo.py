@@ -120,6 +120,16 @@ def test_export_writes_the_models_savedmodel(tiny_zoo, tmp_path):
     assert folder.endswith(os.path.join("served", "3")) and os.path.isfile(os.path.join(folder, "saved_model.pb"))
 
 
+def test_an_empty_zoo_list_says_where_it_looked(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("KERAS_SENTEMB_ZOO", str(tmp_path / "empty-zoo"))
+    monkeypatch.setenv("KERAS_SENTEMB_HOME", str(tmp_path / "home"))
+    assert main(["zoo", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "model  version" not in out  # no empty table
+    assert f"no zoo models: searched the zoo folder {tmp_path / 'empty-zoo'}" in out
+    assert str(tmp_path / "home") in out and "keras-sentemb zoo fetch" in out
+
+
 def test_the_cli_lists_prints_cards_and_evaluates_zoo_models(tiny_zoo, tmp_path, capsys):
     assert main(["zoo", "list"]) == 0
     assert "tiny-encoder" in capsys.readouterr().out
@@ -159,7 +169,10 @@ def test_measure_reproduces_the_quality_and_updates_only_the_speed(tiny_zoo, tmp
     assert "stsb_test_spearman" in printed and "sentences_per_second" in printed
     config = json.load(open(zoo_dir / "tiny-encoder" / "config.json"))
     assert config["metrics"]["stsb_test_spearman"] == 1.0  # the build's figure is kept
-    assert config["metrics"]["sentences_per_second"] > 0 and config["measured_by"].endswith("tiny-encoder")
+    assert (
+        config["metrics"]["sentences_per_second"] > 0
+        and config["measured_by"] == "python -m zoo.recipes measure tiny-encoder --data DATA"
+    )
     assert "re-measured on" in (zoo_dir / "tiny-encoder" / "card.md").read_text()
     assert zoo.list()[0]["metrics"]["sentences_per_second"] == config["metrics"]["sentences_per_second"]
 
@@ -190,9 +203,13 @@ def test_publishing_the_whole_zoo_writes_a_static_store_with_cards_and_licences(
     with open(zoo_dir / "tiny-encoder" / "card.md", "a", encoding="utf-8") as f:
         f.write("\n## Licences\n\n- tiny weights: Apache-2.0\n- tiny data: CC0\n")
     store = tmp_path / "store"
-    assert main(["zoo", "publish", str(store), "--no-hub"]) == 0  # the store alone: every local model
-    assert "published tiny-encoder" in capsys.readouterr().out
+    assert main(["zoo", "publish", str(store)]) == 0  # the store alone: every local model; no hub modules
+    out = capsys.readouterr().out
     entry = json.loads((store / "index.json").read_text())["models"]["tiny-encoder"]["versions"]["1"]
+    assert "published tiny-encoder" in out
+    assert (
+        f"store {store}: {entry['bytes'] / 1e6:.1f} MB ({entry['bytes'] / 1e6:.1f} MB of model archives, 0.0 MB" in out
+    )
     assert entry["card"] == "tiny-encoder/tiny-encoder-v1.md" and "hub" not in entry
     assert entry["licences"] == ["tiny weights: Apache-2.0", "tiny data: CC0"]
     assert (store / entry["card"]).read_text(encoding="utf-8") == (zoo_dir / "tiny-encoder" / "card.md").read_text(
@@ -203,4 +220,16 @@ def test_publishing_the_whole_zoo_writes_a_static_store_with_cards_and_licences(
         "tiny-encoder-v1.tar.gz",
         "tiny-encoder-v1.tar.gz.sha256",
     ]
-    assert main(["zoo", "publish", "tiny-encoder", str(store), "--no-hub"]) == 0  # same bytes: a no-op
+    assert main(["zoo", "publish", "tiny-encoder", str(store)]) == 0  # same bytes: a no-op
+
+
+def test_a_checkout_after_make_venv_lists_every_committed_model_without_configuration(monkeypatch, capsys):
+    """`make venv` installs the checkout's zoo/ as the companion (editable): no $KERAS_SENTEMB_ZOO needed."""
+    checkout_zoo = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "zoo")
+    monkeypatch.delenv("KERAS_SENTEMB_ZOO", raising=False)
+    assert os.path.realpath(zoo.zoo_dir()) == os.path.realpath(checkout_zoo)
+    with open(os.path.join(checkout_zoo, "index.json"), encoding="utf-8") as f:
+        committed = sorted(json.load(f)["models"])
+    assert main(["zoo", "list"]) == 0
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:]]
+    assert listed == committed and len(committed) >= 8

@@ -473,3 +473,84 @@ def test_an_index_entry_without_its_hash_is_named_not_a_key_error(tmp_path):
     (store / "index.json").write_text('{"models": {"toy": {"versions": {}}}}')
     with pytest.raises(ValueError, match=r"index entry of toy: missing key\(s\) \['latest'\]"):
         fetch_model("toy", str(store), home=str(tmp_path / "home"), progress=False)
+
+
+def toy_archive(tmp_path):
+    publish_folder(model_folder(tmp_path), "toy", 1, tmp_path / "good")
+    return (tmp_path / "good" / "toy" / "toy-v1.tar.gz").read_bytes()
+
+
+@pytest.mark.parametrize("over", [1, 10_000])
+def test_an_index_that_overstates_the_size_is_a_clear_error_that_keeps_nothing(tmp_path, over):
+    whole = toy_archive(tmp_path)
+    store, home = store_with(tmp_path, whole, bytes=len(whole) + over), tmp_path / "home"
+    for location in (str(store), None):
+        with contextlib.ExitStack() as stack:
+            location = location or stack.enter_context(serve(store))
+            with pytest.raises(ValueError, match=f"declares {len(whole) + over} bytes, but the archive ends after"):
+                fetch_model("toy", location, home=str(home), progress=False)
+        assert partial_downloads(home) == [] and os.listdir(home / "zoo" / "toy") == []
+
+
+def test_an_index_without_a_size_is_refused_before_anything_is_downloaded(tmp_path):
+    whole = toy_archive(tmp_path)
+    store, home = store_with(tmp_path, whole), tmp_path / "home"
+    index = json.loads((store / "index.json").read_text())
+    del index["models"]["toy"]["versions"]["1"]["bytes"]
+    (store / "index.json").write_text(json.dumps(index))
+    with serve(store) as url, pytest.raises(ValueError, match="declares no size"):
+        fetch_model("toy", url, home=str(home), progress=False)
+    assert partial_downloads(home) == []
+
+
+def test_an_index_declaring_an_impossible_size_is_refused(tmp_path):
+    store, home = store_with(tmp_path, b"x", bytes=model_store.MAX_ARCHIVE_BYTES + 1), tmp_path / "home"
+    with pytest.raises(ValueError, match="invalid size"):
+        fetch_model("toy", str(store), home=str(home), progress=False)
+
+
+def test_concurrent_fetches_of_one_model_both_succeed_and_leave_no_partial(tmp_path):
+    store, home = tmp_path / "store", tmp_path / "home"
+    publish_folder(model_folder(tmp_path), "toy", 1, store)
+    results, errors = [], []
+
+    def fetch():
+        try:
+            results.append(fetch_model("toy", str(store), home=str(home), progress=False))
+        except Exception as error:  # noqa: BLE001  (reported below)
+            errors.append(error)
+
+    with serve(store, SlowHandler) as url:
+        store = url
+        threads = [threading.Thread(target=fetch) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert errors == [] and len(set(results)) == 1
+    assert partial_downloads(home) == []
+
+
+class SlowHandler(http.server.SimpleHTTPRequestHandler):
+    """Sends archives slowly enough that concurrent fetches overlap."""
+
+    def do_GET(self):
+        if self.path.endswith(".tar.gz"):
+            time.sleep(0.3)
+        return super().do_GET()
+
+
+def test_publishing_a_version_again_keeps_its_hub_module_and_its_record(tmp_path):
+    store = tmp_path / "store"
+    folder = model_folder(tmp_path)
+    publish_folder(folder, "toy", 1, store)
+    first, second = tmp_path / "saved-1", tmp_path / "saved-2"
+    for saved, text in ((first, b"graph one"), (second, b"graph two: exported again, other bytes")):
+        saved.mkdir()
+        (saved / "saved_model.pb").write_bytes(text)
+    hub = model_store.publish_hub_module(str(first), "toy", 1, store)
+    module = (store / "toy" / "1").read_bytes()
+    assert model_store.publish_hub_module(str(second), "toy", 1, store) == hub
+    assert (store / "toy" / "1").read_bytes() == module  # the bytes users' hub caches hold
+    entry = publish_folder(folder, "toy", 1, store)  # a --no-hub publish of the same version
+    assert entry["hub"] == hub and read_store_index(store)["models"]["toy"]["versions"]["1"]["hub"] == hub

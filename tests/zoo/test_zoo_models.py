@@ -20,15 +20,34 @@ CHECKED = ("sbert-minilm-l6-stsb", "minilm-l6-hash256", "cross-encoder-minilm-l6
 
 
 def test_the_zoo_index_lists_every_model_folder_and_fits_the_budget():
-    # Every folder but the recipes (the code that builds the zoo) is a model.
+    # Every folder but the recipes (the code that builds the zoo) and the shared word table is a model.
     folders = sorted(
         n
         for n in os.listdir(ZOO)
-        if os.path.isdir(os.path.join(ZOO, n)) and n not in ("recipes", "__pycache__") and not n.startswith(".")
+        if os.path.isdir(os.path.join(ZOO, n))
+        and n not in ("recipes", "__pycache__", "word-vectors")
+        and not n.startswith(".")
     )
     assert folders == sorted(INDEX)
     total = sum(entry["size_bytes"] for entry in INDEX.values())
     assert total <= 40 * 1024 * 1024 and all(e["size_bytes"] <= 10 * 1024 * 1024 for e in INDEX.values())
+    shared = sum(e.stat().st_size for e in os.scandir(os.path.join(ZOO, "word-vectors")))
+    assert total + shared <= 60 * 1000 * 1000  # what the zoo wheel unpacks to
+
+
+def test_the_shipped_word_table_is_the_one_the_word_models_are_built_on():
+    """zoo/word-vectors holds the float16 entry of the "minilm" table the word-level members'
+    sources name (same key as the computation, sha256 of its bytes): they load it, not a 70 s build."""
+    from keras_sentemb.utils.array_cache import load_cached_array
+
+    (meta_path,) = [e.path for e in os.scandir(os.path.join(ZOO, "word-vectors")) if e.name.endswith(".json")]
+    meta = json.load(open(meta_path, encoding="utf-8"))
+    name = os.path.basename(meta_path).rsplit("-", 1)[0]
+    table = load_cached_array(os.path.join(ZOO, "word-vectors"), name, meta["key"])
+    assert table is not None and table.dtype == np.float16 and table.shape == (100_000, 128)
+    for model in ("inferlite-glove", "bilstm-sra-minilm", "bilstm-sra-minilm-hash256"):
+        (source,) = json.load(open(os.path.join(ZOO, model, "artifact.json"), encoding="utf-8"))["sources"][-1:]
+        assert source == {"kind": "word-vectors", "top_n": 100_000, "types": ["glove", "minilm"], "minilm_dims": 128}
 
 
 @pytest.mark.parametrize("name", [n for n in CHECKED if n in INDEX])

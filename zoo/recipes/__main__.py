@@ -2,6 +2,9 @@
 
 The zoo folder is `$KERAS_SENTEMB_ZOO`, by default this checkout's `zoo/`.
 
+word-vectors: writes the MiniLM word table the zoo ships (zoo/word-vectors/), so that the
+word-level models load in seconds.
+
 seal: records the sha256 of every file of committed artifacts built before the manifest.
 
 build: trains zoo model NAME by its recipe, packs the artifact into zoo/NAME, measures it and
@@ -15,6 +18,7 @@ import os
 import sys
 
 from keras_sentemb import zoo  # noqa: E402
+from zoo.recipes.shipped_word_vectors import write_shipped_word_vectors  # noqa: E402
 from zoo.recipes.zoo_build import build_model, remeasure_model, seal_model  # noqa: E402
 from zoo.recipes.zoo_folder import REPO_DIR
 
@@ -39,9 +43,14 @@ def main(argv=None):
                 action="store_true",
                 help="record the speeds measured now (quality figures stay the build's)",
             )
+    commands.add_parser("word-vectors", help="write the MiniLM word table the zoo ships (zoo/word-vectors/)")
     seal = commands.add_parser("seal", help="record every file's sha256 in a committed artifact")
     seal.add_argument("names", nargs="+", help="zoo model names")
     args = parser.parse_args(argv)
+    if args.command == "word-vectors":
+        path = write_shipped_word_vectors(zoo.zoo_dir(), os.path.join(zoo.zoo_home(), "cache"))
+        print(f"wrote {path} ({os.path.getsize(path) / 1e6:.1f} MB)")
+        return 0
     if args.command == "seal":
         for name in args.names:
             print(f"{name}: {'sealed' if seal_model(name, zoo.zoo_dir()) else 'already sealed'}")

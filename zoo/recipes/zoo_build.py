@@ -146,11 +146,10 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
         )
     cache_dir = cache_dir or os.path.join(repo, "out", "cache")
     work = os.path.join(repo, "out", "zoo_build", name)
-    # paths relative to the checkout (the example runs there), so the card records no machine path
+    # paths relative to the checkout (the example runs there), so the card records no machine path;
+    # the data folder is named DATA, the benchmark data folder of docs/data.md, wherever it was
     arguments = list(recipe.command[1:]) + (
-        ["--data", os.path.relpath(data_dir, repo), "--output", os.path.relpath(work, repo), "--seed", str(seed)]
-        if recipe.command
-        else []
+        ["--data", "DATA", "--output", os.path.relpath(work, repo), "--seed", str(seed)] if recipe.command else []
     )
     runs = f"python examples/{recipe.command[0]} " + " ".join(arguments) if recipe.command else None
     if reuse_training:
@@ -202,7 +201,7 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
             "stored_parameters": artifact["stored_parameters"],
             "total_parameters": artifact["total_parameters"],
             "metrics": metrics,
-            "measured_by": f"keras-sentemb zoo measure {name}",
+            "measured_by": f"python -m zoo.recipes measure {name} --data DATA",
             "build": {
                 "command": f"python -m zoo.recipes build {name}",
                 "runs": runs,
@@ -338,7 +337,7 @@ def remeasure_model(name, zoo_dir, data_dir, update=False, cache_dir=None):
         speeds = {k: v for k, v in measured.items() if k.endswith("_per_second")}
         config["metrics"].update(speeds)
         config["speed_measured"] = {"date": datetime.date.today().isoformat(), "machine": _machine()}
-        config["measured_by"] = f"keras-sentemb zoo measure {name}"
+        config["measured_by"] = f"python -m zoo.recipes measure {name} --data DATA"
         write_config_and_card(folder, config)
         index = read_zoo_index(zoo_dir)
         index["models"][name] = index_entry(config)

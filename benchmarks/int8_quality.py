@@ -1,0 +1,121 @@
+"""How close `encode(precision="int8")` stays to float32, where int8's static activation scales
+cannot hold: long texts and runs of one repeated word (issue 37). all-MiniLM-L6-v2, calibrated on
+the first 256 distinct STS-B dev sentences (as a user would: sentences like theirs).
+
+Printed side by side, in one run: the int8 runtime as `encode` runs it now (batches padded past
+128 tokens or holding a repeated-word run at float32: `Int8WithFloat32Fallback`) and the anchor,
+int8 everywhere (the runtime without the fallback, as before), on
+- short: the distinct STS-B test sentences;
+- medium natural: consecutive test sentences joined to 84-128 word pieces (int8 in both);
+- long natural: consecutive test sentences joined to 200-256 word pieces;
+- repeated words: one word 40-500 times, alone or as a pair;
+then how many calibrations 8 threads making the first int8 call on a fresh encoder run, and how
+far a text's int8 vector moves between batch 1 and a batch of 64 (padding).
+
+    python benchmarks/int8_quality.py [--data ../shared/data]
+"""
+
+import argparse
+import csv
+import os
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import numpy as np  # noqa: E402
+from common import SHARED_DATA, cpu_flags, machine_description  # noqa: E402
+
+import keras_sentemb  # noqa: E402
+from keras_sentemb.models import embedding_model  # noqa: E402
+
+REPEATED = ["word " * 300, "the " * 250, "cat " * 120, "hello world " * 100, "storm " * 100, "dog " * 60, "yes " * 40]
+
+
+def sentences(path, columns=("sentence1", "sentence2")):
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    return list(dict.fromkeys(row[c] for c in columns for row in rows))
+
+
+def joined(texts, encoder, low, high, count):
+    """Consecutive `texts` joined until a text has `low`..`high` word pieces; `count` of them."""
+    out, current = [], []
+    for text in texts:
+        current.append(text)
+        pieces = len(encoder.tokenize_to_rows([" ".join(current).encode()])[0]) + 2
+        if pieces >= low:
+            if pieces <= high:
+                out.append(" ".join(current))
+            current = []
+        if len(out) == count:
+            break
+    return out
+
+
+def cosines(encoder, texts, calibration, reference, batch_size=32):
+    vectors = encoder.encode(texts, precision="int8", calibration_texts=calibration, batch_size=batch_size)
+    return (vectors * reference).sum(axis=1)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", default=SHARED_DATA, help="the benchmark data folder (docs/data.md)")
+    args = parser.parse_args()
+    print(f"machine: {machine_description()}; CPU flags: {cpu_flags()}")
+    calibration = sentences(os.path.join(args.data, "stsb", "dev.tsv"))[:256]
+    test = sentences(os.path.join(args.data, "stsb", "test.tsv"))
+    encoder = keras_sentemb.SentenceEncoder.from_pretrained("minilm-l6")
+    groups = {
+        "short (STS-B test sentences)": test,
+        "medium natural (84-128 pieces)": joined(test, encoder, 84, 128, 60),
+        "long natural (200-256 pieces)": joined(test, encoder, 200, 256, 40),
+        "repeated words (40-500 times)": REPEATED,
+    }
+    anchor = keras_sentemb.SentenceEncoder.from_pretrained("minilm-l6")
+    runtime = anchor.inference_runtime("openvino", "int8", calibration_texts=calibration)
+    anchor._runtimes["int8"] = runtime.int8  # int8 everywhere: the runtime without its fallback
+    print(f"{'texts':<34} {'n':>5}  {'int8 as encode runs it: min / mean cos':>40}  {'int8 everywhere (anchor)':>26}")
+    for name, texts in groups.items():
+        reference = encoder.encode(texts)
+        # one text per batch for the repeated words: a batch of them must not ride on a long neighbour
+        size = 1 if name.startswith("repeated") else 32
+        now = cosines(encoder, texts, calibration, reference, size)
+        before = cosines(anchor, texts, calibration, reference, size)
+        print(
+            f"{name:<34} {len(texts):>5}  {now.min():>31.4f} / {now.mean():.4f}  {before.min():>17.4f} / {before.mean():.4f}"
+        )
+    print(f"fallback: {encoder.inference_runtime('openvino', 'int8')!r}")
+
+    built, real = [], embedding_model.OpenVINORuntime
+
+    def counting(*a, **k):
+        built.append(a[1])
+        return real(*a, **k)
+
+    embedding_model.OpenVINORuntime = counting
+    fresh = keras_sentemb.SentenceEncoder.from_pretrained("minilm-l6")
+    start = time.perf_counter()
+    threads = [
+        threading.Thread(
+            target=fresh.encode, args=(test[:32],), kwargs={"precision": "int8", "calibration_texts": calibration}
+        )
+        for _ in range(8)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    embedding_model.OpenVINORuntime = real
+    print(
+        f"8 threads, first int8 call on a fresh encoder: {built.count('int8')} calibration(s), "
+        f"{time.perf_counter() - start:.1f} s"
+    )
+    one = np.stack([encoder.encode([t], precision="int8")[0] for t in test[:64]])
+    batch = encoder.encode(test[:64], precision="int8", batch_size=64)
+    print(f"int8 padding: max |Δ| batch 1 vs batch 64 on 64 sentences {np.abs(one - batch).max():.2e}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""The `keras-sentemb` console script starts quietly: TensorFlow's start-up lines on a CPU
+machine (no CUDA drivers, cuInit, CPU features) are dropped; everything else written to
+standard error reaches the user."""
+
+import os
+import subprocess
+import sys
+
+import keras_sentemb_cli
+
+
+def test_start_up_noise_is_dropped_and_every_other_line_is_kept(capfd):
+    with keras_sentemb_cli.start_up_noise_filtered():
+        os.write(2, b"WARNING: All log messages before absl::InitializeLog() is called are written to STDERR\n")
+        os.write(
+            2,
+            b"I0000 00:00:1795563656.415262    3418 cudart_stub.cc:31] Could not find cuda drivers on your "
+            b"machine, GPU will not be used.\n",
+        )
+        os.write(2, b"E0000 00:00:1795563677.486876    3444 cuda_platform.cc:52] failed call to cuInit: INTERNAL\n")
+        os.write(2, b"a real warning\n")
+        os.write(2, b"E0000 00:00:1795563677.486876    3444 some_op.cc:12] a real TensorFlow error\n")
+    assert (
+        capfd.readouterr().err
+        == "a real warning\nE0000 00:00:1795563677.486876    3444 some_op.cc:12] a real TensorFlow error\n"
+    )
+
+
+def test_what_was_written_is_kept_when_the_block_fails(capfd):
+    try:
+        with keras_sentemb_cli.start_up_noise_filtered():
+            os.write(2, b"why the import failed\n")
+            raise ImportError("no module")
+    except ImportError:
+        pass
+    assert capfd.readouterr().err == "why the import failed\n"
+
+
+def test_the_installed_command_prints_no_tensorflow_start_up_lines():
+    script = os.path.join(os.path.dirname(sys.executable), "keras-sentemb")
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    done = subprocess.run([script, "zoo", "list"], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0 and "minilm-l6" in done.stdout
+    assert done.stderr == ""

@@ -2,9 +2,11 @@
 cannot hold: long texts and runs of one repeated word (issue 37). all-MiniLM-L6-v2, calibrated on
 the first 256 distinct STS-B dev sentences (as a user would: sentences like theirs).
 
-Printed side by side, in one run: the int8 runtime as `encode` runs it now (batches padded past
-128 tokens or holding a repeated-word run at float32: `Int8WithFloat32Fallback`) and the anchor,
-int8 everywhere (the runtime without the fallback, as before), on
+Printed side by side, in one run: `encode(precision="int8")` as it runs on this CPU (float32 for
+every batch on a CPU without int8 dot products: no AVX-512 VNNI, AVX-VNNI or AMX), the int8 runtime
+with only the length and repeated-word fallback (batches padded past 128 tokens or holding a
+repeated-word run at float32: what a VNNI or AMX CPU runs), and the anchor, int8 everywhere (the
+runtime without any fallback, as before), on
 - short: the distinct STS-B test sentences;
 - medium natural: consecutive test sentences joined to 84-128 word pieces (int8 in both);
 - long natural: consecutive test sentences joined to 200-256 word pieces;
@@ -29,6 +31,7 @@ from common import SHARED_DATA, cpu_flags, machine_description  # noqa: E402
 
 import keras_sentemb  # noqa: E402
 from keras_sentemb.models import embedding_model  # noqa: E402
+from keras_sentemb.runtime.openvino_runtime import Int8WithFloat32Fallback  # noqa: E402
 
 REPEATED = ["word " * 300, "the " * 250, "cat " * 120, "hello world " * 100, "storm " * 100, "dog " * 60, "yes " * 40]
 
@@ -55,7 +58,9 @@ def joined(texts, encoder, low, high, count):
 
 
 def cosines(encoder, texts, calibration, reference, batch_size=32):
-    vectors = encoder.encode(texts, precision="int8", calibration_texts=calibration, batch_size=batch_size)
+    vectors = encoder.encode(
+        texts, precision="int8", calibration_texts=calibration, batch_size=batch_size, progress=False
+    )
     return (vectors * reference).sum(axis=1)
 
 
@@ -73,20 +78,19 @@ def main():
         "long natural (200-256 pieces)": joined(test, encoder, 200, 256, 40),
         "repeated words (40-500 times)": REPEATED,
     }
+    runtime = encoder.inference_runtime("openvino", "int8", calibration_texts=calibration)
+    length_only = keras_sentemb.SentenceEncoder.from_pretrained("minilm-l6")
+    length_only._runtimes["int8"] = Int8WithFloat32Fallback(runtime.int8, lambda: runtime._fallback())
     anchor = keras_sentemb.SentenceEncoder.from_pretrained("minilm-l6")
-    runtime = anchor.inference_runtime("openvino", "int8", calibration_texts=calibration)
-    anchor._runtimes["int8"] = runtime.int8  # int8 everywhere: the runtime without its fallback
-    print(f"{'texts':<34} {'n':>5}  {'int8 as encode runs it: min / mean cos':>40}  {'int8 everywhere (anchor)':>26}")
+    anchor._runtimes["int8"] = runtime.int8  # int8 everywhere: the runtime without any fallback
+    print(f"encode's int8 runtime here: {runtime!r}")
+    print(f"{'texts':<32} {'n':>5}  {'min / mean cosine to float32: encode here':>41}  {'length fallback':>16}  {'int8 everywhere':>16}")
     for name, texts in groups.items():
-        reference = encoder.encode(texts)
+        reference = encoder.encode(texts, progress=False)
         # one text per batch for the repeated words: a batch of them must not ride on a long neighbour
         size = 1 if name.startswith("repeated") else 32
-        now = cosines(encoder, texts, calibration, reference, size)
-        before = cosines(anchor, texts, calibration, reference, size)
-        print(
-            f"{name:<34} {len(texts):>5}  {now.min():>31.4f} / {now.mean():.4f}  {before.min():>17.4f} / {before.mean():.4f}"
-        )
-    print(f"fallback: {encoder.inference_runtime('openvino', 'int8')!r}")
+        columns = [cosines(model, texts, calibration, reference, size) for model in (encoder, length_only, anchor)]
+        print(f"{name:<32} {len(texts):>5}  " + "  ".join(f"{c.min():>.4f} / {c.mean():.4f}".rjust(16 if i else 41) for i, c in enumerate(columns)))
 
     built, real = [], embedding_model.OpenVINORuntime
 
@@ -112,9 +116,10 @@ def main():
         f"8 threads, first int8 call on a fresh encoder: {built.count('int8')} calibration(s), "
         f"{time.perf_counter() - start:.1f} s"
     )
-    one = np.stack([encoder.encode([t], precision="int8")[0] for t in test[:64]])
-    batch = encoder.encode(test[:64], precision="int8", batch_size=64)
-    print(f"int8 padding: max |Δ| batch 1 vs batch 64 on 64 sentences {np.abs(one - batch).max():.2e}")
+    for label, model in (("encode here", encoder), ("int8 everywhere", anchor)):
+        one = np.stack([model.encode([t], precision="int8", progress=False)[0] for t in test[:64]])
+        batch = model.encode(test[:64], precision="int8", batch_size=64, progress=False)
+        print(f"int8 ({label}): max |Δ| batch 1 vs batch 64 on 64 sentences {np.abs(one - batch).max():.2e}")
 
 
 if __name__ == "__main__":

@@ -84,13 +84,18 @@ def main():
     anchor = keras_sentemb.SentenceEncoder.from_pretrained("minilm-l6")
     anchor._runtimes["int8"] = runtime.int8  # int8 everywhere: the runtime without any fallback
     print(f"encode's int8 runtime here: {runtime!r}")
-    print(f"{'texts':<32} {'n':>5}  {'min / mean cosine to float32: encode here':>41}  {'length fallback':>16}  {'int8 everywhere':>16}")
+    print(
+        f"{'texts':<32} {'n':>5}  {'min / mean cosine to float32: encode here':>41}  {'length fallback':>16}  {'int8 everywhere':>16}"
+    )
     for name, texts in groups.items():
         reference = encoder.encode(texts, progress=False)
         # one text per batch for the repeated words: a batch of them must not ride on a long neighbour
         size = 1 if name.startswith("repeated") else 32
         columns = [cosines(model, texts, calibration, reference, size) for model in (encoder, length_only, anchor)]
-        print(f"{name:<32} {len(texts):>5}  " + "  ".join(f"{c.min():>.4f} / {c.mean():.4f}".rjust(16 if i else 41) for i, c in enumerate(columns)))
+        print(
+            f"{name:<32} {len(texts):>5}  "
+            + "  ".join(f"{c.min():>.4f} / {c.mean():.4f}".rjust(16 if i else 41) for i, c in enumerate(columns))
+        )
 
     built, real = [], embedding_model.OpenVINORuntime
 

@@ -230,8 +230,10 @@ class Int8WithFloat32Fallback:
         return getattr(self.int8, name)
 
     def __repr__(self):
-        where = "every batch (no int8 dot products on this CPU)" if self.everywhere else (
-            f"past {self.max_tokens} tokens or repeated words"
+        where = (
+            "every batch (no int8 dot products on this CPU)"
+            if self.everywhere
+            else (f"past {self.max_tokens} tokens or repeated words")
         )
         return f"Int8WithFloat32Fallback({self.int8!r}, float32 for {where})"
 

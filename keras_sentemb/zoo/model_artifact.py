@@ -44,18 +44,11 @@ from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
 from keras_sentemb.pretrained.sentence_transformers_folder import read_sentence_transformers_folder
 from keras_sentemb.utils.atomic_files import atomic_open
 from keras_sentemb.utils.checked_files import npz_array, open_npz, read_json, require_keys
+from keras_sentemb.utils.file_digests import file_sha256, stamped_file_sha256
 from keras_sentemb.utils.skipped_initializers import initializers_skipped
 
 MODEL_FILE, WEIGHTS_FILE, ARTIFACT_FILE, ASSETS_DIR = "model.json", "weights.npz", "artifact.json", "assets"
 WEIGHT_DTYPES = ("float16", "float32")
-
-
-def file_sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _sublayers(model):
@@ -89,9 +82,10 @@ def word_vectors_source(top_n=100_000, types=("glove", "minilm"), minilm_dims=12
 
 
 def _fill_pretrained_backbone(model, source, folder):
-    """{variable id: value} for every backbone weight the preset (unpacked in `folder`) holds."""
+    """{variable id: value} for every backbone weight the preset (unpacked in `folder`) holds; the
+    value is the variable itself where the checkpoint was loaded into it in place."""
 
-    found = file_sha256(os.path.join(folder, "model.safetensors"))
+    found = stamped_file_sha256(os.path.join(folder, "model.safetensors"))
     if found != source["sha256"]:
         raise ValueError(
             f"{folder}/model.safetensors has sha256 {found}, but this model was built on "
@@ -101,7 +95,7 @@ def _fill_pretrained_backbone(model, source, folder):
     for layer in _backbones(model):
         try:  # the checkpoint straight into this backbone: no second model built (4 s for MPNet)
             load_hugging_face_weights(layer, read_sentence_transformers_folder(folder).transformer_folder)
-            values.update({id(variable): variable.numpy() for variable in layer.weights})
+            values.update({id(variable): variable for variable in layer.weights})  # in place: no copy
             continue
         except (ValueError, AttributeError, KeyError, TypeError):
             pass  # a backbone of another class than the checkpoint's loader builds: by weight paths
@@ -245,9 +239,15 @@ def _rebuild(config, sources, lora_rank, cache_dir=None, assets_from=None, lora_
             if isinstance(layer, EmbeddingModel):
                 layer.forget_traced_functions()
     for variable in model.weights:
-        if id(variable) in values:
+        if id(variable) in values and values[id(variable)] is not variable:
             variable.assign(values[id(variable)])
     return model, values
+
+
+def _filled_value(filled, variable):
+    """The value a source gave `variable` (a NumPy array), or None when no source fills it."""
+    value = filled.get(id(variable))
+    return value.numpy() if value is variable else value
 
 
 def save_artifact(model, folder, sources=(), weights_dtype="float16", cache_dir=None):
@@ -268,7 +268,7 @@ def save_artifact(model, folder, sources=(), weights_dtype="float16", cache_dir=
     arrays, manifest = {}, []
     for index, (variable, rebuilt) in enumerate(zip(model.weights, fresh.weights)):
         value = np.asarray(variable.numpy())
-        if id(rebuilt) in filled and np.array_equal(value, filled[id(rebuilt)]):
+        if id(rebuilt) in filled and np.array_equal(value, _filled_value(filled, rebuilt)):
             continue
         stored = value.astype(weights_dtype) if value.dtype.kind == "f" else value
         arrays[f"w{index}"] = stored

@@ -4,12 +4,14 @@ import hashlib
 import importlib.metadata
 import io
 import os
+import threading
 import zipfile
 
 import pytest
 
 from keras_sentemb.pretrained import split_zip_wheels
 from keras_sentemb.pretrained.split_zip_wheels import SplitZipSource, assembled_folder
+from keras_sentemb.utils import file_digests
 
 FILES = {"m/config.json": b"{}", "m/1_Pooling/config.json": b'{"pooling_mode": "mean"}', "m/desktop.ini": b"x"}
 
@@ -85,7 +87,7 @@ def test_a_missing_part_is_named_with_the_pip_command(installed, monkeypatch):
 
 
 @pytest.mark.parametrize("damage", ["flip", "truncate"])
-def test_a_damaged_part_is_refused_before_anything_is_unpacked(installed, tmp_path, damage):
+def test_a_damaged_part_is_refused_and_nothing_of_it_is_published(installed, tmp_path, damage):
     source = installed()
     part = tmp_path / "site-packages" / "part1" / "input" / "m.zip.1"
     data = bytearray(part.read_bytes())
@@ -105,3 +107,49 @@ def test_an_entry_outside_the_model_folder_is_refused(installed, tmp_path):
         assembled_folder(source, progress=None)
     assert not list((tmp_path / "home").rglob("evil.txt")) and not (tmp_path / "evil.txt").exists()
     assert not [p for p in (tmp_path / "home" / "pretrained").iterdir() if not p.name.startswith(".")]
+
+
+def test_every_unpacked_file_is_stamped_so_its_sha256_is_not_read_again(installed, monkeypatch):
+    folder = assembled_folder(installed(), progress=None)
+
+    def no_hashing(path):
+        raise AssertionError(f"{path} was hashed again")
+
+    monkeypatch.setattr(file_digests, "file_sha256", no_hashing)
+    pooling = os.path.join(folder, "1_Pooling", "config.json")
+    expected = hashlib.sha256(FILES["m/1_Pooling/config.json"]).hexdigest()
+    assert file_digests.stamped_file_sha256(pooling) == expected
+
+
+def test_a_file_whose_sha256_the_source_knows_is_stamped_with_it(installed, monkeypatch):
+    plain = installed()
+    known = hashlib.sha256(b"{}").hexdigest()
+    source = SplitZipSource(
+        *[getattr(plain, f) for f in ("name", "parts", "sha256", "size", "folder_in_zip")],
+        plain.pip_command,
+        known_sha256=(("config.json", known),),
+    )
+    folder = assembled_folder(source, progress=None)
+    monkeypatch.setattr(file_digests, "file_sha256", lambda path: "hashed")
+    assert file_digests.stamped_file_sha256(os.path.join(folder, "config.json")) == known
+
+
+def test_a_write_that_fails_while_unpacking_ends_in_its_error_not_a_hang():
+    class FullDisk:
+        def write(self, _):
+            raise OSError(28, "No space left on device")
+
+    entry = io.BytesIO(os.urandom(1 << 20))
+    errors = []
+
+    def copy():
+        try:
+            split_zip_wheels._copy_hashed(entry, FullDisk(), chunk_bytes=1024)
+        except OSError as error:
+            errors.append(error)
+
+    worker = threading.Thread(target=copy, daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    assert not worker.is_alive(), "the copy hung after its writer failed"
+    assert errors and errors[0].errno == 28

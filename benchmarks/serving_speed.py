@@ -270,10 +270,22 @@ def main():
 
     # (row, model, backend, precision): our encode rows; the TensorFlow bf16 row is the
     # mixed_bfloat16 model at the TensorFlow backend's only precision
-    encode_rows = [(name, encoder, backend, precision) for name, backend, precision in OURS]
+    # OpenVINO bfloat16 needs AVX-512 BF16 or AMX (our encode refuses it elsewhere): no such rows then.
+    from keras_sentemb.runtime import openvino_cpu_capabilities
+
+    bfloat16 = "BF16" in openvino_cpu_capabilities()[0]
+    if not bfloat16:
+        print("OpenVINO bfloat16 rows: not measured (this CPU has neither AVX-512 BF16 nor AMX)")
+    encode_rows = [
+        (name, encoder, backend, precision) for name, backend, precision in OURS if bfloat16 or precision != "bfloat16"
+    ]
     encode_rows.append((TF_BF16, tf_bf16, "tensorflow", "float32"))
     if via_ours is not None:
-        encode_rows += [(name, via_ours, backend, precision) for name, backend, precision in HUB_OURS]
+        encode_rows += [
+            (name, via_ours, backend, precision)
+            for name, backend, precision in HUB_OURS
+            if bfloat16 or precision != "bfloat16"
+        ]
     rounds, vectors, anchor_info = [], {}, {}
     for number in range(1, args.rounds + 1):
         results = {}
@@ -343,19 +355,20 @@ def main():
             f"max |Δ| TensorFlow float32 encode vs sentence-transformers torch: {np.abs(np.load(reference_file) - base).max():.2e}"
         )
 
-    print("\nacceptance (issues 22, 35):")
-    ours = {name: rows[name] for name, _, _ in OURS}
+    print("\nacceptance (issues 22, 35, 37):")
+    ours = {name: rows[name] for name, _, _ in OURS if name in rows}
     floor = rows["keras-sentemb encode, TensorFlow float32"]["sts_x100"] - 0.3
     good = {name: row for name, row in ours.items() if row["sts_x100"] >= floor}
     best = max(good, key=lambda name: good[name]["sent_per_s"])
     tf32 = rows["keras-sentemb encode, TensorFlow float32"]
     served = rows[f"keras-sentemb SavedModel float32, requests of {args.request_size}"]
+    small_requests = rows[f"keras-sentemb SavedModel float32, requests of {args.batch_size} in corpus order"]
     checks = []
     if anchor_info:
         ov_int8 = rows["sentence-transformers openvino static int8"]
         ov_default = rows["sentence-transformers openvino default precision"]
         onnx_int8 = rows["sentence-transformers onnx dynamic int8"]
-        bf16 = rows["keras-sentemb encode, OpenVINO bfloat16"]
+        bf16 = rows.get("keras-sentemb encode, OpenVINO bfloat16")
         checks += [
             (
                 f"best encode mode within 0.3 STS of float ({best}, STS {good[best]['sts_x100']:.2f}) "
@@ -364,9 +377,9 @@ def main():
                 ">= 1.0",
             ),
             (
-                "our bfloat16 vs ST OpenVINO at its default precision "
+                f"our {'bfloat16' if bf16 else 'best mode'} vs ST OpenVINO at its default precision "
                 f"({anchor_info['openvino_cpu_inference_precision_hint']}) throughput",
-                bf16["sent_per_s"] / ov_default["sent_per_s"],
+                (bf16 or good[best])["sent_per_s"] / ov_default["sent_per_s"],
                 ">= 1.0",
             ),
             (
@@ -379,6 +392,12 @@ def main():
         (
             "SavedModel float32 throughput / encode TensorFlow float32",
             served["sent_per_s"] / tf32["sent_per_s"],
+            ">= 0.9",
+        ),
+        (
+            f"SavedModel float32 requests of {args.batch_size} (corpus order) / encode TensorFlow float32 "
+            f"at batch {args.batch_size} (issue 37)",
+            small_requests["sent_per_s"] / tf32["sent_per_s"],
             ">= 0.9",
         ),
         ("SavedModel float32 batch-1 p50 / encode TensorFlow float32", served["p50_ms"] / tf32["p50_ms"], "<= 1.2"),

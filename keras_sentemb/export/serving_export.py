@@ -64,6 +64,8 @@ class SentenceEmbeddingModule(tf.Module):
             raise TypeError(f"prompt must be a str, got {type(prompt).__name__}")
         self._prompt = prompt or None
         self.encoder_variables = list(encoder.variables)
+        # A BERT `SentenceEncoder` runs each chunk without padding (`embed_unpadded`).
+        self._unpadded = callable(getattr(encoder, "supports_unpadded", None)) and encoder.supports_unpadded()
         # One traced graph of tokenizer + encoder that every signature calls: tracing it
         # once per signature cost seconds each and stored the encoder graph 2-4 times.
         self.embed_texts = tf.function(self._embed, input_signature=[TEXTS_SPEC])
@@ -91,16 +93,19 @@ class SentenceEmbeddingModule(tf.Module):
             self.table_ids = tf.Variable(ids.astype(np.int64), trainable=False, name="code_ids")
 
     def _embed(self, texts):
-        """Smart batching inside the graph, as `encode` does it: the request's texts are
-        sorted by length (longest first) and run in chunks of at most `chunk_size` texts, each
-        padded to its own longest text, and the rows put back in request order.
+        """Smart batching inside the graph: the request's texts are sorted by length (longest
+        first), run in chunks of at most `chunk_size` texts, and the rows put back in request order.
 
-        A chunk takes texts while they are at least `1 / MAX_CHUNK_PADDING` of its longest one
-        (packed lengths, [CLS]/[SEP] included): padding adds at most 25 % to a chunk's tokens. So a
-        request of mixed lengths (32 texts of one client, or a TF Serving batch of many clients'
-        requests) does not pay for padding every text to its longest one (requests of 32 STS-B
-        sentences: 0.48× `encode`'s speed when it did, 0.77× now on an AVX2-only 2-core CPU), and
-        one huge request does not run as one huge batch."""
+        A BERT encoder (`supports_unpadded()`) runs a chunk without padding: its dense layers on
+        the chunk's real tokens only, attention in length groups (`embed_unpadded`,
+        `keras_sentemb.pretrained.unpadded_bert_graph`). Any other encoder pads a chunk to its
+        own longest text, and a chunk takes texts only while they are at least
+        `1 / MAX_CHUNK_PADDING` of its longest one (packed lengths, [CLS]/[SEP] included), so
+        padding adds at most 25 % to a chunk's tokens. Either way a request of mixed lengths (32
+        texts of one client, or a TF Serving batch of many clients' requests) does not pay for
+        padding every text to its longest one (requests of 32 STS-B sentences, MiniLM, AVX2-only
+        2-core CPU: 0.48× `encode`'s speed when it did, 0.77× in length chunks, ~1.0× unpadded),
+        and one huge request does not run as one huge batch."""
         if self._prompt is not None:
             texts = tf.strings.join([tf.fill(tf.shape(texts), self._prompt), texts])
         content = self._tokenizer.content_ids(texts)
@@ -112,10 +117,15 @@ class SentenceEmbeddingModule(tf.Module):
         outputs = tf.TensorArray(tf.float32, size=0, dynamic_size=True, infer_shape=False, element_shape=[None, width])
 
         def run_chunk(index, start, outputs):
-            size = next_chunk_size(packed_lengths, start, self._chunk_size)
-            inputs = self._tokenizer.pack(by_length[start : start + size])
-            embedding = tf.cast(self._encoder(inputs, training=False), tf.float32)
-            return index + 1, start + size, outputs.write(index, embedding)
+            if self._unpadded:
+                size = tf.minimum(self._chunk_size, count - start)
+                sequences = self._tokenizer.add_special_tokens(by_length[start : start + size])
+                embedding = self._encoder.embed_unpadded(sequences)
+            else:
+                size = next_chunk_size(packed_lengths, start, self._chunk_size)
+                inputs = self._tokenizer.pack(by_length[start : start + size])
+                embedding = self._encoder(inputs, training=False)
+            return index + 1, start + size, outputs.write(index, tf.cast(embedding, tf.float32))
 
         _, _, outputs = tf.while_loop(
             lambda index, start, _: start < count,
@@ -210,8 +220,9 @@ def export_for_serving(
     Loading needs `tensorflow` and `import tensorflow_text` (which registers the
     tokenizer's ops); TF Serving links TF Text ops. `normalize=True` L2-normalises the
     output, as `encode()` does by default. `chunk_size` is the largest batch the graph runs a
-    request in (sorted by length, each chunk padded to its own longest text and cut where a text
-    is shorter than 1/1.25 of it; as `encode`'s `batch_size`). `prompt` is prepended to every text inside the graph.
+    request in (sorted by length; a BERT encoder's chunks run without padding, any other's are
+    padded to their own longest text and cut where a text is shorter than 1/1.25 of it; as
+    `encode`'s `batch_size`). `prompt` is prepended to every text inside the graph.
 
     Returns the version folder's path.
     """

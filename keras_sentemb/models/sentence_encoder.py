@@ -21,6 +21,7 @@ from keras_sentemb.pretrained.checkpoint_tensors import CheckpointTensors
 from keras_sentemb.pretrained.mpnet_inference_graph import mpnet_layer_states, supports_mpnet_layer_states
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
+from keras_sentemb.pretrained.unpadded_bert_graph import supports_unpadded_bert_states, to_padded, unpadded_bert_states
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.utils.types import Texts
@@ -171,19 +172,52 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
         else:
             return self.embed_fn()
         if getattr(self, "_openvino_graph_function", None) is None:
-            pooler = self.get_layer("pooler")
-            # What follows the pooler (Dense, residuals, normalisation, truncation): this model's
-            # own layers, cut out of its graph.
-            head = None if self.output is pooler.output else keras.Model(pooler.output, self.output, name="head")
+            pool_and_head = self._pool_and_head()
 
             def embed(token_ids, padding_mask):
-                embedding = pooler(layer_states(self.backbone, token_ids, padding_mask), padding_mask=padding_mask)
-                return embedding if head is None else head(embedding)
+                return pool_and_head(layer_states(self.backbone, token_ids, padding_mask), padding_mask)
 
             spec = tf.TensorSpec([None, None], tf.int32)
             # A cache, not state: set past Keras/TF tracking so it is never saved.
             object.__setattr__(self, "_openvino_graph_function", tf.function(embed, input_signature=[spec, spec]))
         return self._openvino_graph_function
+
+    def _pool_and_head(self):
+        """(layer states, padding mask) → this model's output: its own pooler and what follows it
+        (Dense, residuals, normalisation, truncation), cut out of its graph."""
+        pooler = self.get_layer("pooler")
+        head = None if self.output is pooler.output else keras.Model(pooler.output, self.output, name="head")
+
+        def pool_and_head(layer_states, padding_mask):
+            embedding = pooler(layer_states, padding_mask=padding_mask)
+            return embedding if head is None else head(embedding)
+
+        return pool_and_head
+
+    def supports_unpadded(self):
+        """Whether `embed_unpadded` can run this model: a float32 BERT backbone, unquantised."""
+        return supports_unpadded_bert_states(self.backbone)
+
+    def embed_unpadded(self, sequences):
+        """This model's output [N, d] for `sequences`, a `tf.RaggedTensor` [N, (ℓ)] of token ids
+        with their special tokens (`tokenizer.add_special_tokens(tokenizer.content_ids(texts))`),
+        best sorted longest first: the backbone runs without padding
+        (`keras_sentemb.pretrained.unpadded_bert_graph`), and the layers the pooler reads are laid
+        out as a padded batch for it, so the vectors equal `self(tokenizer.pack(…))` to float32
+        round-off. For graphs (the SavedModel's serving function); needs `supports_unpadded()`."""
+        if not self.supports_unpadded():
+            raise ValueError(f"{self.name}: unpadded inference needs a float32, unquantised BERT backbone")
+        states = unpadded_bert_states(self.backbone, sequences)
+        lengths = sequences.row_lengths()
+        used = sorted({index % len(states) for index in self.get_layer("pooler").layer_indices})
+        padded = {index: to_padded(states[index], lengths) for index in used}
+        # The pooler picks its layers by index: the ones it does not read stand in as any used one.
+        layer_states = [padded.get(index, padded[used[0]]) for index in range(len(states))]
+        padding_mask = tf.sequence_mask(lengths, tf.shape(layer_states[0])[1], dtype=tf.int32)
+        if getattr(self, "_pool_and_head_function", None) is None:
+            # A cache, not state: set past Keras/TF tracking so it is never saved.
+            object.__setattr__(self, "_pool_and_head_function", self._pool_and_head())
+        return self._pool_and_head_function(layer_states, padding_mask)
 
     # ------------------------------------------------------------------ construction
     @classmethod

@@ -233,11 +233,16 @@ def test_an_export_that_crashes_mid_write_keeps_the_previous_version(exported, m
     np.testing.assert_allclose(served, encoder.encode(["the cat sat"]), atol=1e-5)
 
 
-def test_a_request_runs_sorted_by_length_in_chunks_and_comes_back_in_order(tmp_path):
-    """The signature batches a request as `encode` does: sorted by length, `chunk_size` texts
-    a chunk, each padded to its own longest text. Chunking changes no vector (padding is
-    masked) and the rows come back in request order, for requests of any size (0 included)."""
+@pytest.mark.parametrize("unpadded", [True, False], ids=["bert-without-padding", "padded-length-chunks"])
+def test_a_request_runs_sorted_by_length_in_chunks_and_comes_back_in_order(unpadded, tmp_path):
+    """The signature batches a request as `encode` does: sorted by length, at most `chunk_size`
+    texts a chunk; a BERT encoder runs a chunk without padding (`embed_unpadded`), any other
+    encoder pads a chunk to its own longest text. Neither changes a vector (padding is masked) and
+    the rows come back in request order, for requests of any size (0 included)."""
     encoder = make_tiny_encoder(seed=5)
+    assert encoder.supports_unpadded()
+    if not unpadded:  # as an encoder over another backbone
+        object.__setattr__(encoder, "supports_unpadded", lambda: False)
     texts = ["the cat", "hello world ! " * 6, "", "a dog ran fast on the mat", "rain", "storm storm"] * 3
     folder = export_saved_model(encoder, tmp_path / "chunked", chunk_size=4)
     serve = tf.saved_model.load(folder).signatures["serving_default"]

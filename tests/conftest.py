@@ -86,6 +86,18 @@ def make_tiny_encoder(max_length=16, seed=0, **kwargs):
     return SentenceEncoder(backbone, tokenizer=tokenizer, **kwargs)
 
 
+# Every way a `SentenceEncoder` pools and heads its states, as `make_tiny_encoder` options, by test id:
+# what a graph that re-writes the backbone (OpenVINO's, the unpadded one) must give unchanged.
+ENCODER_HEADS = {
+    "mean": {},
+    "normalized": {"normalize": True},
+    "cls": {"pooling": "cls"},
+    "max": {"pooling": "max", "exclude_special_tokens": True},
+    "two-layers": {"pooling": "mean_sqrt_len", "layer_indices": (0, -1)},
+    "dense-and-truncate": {"dense_layers": [{"units": 8, "activation": "tanh"}], "truncate_dim": 4},
+}
+
+
 def make_tiny_cross_encoder(num_labels=1, max_length=16, seed=0, pooling="pooler"):
     """A `CrossEncoder` on the tiny random BERT and the tiny vocabulary."""
     from keras_sentemb.models import CrossEncoder

@@ -106,6 +106,7 @@ class EmbeddingModel:
         with `backend="openvino"`, which holds a snapshot of the weights."""
         object.__setattr__(self, "_embed_function", None)
         object.__setattr__(self, "_openvino_graph_function", None)
+        object.__setattr__(self, "_pool_and_head_function", None)
         object.__setattr__(self, "_runtimes", {})
 
     def fit(self, *args, **kwargs):

@@ -184,15 +184,19 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
 
     def _pool_and_head(self):
         """(layer states, padding mask) → this model's output: its own pooler and what follows it
-        (Dense, residuals, normalisation, truncation), cut out of its graph."""
-        pooler = self.get_layer("pooler")
-        head = None if self.output is pooler.output else keras.Model(pooler.output, self.output, name="head")
+        (Dense, residuals, normalisation, truncation), cut out of its graph once and shared by the
+        OpenVINO and unpadded graphs."""
+        if getattr(self, "_pool_and_head_function", None) is None:
+            pooler = self.get_layer("pooler")
+            head = None if self.output is pooler.output else keras.Model(pooler.output, self.output, name="head")
 
-        def pool_and_head(layer_states, padding_mask):
-            embedding = pooler(layer_states, padding_mask=padding_mask)
-            return embedding if head is None else head(embedding)
+            def pool_and_head(layer_states, padding_mask):
+                embedding = pooler(layer_states, padding_mask=padding_mask)
+                return embedding if head is None else head(embedding)
 
-        return pool_and_head
+            # A cache, not state: set past Keras/TF tracking so it is never saved.
+            object.__setattr__(self, "_pool_and_head_function", pool_and_head)
+        return self._pool_and_head_function
 
     def supports_unpadded(self):
         """Whether `embed_unpadded` can run this model: a float32 BERT backbone, unquantised."""
@@ -214,10 +218,7 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
         # The pooler picks its layers by index: the ones it does not read stand in as any used one.
         layer_states = [padded.get(index, padded[used[0]]) for index in range(len(states))]
         padding_mask = tf.sequence_mask(lengths, tf.shape(layer_states[0])[1], dtype=tf.int32)
-        if getattr(self, "_pool_and_head_function", None) is None:
-            # A cache, not state: set past Keras/TF tracking so it is never saved.
-            object.__setattr__(self, "_pool_and_head_function", self._pool_and_head())
-        return self._pool_and_head_function(layer_states, padding_mask)
+        return self._pool_and_head()(layer_states, padding_mask)
 
     # ------------------------------------------------------------------ construction
     @classmethod

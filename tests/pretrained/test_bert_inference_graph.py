@@ -10,7 +10,7 @@ import pytest
 from keras_sentemb.models import SentenceEncoder
 from keras_sentemb.pretrained.bert_inference_graph import bert_layer_states, supports_bert_layer_states
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
-from tests.conftest import make_tiny_backbone, make_tiny_encoder
+from tests.conftest import ENCODER_HEADS, make_tiny_backbone, make_tiny_encoder
 
 TOKEN_IDS = np.array([[2, 7, 8, 9, 3, 0, 0], [2, 10, 3, 0, 0, 0, 0], [2, 7, 7, 8, 9, 10, 3]], "int32")
 PADDING_MASK = (TOKEN_IDS != 0).astype("int32")
@@ -43,17 +43,7 @@ def test_it_reads_the_weights_when_called_so_lora_adapters_count():
     )
 
 
-@pytest.mark.parametrize(
-    "options",
-    [
-        {},
-        {"normalize": True},
-        {"pooling": "cls"},
-        {"pooling": "max", "exclude_special_tokens": True},
-        {"pooling": "mean_sqrt_len", "layer_indices": (0, -1)},
-    ],
-    ids=["mean", "normalized", "cls", "max", "two-layers"],
-)
+@pytest.mark.parametrize("options", list(ENCODER_HEADS.values()), ids=list(ENCODER_HEADS))
 def test_the_openvino_graph_of_an_encoder_gives_the_embed_fn_vectors(options):
     encoder = make_tiny_encoder(seed=5, **options)
     assert encoder.openvino_graph_fn() is not encoder.embed_fn()

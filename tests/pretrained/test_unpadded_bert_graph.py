@@ -15,7 +15,7 @@ from keras_sentemb.pretrained.unpadded_bert_graph import (
     to_padded,
     unpadded_bert_states,
 )
-from tests.conftest import make_tiny_backbone, make_tiny_encoder
+from tests.conftest import ENCODER_HEADS, make_tiny_backbone, make_tiny_encoder
 
 # Five texts of lengths 5, 3, 7, 1 and 4, [CLS] … [SEP] included (the one of length 1 is a bare id).
 SEQUENCES = [[2, 7, 8, 9, 3], [2, 10, 3], [2, 7, 7, 8, 9, 10, 3], [2], [2, 11, 12, 3]]
@@ -77,18 +77,7 @@ def test_rejects_a_number_of_groups_that_is_not_a_positive_int(attention_groups)
         unpadded_bert_states(make_tiny_backbone(), tf.ragged.constant(SEQUENCES), attention_groups=attention_groups)
 
 
-@pytest.mark.parametrize(
-    "options",
-    [
-        {},
-        {"normalize": True},
-        {"pooling": "cls"},
-        {"pooling": "max", "exclude_special_tokens": True},
-        {"pooling": "mean_sqrt_len", "layer_indices": (0, -1)},
-        {"dense_layers": [{"units": 8, "activation": "tanh"}], "truncate_dim": 4},
-    ],
-    ids=["mean", "normalized", "cls", "max", "two-layers", "dense-and-truncate"],
-)
+@pytest.mark.parametrize("options", list(ENCODER_HEADS.values()), ids=list(ENCODER_HEADS))
 def test_an_encoder_without_padding_gives_the_vectors_of_the_model(options):
     encoder = make_tiny_encoder(seed=6, **options)
     texts = tf.constant(["the cat sat on the mat .", "", "a dog", "hello world ! " * 9, "rain"])

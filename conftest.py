@@ -53,6 +53,8 @@ SLOW = (
     # venv) and a corpus-embedding beam job: make test still took 556-628 s from a clean clone there
     "README.md",
     "tests/beam/test_embed_corpus.py",
+    # the static tier's distillation runs (fits a table for several epochs, twice)
+    "tests/training/test_static_distillation.py",
 )
 
 

@@ -32,6 +32,7 @@ from keras_sentemb.models import (  # noqa: E402
     InferLite,
     SentenceClassifier,
     SentenceEncoder,
+    StaticEncoder,
 )
 from keras_sentemb.tokenizers import SentenceTokenizer, WordTokenizer  # noqa: E402
 from keras_sentemb.training import distill_hashed_encoder  # noqa: E402
@@ -52,6 +53,7 @@ __all__ = [
     "SentenceEncoder",
     "SentenceTokenizer",
     "SiamesePooler",
+    "StaticEncoder",
     "WordTokenizer",
     "__version__",
     "backbones",

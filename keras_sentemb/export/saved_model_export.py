@@ -31,7 +31,8 @@ def export_saved_model(
 
     | model                                   | signatures (1-D `tf.string` inputs)                  |
     |-----------------------------------------|------------------------------------------------------|
-    | SentenceEncoder, InferLite, BiLSTMSRA   | `serving_default(texts)` → `{"embedding"}` (unit)    |
+    | SentenceEncoder, InferLite, BiLSTMSRA,  | `serving_default(texts)` → `{"embedding"}` (unit)    |
+    | StaticEncoder                           |                                                      |
     | HashedEncoder                           | + `hash`, `embed_and_hash`; + `search(texts, k)` given `code_table` |
     | CrossEncoder                            | `serving_default(texts_a, texts_b)` → `{"scores"}`   |
     | DSE                                     | `serving_default(texts)` → ψ; `score(texts_a, texts_b)` |

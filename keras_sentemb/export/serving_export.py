@@ -54,6 +54,9 @@ class SentenceEmbeddingModule(tf.Module):
 
     def __init__(self, encoder, normalize, hashing=None, code_table=None, code_ids=None, chunk_size=64, prompt=None):
         super().__init__(name="keras_sentemb_encoder")
+        if callable(getattr(encoder, "folded", None)):
+            # A static encoder serves as one table (weights and projection folded in): one fused op a request.
+            encoder = encoder.folded()
         if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
             raise ValueError(f"chunk_size must be a positive int, got {chunk_size!r}")
         self._encoder = encoder
@@ -105,10 +108,17 @@ class SentenceEmbeddingModule(tf.Module):
         texts of one client, or a TF Serving batch of many clients' requests) does not pay for
         padding every text to its longest one (requests of 32 STS-B sentences, MiniLM, AVX2-only
         2-core CPU: 0.48× `encode`'s speed when it did, 0.77× in length chunks, ~1.0× unpadded),
-        and one huge request does not run as one huge batch."""
+        and one huge request does not run as one huge batch. A `StaticEncoder` (no attention, cost
+        linear in tokens) pools the whole request's ragged ids at once (`embed_content_ids`)."""
         if self._prompt is not None:
             texts = tf.strings.join([tf.fill(tf.shape(texts), self._prompt), texts])
         content = self._tokenizer.content_ids(texts)
+        if callable(getattr(self._encoder, "embed_content_ids", None)):
+            # A static encoder pools ragged ids directly: the whole request in one step.
+            embedding = tf.cast(self._encoder.embed_content_ids(content), tf.float32)
+            if self._normalize:
+                embedding = tf.math.l2_normalize(embedding, axis=-1, epsilon=1e-12)
+            return embedding
         order = tf.argsort(content.row_lengths(), direction="DESCENDING", stable=True)
         by_length = tf.gather(content, order)
         packed_lengths = tf.cast(by_length.row_lengths() + 2, tf.float32)

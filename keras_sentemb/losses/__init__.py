@@ -18,6 +18,11 @@ from keras_sentemb.losses.similarity_distribution_loss import (
 from keras_sentemb.losses.softmax_pair_loss import SoftmaxPairLoss, softmax_pair_loss
 from keras_sentemb.losses.sra_loss import SRALoss, sra_loss
 from keras_sentemb.losses.triplet_loss import TripletLoss, triplet_loss
+from keras_sentemb.losses.whitened_distillation_loss import (
+    WhitenedDistillationLoss,
+    whitened_distillation_loss,
+    whitening_matrix,
+)
 
 LOSSES = {
     "softmax_pair": SoftmaxPairLoss,
@@ -31,6 +36,7 @@ LOSSES = {
     "distillation": DistillationLoss,
     "sra": SRALoss,
     "similarity_distribution": SimilarityDistributionLoss,
+    "whitened_distillation": WhitenedDistillationLoss,
 }
 
 
@@ -67,6 +73,7 @@ __all__ = [
     "SimilarityDistributionLoss",
     "SoftmaxPairLoss",
     "TripletLoss",
+    "WhitenedDistillationLoss",
     "code_similarity_loss",
     "cosent_loss",
     "cosine_similarity_loss",
@@ -78,4 +85,6 @@ __all__ = [
     "softmax_pair_loss",
     "sra_loss",
     "triplet_loss",
+    "whitened_distillation_loss",
+    "whitening_matrix",
 ]

@@ -13,6 +13,7 @@ from keras_sentemb.models.pipeline_training import PipelineTraining
 from keras_sentemb.models.sbert import SBERT
 from keras_sentemb.models.sentence_classifier import SentenceClassifier
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
+from keras_sentemb.models.static_encoder import StaticEncoder
 from keras_sentemb.models.transfer_model import TransferModel
 from keras_sentemb.models.word_encoder import WordEncoder
 from keras_sentemb.models.word_vector_tables import build_word_vectors, minilm_word_table
@@ -30,6 +31,7 @@ __all__ = [
     "SBERT",
     "SentenceClassifier",
     "SentenceEncoder",
+    "StaticEncoder",
     "TransferModel",
     "WordEncoder",
     "build_word_vectors",

@@ -13,10 +13,11 @@ from keras_sentemb.models.column_embedding import embed_columns
 from keras_sentemb.models.inferlite import InferLite
 from keras_sentemb.models.pipeline_training import PipelineTraining
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
+from keras_sentemb.models.static_encoder import StaticEncoder
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 
 # Models mapping {"token_ids", "padding_mask"} to one vector per text.
-SENTENCE_ENCODERS = (SentenceEncoder, InferLite, BiLSTMSRA)
+SENTENCE_ENCODERS = (SentenceEncoder, InferLite, BiLSTMSRA, StaticEncoder)
 
 # objective: (input keys, default loss name)
 OBJECTIVES = {
@@ -32,8 +33,8 @@ OBJECTIVES = {
 class SBERT(PipelineTraining, keras.Model):
     """Trains one shared sentence encoder on pairs or triplets (Reimers & Gurevych 2019).
 
-    The encoder is a `SentenceEncoder` (transformer) or a word-level `InferLite` /
-    `BiLSTMSRA`: anything mapping `{"token_ids", "padding_mask"}` to one vector per text.
+    The encoder is a `SentenceEncoder` (transformer), a word-level `InferLite` / `BiLSTMSRA` or a
+    `StaticEncoder`: anything mapping `{"token_ids", "padding_mask"}` to one vector per text.
 
     The inputs are the batches of `keras_sentemb.data.examples_dataset`: a dict of
     `{"token_ids", "padding_mask"}` per column. All columns go through the *same*

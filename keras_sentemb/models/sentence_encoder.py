@@ -10,12 +10,12 @@ import keras_hub
 import numpy as np
 import tensorflow as tf
 
-from keras_sentemb.data.length_buckets import pack_rows
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
 from keras_sentemb.layers.leading_features import LeadingFeatures
 from keras_sentemb.layers.siamese_pooler import SiamesePooler
 from keras_sentemb.models.embedding_model import EmbeddingModel
+from keras_sentemb.models.special_token_packing import SpecialTokenPacking
 from keras_sentemb.pretrained.bert_inference_graph import bert_layer_states, supports_bert_layer_states
 from keras_sentemb.pretrained.checkpoint_tensors import CheckpointTensors
 from keras_sentemb.pretrained.mpnet_inference_graph import mpnet_layer_states, supports_mpnet_layer_states
@@ -34,7 +34,7 @@ def _model_name(name_or_path):
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
-class SentenceEncoder(EmbeddingModel, keras.Model):
+class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
     """Maps token ids to one sentence embedding per row (SBERT's siamese tower).
 
     u = SiamesePooler(mode)(backbone(token_ids, padding_mask)), then the Dense layers of
@@ -358,16 +358,6 @@ class SentenceEncoder(EmbeddingModel, keras.Model):
         return cls(**deserialize_nested(config, ("backbone", "tokenizer")))
 
     # ------------------------------------------------------------------ inference
-    tokenizer_hint = "SentenceTokenizer(...)"
-
-    def packed_length(self, row):
-        """`[CLS] row [SEP]`: the row and two special tokens."""
-        return len(row) + 2
-
-    def pack_batch(self, rows, length):
-        tokenizer = self.tokenizer
-        return pack_rows(rows, length, tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id)
-
     def encode(
         self,
         texts: Texts,

@@ -5,6 +5,7 @@ import keras_hub
 import tensorflow as tf
 import tensorflow_text as tf_text
 
+from keras_sentemb.tokenizers.added_tokens import alternatives
 from keras_sentemb.tokenizers.bert_text_splitter import BertTextSplitter
 from keras_sentemb.tokenizers.host_wordpiece import HostWordPiece
 from keras_sentemb.tokenizers.ragged_rows import numpy_rows
@@ -12,6 +13,9 @@ from keras_sentemb.tokenizers.sequence_packing import SequencePacking
 
 # Hugging Face WordPiece's `max_input_chars_per_word`: a longer word is one unknown token.
 MAX_WORD_CHARS = 100
+# Texts of printable ASCII, tab, newline and carriage return: for them BERT's normaliser is lower-casing
+# only and its pre-tokeniser TF Text's (`FastWordpieceTokenizer` end to end), so they take that fast path.
+PLAIN_ASCII = "[\\t\\n\\r\\x20-\\x7e]*"
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -127,6 +131,17 @@ class SentenceTokenizer(SequencePacking, keras_hub.models.BertTokenizer):
             no_pretokenization=True,
             support_detokenization=True,
         )
+        # The fast path of plain-ASCII texts: TF Text splits words as BERT does and bounds them in
+        # bytes, which are characters in ASCII.
+        self._plain_ascii_word_piece = tf_text.FastWordpieceTokenizer(
+            vocab=self.vocabulary,
+            token_out_type=self.compute_dtype,
+            suffix_indicator=self.suffix_indicator,
+            unknown_token=self.oov_token,
+            max_bytes_per_word=MAX_WORD_CHARS,
+            no_pretokenization=False,
+            support_detokenization=False,
+        )
 
     def tokenize(self, inputs):
         """keras-hub's `tokenize` (and so `tokenizer(texts)`): the ids of `content_ids`,
@@ -138,8 +153,43 @@ class SentenceTokenizer(SequencePacking, keras_hub.models.BertTokenizer):
         return self._word_piece_ids(inputs)
 
     def _word_piece_ids(self, texts):
+        """The ids of each text: texts of plain ASCII (`PLAIN_ASCII`, no special token written in
+        them) on the fast path (lower-casing and TF Text's own BERT word splitting: 5x faster on
+        STS-B, and the same ids), every other text through `BertTextSplitter`; rows in input order."""
         self._maybe_initialized_tf()
+        plain = tf.strings.regex_full_match(texts, PLAIN_ASCII)
+        if self._special_text_pattern:
+            plain &= ~tf.strings.regex_full_match(texts, self._special_text_pattern)
+        fast_rows = tf.where(plain)[:, 0]
+        other_rows = tf.where(~plain)[:, 0]
+        fast_texts = tf.gather(texts, fast_rows)
+        if self.lowercase_text:
+            fast_texts = tf.strings.lower(fast_texts)
+        fast = self._plain_ascii_word_piece.tokenize(fast_texts)
+        other_texts = tf.gather(texts, other_rows)
+        # The exact splitter costs ~1.5 ms a call even on no text: skipped when every text is plain.
+        other = tf.cond(
+            tf.size(other_rows) > 0,
+            lambda: self._exact_ids(other_texts),
+            lambda: tf.RaggedTensor.from_row_splits(
+                tf.zeros([0], self.compute_dtype), tf.zeros([1], fast.row_splits.dtype), validate=False
+            ),
+        )
+        ids = tf.concat([fast, other], axis=0)
+        return tf.gather(ids, tf.math.invert_permutation(tf.concat([fast_rows, other_rows], axis=0)))
+
+    def _exact_ids(self, texts):
         return self._fast_word_piece.tokenize(self.splitter.wordpiece_words(texts)).merge_dims(-2, -1)
+
+    @property
+    def _special_text_pattern(self):
+        """An RE2 pattern matching a text that holds a special token (the normalised ones in any case),
+        or "" when there are none."""
+        exact = alternatives(self.text_special_tokens)
+        normalized = alternatives(self.normalized_special_tokens)
+        parts = [f"(?:{exact})"] if exact else []
+        parts += [f"(?i:{normalized})"] if normalized else []
+        return f"(?s).*(?:{'|'.join(parts)}).*" if parts else ""
 
     def content_id_rows(self, texts):
         """`content_ids` for a Python list of texts (str or UTF-8 bytes), as a list of NumPy

@@ -11,19 +11,20 @@ from keras_sentemb.models.cross_encoder import CrossEncoder
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.models.inferlite import InferLite
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
+from keras_sentemb.models.static_encoder import StaticEncoder
 from keras_sentemb.utils.checked_files import check_keras_file
 from keras_sentemb.zoo.local_zoo import load
 
 
 def _sentence_encoders():
 
-    return (SentenceEncoder, InferLite, BiLSTMSRA)
+    return (SentenceEncoder, InferLite, BiLSTMSRA, StaticEncoder)
 
 
 def load_sentence_encoder(name_or_path: str | os.PathLike = "minilm-l6", dtype: str | None = None) -> keras.Model:
     """A sentence encoder from a preset name ("minilm-l6", "mpnet-base"), an HF-format folder (both a
     `SentenceEncoder`), a zoo model ("zoo:sbert-minilm-l6-stsb") or a `.keras` file saved with `encoder.save(...)` (a
-    `SentenceEncoder`, `InferLite` or `BiLSTMSRA`: all have `encode` and `export`).
+    `SentenceEncoder`, `InferLite`, `BiLSTMSRA` or `StaticEncoder`: all have `encode` and `export`).
 
     (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
         encoder = load_sentence_encoder("minilm-l6")

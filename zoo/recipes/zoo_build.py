@@ -164,7 +164,8 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
         log=os.path.join(work, "train.log"),
         seed=seed,
         cache_dir=cache_dir,
-        arguments=arguments,
+        # the run itself is given the real folder
+        arguments=[os.path.abspath(data_dir) if argument == "DATA" else argument for argument in arguments],
         load=load,
         reuse=reuse_training,
     )

@@ -2,8 +2,8 @@
 
 Importing `keras_sentemb` imports TensorFlow, which writes start-up lines to the process's
 standard error before Python can intervene: "Could not find cuda drivers", "All log messages
-before absl::InitializeLog()", "failed call to cuInit", CPU-feature notes. On a CPU machine
-they are noise that reads like failure. This launcher runs before the package: it sets
+before absl::InitializeLog()", "failed call to cuInit", CPU-feature notes, "oneDNN custom
+operations are on" (CPUs with AVX-512). On a CPU machine they are noise that reads like failure. This launcher runs before the package: it sets
 `TF_CPP_MIN_LOG_LEVEL=3` (unless the user set it: `TF_CPP_MIN_LOG_LEVEL=0 keras-sentemb …`
 shows TensorFlow's own log again) and imports the command line with file descriptor 2
 captured, writing back every captured line except the known start-up noise.
@@ -19,6 +19,7 @@ import tempfile
 START_UP_NOISE = re.compile(
     rb"^(WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR"
     rb"|[IWE]\d{4} [\d:. ]+\d+ (cudart_stub|cuda_executor|cuda_platform|cpu_feature_guard)\.cc:\d+\] .*"
+    rb"|I\d{4} [\d:. ]+\d+ port\.cc:\d+\] oneDNN custom operations are on\. .*"
     rb"|To enable the following instructions: .* rebuild TensorFlow with the appropriate compiler flags\.)$"
 )
 

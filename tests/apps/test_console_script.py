@@ -18,6 +18,12 @@ def test_start_up_noise_is_dropped_and_every_other_line_is_kept(capfd):
             b"machine, GPU will not be used.\n",
         )
         os.write(2, b"E0000 00:00:1795563677.486876    3444 cuda_platform.cc:52] failed call to cuInit: INTERNAL\n")
+        os.write(
+            2,
+            b"I0000 00:00:1795626153.135081    8859 port.cc:153] oneDNN custom operations are on. You may see "
+            b"slightly different numerical results due to floating-point round-off errors from different "
+            b"computation orders. To turn them off, set the environment variable `TF_ENABLE_ONEDNN_OPTS=0`.\n",
+        )
         os.write(2, b"a real warning\n")
         os.write(2, b"E0000 00:00:1795563677.486876    3444 some_op.cc:12] a real TensorFlow error\n")
     assert (

@@ -3,10 +3,11 @@
 Importing `keras_sentemb` imports TensorFlow, which writes start-up lines to the process's
 standard error before Python can intervene: "Could not find cuda drivers", "All log messages
 before absl::InitializeLog()", "failed call to cuInit", CPU-feature notes, "oneDNN custom
-operations are on" (CPUs with AVX-512). On a CPU machine they are noise that reads like failure. This launcher runs before the package: it sets
-`TF_CPP_MIN_LOG_LEVEL=3` (unless the user set it: `TF_CPP_MIN_LOG_LEVEL=0 keras-sentemb …`
-shows TensorFlow's own log again) and imports the command line with file descriptor 2
-captured, writing back every captured line except the known start-up noise.
+operations are on" (CPUs with AVX-512). On a CPU machine they are noise that reads like failure.
+This launcher runs before the package: it sets `TF_CPP_MIN_LOG_LEVEL=3` (unless the user set it:
+`TF_CPP_MIN_LOG_LEVEL=0 keras-sentemb …` shows TensorFlow's own log again) and imports the command
+line with file descriptor 2 captured, writing back every captured line except the known start-up
+noise.
 """
 
 import contextlib

@@ -20,10 +20,13 @@ def whitening_matrix(vectors, floor=0.05):
         raise ValueError(f"vectors must be [n >= 2, d], got shape {vectors.shape}")
     if not 0 < floor <= 1:
         raise ValueError(f"floor must be in (0, 1], got {floor!r}")
-    _, singular, axes = np.linalg.svd(vectors - vectors.mean(axis=0), full_matrices=False)
-    sigma = singular / np.sqrt(len(vectors))
+    centred = vectors - vectors.mean(axis=0)
+    # the eigenvectors of the covariance: all d axes, also when there are fewer vectors than features
+    variances, axes = np.linalg.eigh(centred.T @ centred / len(vectors))
+    order = np.argsort(variances)[::-1]
+    sigma = np.sqrt(np.maximum(variances[order], 0.0))
     sigma = np.maximum(sigma, floor * sigma[0])
-    return (axes.T / sigma).astype(np.float32)
+    return (axes[:, order] / sigma).astype(np.float32)
 
 
 def whitened_distillation_loss(teacher_vectors, student_vectors, whitening, mse_weight=0.05):

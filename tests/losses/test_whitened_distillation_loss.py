@@ -47,3 +47,12 @@ def test_registered_by_name_round_trips_and_rejects_bad_arguments():
         WhitenedDistillationLoss(np.eye(3), mse_weight=-1)
     with pytest.raises(ValueError, match="floor"):
         whitening_matrix(np.ones((4, 2)), floor=0)
+
+
+def test_the_whitening_matrix_is_square_with_fewer_vectors_than_features():
+    vectors = np.random.default_rng(0).normal(size=(5, 12))
+    whitening = whitening_matrix(vectors)
+    assert whitening.shape == (12, 12) and np.isfinite(whitening).all()
+    # the 4 directions the vectors span come out at unit variance (the floor lifts the empty ones)
+    whitened = (vectors - vectors.mean(axis=0)) @ whitening
+    np.testing.assert_allclose(np.sort(whitened.var(axis=0))[-4:], 1.0, rtol=1e-4)

@@ -48,8 +48,8 @@ class WhitenedDistillationLoss(keras.losses.Loss):
     The cosine term is dominated by the few directions along which the teacher's vectors vary most
     (their topic); the whitened term weighs every principal direction alike, so a student also keeps
     what the teacher says along its smaller ones (question type, negation). A static student
-    distilled from MiniLM gains MRPC accuracy with it (λ = 0.05) at the same STS-B
-    (docs/static_encoders.md).
+    distilled from MiniLM (3 epochs) gained MRPC accuracy with it, 70.78 → 72.0 at λ = 0.05, at the
+    same STS-B test (77.91 → 77.97; issue 39's closing note).
 
     | input    | shape        | meaning                                          |
     |----------|--------------|--------------------------------------------------|

@@ -156,7 +156,7 @@ class StaticEncoder(SpecialTokenPacking, EmbeddingModel, PipelineTraining, keras
 
     def with_weights_folded(self) -> StaticEncoder:
         """The same encoder without separate token weights: E'_i = w_i E_i, so u is unchanged (to float
-        round-off) and a request needs one fused gather-and-mean (`embed_content_ids`). What the zoo ships."""
+        round-off) and a request needs one fused gather-and-mean (`embed_content_ids`); `folded` starts here."""
         if self.weight_table is None:
             return self
         table = self.token_table.embeddings.numpy() * self.weight_table.embeddings.numpy()

@@ -42,10 +42,9 @@ def teacher_token_vectors(teacher, batch_size=1024, progress=True):
 
 def token_counts(tokenizer, sentences):
     """int64 [V]: how often each word piece occurs in `sentences` (content ids, host tokenizer)."""
-    counts = np.zeros(tokenizer.vocabulary_size(), dtype=np.int64)
-    for row in tokenizer.content_id_rows(list(sentences)):
-        np.add.at(counts, row, 1)
-    return counts
+    rows = tokenizer.content_id_rows(list(sentences))
+    ids = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+    return np.bincount(ids, minlength=tokenizer.vocabulary_size()).astype(np.int64)
 
 
 def sif_weights(counts, coefficient=1e-3):

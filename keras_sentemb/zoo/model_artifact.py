@@ -354,9 +354,9 @@ def load_artifact(folder, cache_dir=None):
                     f"{folder}: stored weight {entry['path']} {entry['shape']} does not fit "
                     f"the rebuilt model (weight {index})"
                 )
-            value = npz_array(arrays, f"w{index}", weights_path).astype(np.float32)
+            value = npz_array(arrays, f"w{index}", weights_path)
             if entry.get("dtype") == "int8-rows":
-                value = value * npz_array(arrays, f"s{index}", weights_path)[:, None]
+                value = value.astype(np.float32) * npz_array(arrays, f"s{index}", weights_path)[:, None]
             weights[index].assign(value.astype(weights[index].dtype))
             assigned.add(id(weights[index]))
     missing = [variable.path for variable in weights if id(variable) not in assigned]

@@ -83,7 +83,11 @@ def run_example_streaming(script, options, label):
 
 
 def save_figure(fig, path, dpi=120):
-    """Lays out `fig` and writes it to `path` (its folder created)."""
+    """Lays out `fig` and writes it to `path` (its folder created), atomically: a PNG beside it,
+    renamed into place."""
     fig.tight_layout()
+    path = os.path.abspath(path)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    fig.savefig(path, dpi=dpi)
+    tmp = path + ".tmp.png"
+    fig.savefig(tmp, dpi=dpi)
+    os.replace(tmp, path)

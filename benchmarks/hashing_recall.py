@@ -34,7 +34,7 @@ from scipy.stats import spearmanr
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import REPO, SHARED_DATA, machine_description  # noqa: E402
+from common import REPO, SHARED_DATA, machine_description, save_figure  # noqa: E402
 
 from keras_sentemb import SentenceEncoder  # noqa: E402
 from keras_sentemb.data.examples import read_scored_pairs  # noqa: E402
@@ -226,11 +226,7 @@ def plot(results, bit_counts, path):
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     ax.set_title("all-MiniLM-L6-v2 codes, 1,000 queries vs ≈162k sentences", fontsize=9)
-    fig.tight_layout()
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = path + ".tmp.png"
-    fig.savefig(tmp)
-    os.replace(tmp, path)
+    save_figure(fig, path)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ class EmbeddingMemo:
         self.batch_size = batch_size
         self.progress = progress
         self.hashed = hasattr(encoder, "hash_embeddings")
+        # the prefix ladder of a nested code (`SemanticHashing.nested_bits`), else ()
+        self.nested_bits = tuple(getattr(getattr(encoder, "hashing", None), "nested_bits", None) or ())
         self._rows = {}
         self._vectors = []
 

@@ -22,9 +22,10 @@ import numpy as np
 
 from keras_sentemb.evaluation.neighbour_recall import neighbour_recall
 from keras_sentemb.evaluation.pair_classification import threshold_accuracy_and_f1
+from keras_sentemb.evaluation.pair_similarity import pair_similarity
 from keras_sentemb.evaluation.probes import cross_validated_probe, train_test_probe
 from keras_sentemb.evaluation.sts import correlations
-from keras_sentemb.retrieval.binary_codes import unpack_bits
+from keras_sentemb.retrieval.binary_codes import code_prefix, unpack_bits
 
 
 @dataclasses.dataclass
@@ -88,7 +89,8 @@ class EvaluationTask:
 
 class STSTask(EvaluationTask):
     """Spearman ρ and Pearson r × 100 of cos(u, v) (and, for a hashed model, of Hamming
-    similarity −d_H(code_u, code_v)) against the gold scores of `pairs` (`ScoredPairs`).
+    similarity −d_H(code_u, code_v); for a nested code also of each shorter rung's prefix,
+    "hamming_spearman_<bits>") against the gold scores of `pairs` (`ScoredPairs`).
     A constant prediction or gold list gives NaN with a warning in the result."""
 
     kind = "sts"
@@ -107,6 +109,10 @@ class STSTask(EvaluationTask):
         if memo.hashed:
             hamming = memo.pair_similarity("hamming", pairs.sentences1, pairs.sentences2)
             metrics["hamming_spearman"], metrics["hamming_pearson"] = correlations(hamming, pairs.scores)
+            for bits in memo.nested_bits[:-1]:  # a nested code: each shorter rung is a code of its own
+                first, second = (code_prefix(memo.codes(texts), bits) for texts in (pairs.sentences1, pairs.sentences2))
+                hamming = pair_similarity("hamming", first, second)
+                metrics[f"hamming_spearman_{bits}"], _ = correlations(hamming, pairs.scores)
         details = {"source": self.source} if self.source else {}
         return TaskResult(self.name, self.kind, metrics, "spearman", len(pairs.scores), details=details, plot=plot)
 

@@ -26,6 +26,8 @@ def export_saved_model(
     chunk_size: int | None = None,
     prompt_name: str | None = None,
     prompt: str | None = None,
+    truncate_dim: int | None = None,
+    code_bits: int | None = None,
 ) -> str:
     """Writes `model` as a SavedModel at `path/<version>/` (atomically); returns that folder.
 
@@ -59,6 +61,11 @@ def export_saved_model(
             the prompt the graph prepends to every text, chosen as `encode` chooses it (by
             default the model's `default_prompt_name`, if any). Export one SavedModel per
             prompt for query and document towers.
+        truncate_dim: sentence encoders (and a HashedEncoder's): serve the first this many
+            features of the embedding, normalised again (a Matryoshka-trained model at a smaller
+            size), as `encode(truncate_dim=...)`.
+        code_bits: a HashedEncoder: serve the first this many bits of its codes (a nested code's
+            prefix, as `hash(bits=...)`); `code_table` then holds codes of that length.
 
     Example:
     (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
@@ -70,7 +77,13 @@ def export_saved_model(
         raise TypeError(f"code_table is for a HashedEncoder, not a {type(model).__name__}")
     if chunk_size is not None and isinstance(model, (CrossEncoder, DSE)):
         raise ValueError(f"chunk_size is for sentence encoders, not a {type(model).__name__}")
+    if code_bits is not None and not isinstance(model, HashedEncoder):
+        raise TypeError(f"code_bits is for a HashedEncoder, not a {type(model).__name__}")
+    if truncate_dim is not None and isinstance(model, (CrossEncoder, DSE)):
+        raise ValueError(f"truncate_dim is for sentence encoders, not a {type(model).__name__}")
     options = {} if chunk_size is None else {"chunk_size": chunk_size}
+    if truncate_dim is not None:
+        options["truncate_dim"] = truncate_dim
     encoder = model.encoder if isinstance(model, HashedEncoder) else model
     if hasattr(encoder, "resolve_prompt"):
         options["prompt"] = encoder.resolve_prompt(prompt_name, prompt)
@@ -85,6 +98,7 @@ def export_saved_model(
             hashing=model.hashing,
             code_table=code_table,
             code_ids=code_ids,
+            code_bits=code_bits,
             warmup_name=warmup_name,
             **options,
         )

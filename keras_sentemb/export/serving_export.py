@@ -6,7 +6,9 @@ import numpy as np
 import tensorflow as tf
 
 from keras_sentemb.export.serving_warmup import write_warmup_requests
+from keras_sentemb.layers.semantic_hashing import code_prefix_bits
 from keras_sentemb.retrieval.tf_hamming_search import codes_to_words, tf_hamming_top_k
+from keras_sentemb.utils.argument_checks import truncate_dim_or_none
 from keras_sentemb.utils.atomic_files import atomic_directory
 
 TEXTS_SPEC = tf.TensorSpec([None], tf.string, name="texts")
@@ -52,8 +54,20 @@ class SentenceEmbeddingModule(tf.Module):
     "query: " …) every text is embedded as `prompt + text`, as `encode(prompt=…)` does.
     """
 
-    def __init__(self, encoder, normalize, hashing=None, code_table=None, code_ids=None, chunk_size=64, prompt=None):
+    def __init__(
+        self,
+        encoder,
+        normalize,
+        hashing=None,
+        code_table=None,
+        code_ids=None,
+        chunk_size=64,
+        prompt=None,
+        truncate_dim=None,
+        code_bits=None,
+    ):
         super().__init__(name="keras_sentemb_encoder")
+        self._truncate_dim = truncate_dim_or_none(truncate_dim, encoder.embedding_dim)
         if callable(getattr(encoder, "folded", None)):
             # A static encoder serves as one table (weights and projection folded in): one fused op a request.
             encoder = encoder.folded()
@@ -73,8 +87,12 @@ class SentenceEmbeddingModule(tf.Module):
         # once per signature cost seconds each and stored the encoder graph 2-4 times.
         self.embed_texts = tf.function(self._embed, input_signature=[TEXTS_SPEC])
         self._hashing = hashing
+        self._code_bits = None
         if hashing is not None:
             self.hashing_variables = list(hashing.variables)
+            self._code_bits = hashing.bits if code_bits is None else code_prefix_bits(code_bits, hashing.bits)
+        elif code_bits is not None:
+            raise ValueError("code_bits is for a model with a hashing layer")
         if code_table is not None:
             if hashing is None:
                 raise ValueError("a code table needs a hashing layer")
@@ -83,10 +101,10 @@ class SentenceEmbeddingModule(tf.Module):
                 code_table.dtype != np.uint8
                 or code_table.ndim != 2
                 or len(code_table) == 0
-                or code_table.shape[1] * 8 != hashing.bits
+                or code_table.shape[1] * 8 != self._code_bits
             ):
                 raise ValueError(
-                    f"code_table must be non-empty packed uint8 [N, {hashing.bits // 8}], got "
+                    f"code_table must be non-empty packed uint8 [N, {self._code_bits // 8}], got "
                     f"{code_table.dtype} {code_table.shape}"
                 )
             ids = np.arange(len(code_table)) if code_ids is None else np.asarray(code_ids)
@@ -149,18 +167,28 @@ class SentenceEmbeddingModule(tf.Module):
             embedding = tf.math.l2_normalize(embedding, axis=-1, epsilon=1e-12)
         return embedding
 
+    def _output(self, embedding):
+        """The embedding a signature returns: its first `truncate_dim` features (normalised again
+        when the module normalises), or all of it."""
+        if self._truncate_dim is None:
+            return embedding
+        embedding = embedding[:, : self._truncate_dim]
+        return tf.math.l2_normalize(embedding, axis=-1, epsilon=1e-12) if self._normalize else embedding
+
     @tf.function(input_signature=[TEXTS_SPEC])
     def __call__(self, texts):
-        return self.embed_texts(texts)
+        return self._output(self.embed_texts(texts))
 
     @tf.function(input_signature=[TEXTS_SPEC])
     def serve(self, texts):
-        return {"embedding": self.embed_texts(texts)}
+        return {"embedding": self._output(self.embed_texts(texts))}
 
     def _codes(self, embedding):
-        """Packed codes of the unit vectors of `embedding` (normalised or not)."""
+        """Packed codes of the unit vectors of the full `embedding` (normalised or not): their
+        first `code_bits` bits (a nested code's prefix), or all."""
         unit = tf.math.l2_normalize(embedding, axis=-1, epsilon=1e-12)
-        return tf.convert_to_tensor(self._hashing.binarize(unit, packed=True))
+        codes = tf.convert_to_tensor(self._hashing.binarize(unit, packed=True))
+        return codes if self._code_bits == self._hashing.bits else codes[:, : self._code_bits // 8]
 
     def _hash(self, texts):
         return self._codes(self.embed_texts(texts))
@@ -170,7 +198,7 @@ class SentenceEmbeddingModule(tf.Module):
 
     def _embed_and_hash_signature(self, texts):
         embedding = self.embed_texts(texts)
-        return {"embedding": embedding, "codes": self._codes(embedding)}
+        return {"embedding": self._output(embedding), "codes": self._codes(embedding)}
 
     def _search_signature(self, texts, k):
         tf.debugging.assert_positive(k, message="k must be a positive number of neighbours")
@@ -216,6 +244,8 @@ def export_for_serving(
     warmup_name=None,
     chunk_size=64,
     prompt=None,
+    truncate_dim=None,
+    code_bits=None,
 ):
     """Writes `encoder` as a SavedModel at `path/<version>/` (TF Serving's layout).
 
@@ -233,13 +263,18 @@ def export_for_serving(
     request in (sorted by length; a BERT encoder's chunks run without padding, any other's are
     padded to their own longest text and cut where a text is shorter than 1/1.25 of it; as
     `encode`'s `batch_size`). `prompt` is prepended to every text inside the graph.
+    `truncate_dim` serves the first this many features (normalised again), as
+    `encode(truncate_dim=...)`; `code_bits` serves the first this many bits of a nested code
+    (`hash`, `embed_and_hash` and `search`, whose `code_table` then holds codes of that length).
 
     Returns the version folder's path.
     """
     if encoder.tokenizer is None:
         raise ValueError(f"{encoder.name} has no tokenizer, so it cannot take raw strings.")
     target = version_folder(path, version, overwrite)
-    module = SentenceEmbeddingModule(encoder, normalize, hashing, code_table, code_ids, chunk_size, prompt)
+    module = SentenceEmbeddingModule(
+        encoder, normalize, hashing, code_table, code_ids, chunk_size, prompt, truncate_dim, code_bits
+    )
     signatures = module.signatures()
     with atomic_directory(target, overwrite=overwrite) as staging:
         tf.saved_model.save(

@@ -1,6 +1,7 @@
 """SemanticHashing: a learned binary code of a sentence embedding."""
 
 import keras
+import numpy as np
 from keras import ops
 
 MIN_BITS, MAX_BITS = 64, 4096
@@ -30,6 +31,9 @@ class SemanticHashing(keras.layers.Layer):
         initial_temperature: τ before any schedule runs (1 in the paper).
         straight_through: `call` gives hard codes with the relaxed gradient.
         kernel_initializer: initialiser of W.
+        nested_bits: the prefix ladder a nested (Matryoshka) code was trained for, e.g.
+            (64, 128, 256, 512), ending at `bits`: each prefix of that many bits is a code of its
+            own (`HashedEncoder.hash(bits=...)`, `BinaryIndex.search(bits=...)`). None: one code.
 
     Input: [batch, d] sentence embeddings (no mask: one vector a sentence).
     Output of `call`: [batch, bits] float in (0, 1).
@@ -44,11 +48,18 @@ class SemanticHashing(keras.layers.Layer):
     """
 
     def __init__(
-        self, bits, initial_temperature=1.0, straight_through=False, kernel_initializer="glorot_uniform", **kwargs
+        self,
+        bits,
+        initial_temperature=1.0,
+        straight_through=False,
+        kernel_initializer="glorot_uniform",
+        nested_bits=None,
+        **kwargs,
     ):
         super().__init__(**kwargs)
         if not isinstance(bits, int) or isinstance(bits, bool) or bits % 8 or not MIN_BITS <= bits <= MAX_BITS:
             raise ValueError(f"bits must be a multiple of 8 from {MIN_BITS} to {MAX_BITS}, got {bits!r}")
+        self.nested_bits = None if nested_bits is None else nested_code_ladder(nested_bits, bits)
         if not float(initial_temperature) > 0:
             raise ValueError(f"initial_temperature must be > 0, got {initial_temperature!r}")
         self.bits = bits
@@ -96,9 +107,38 @@ class SemanticHashing(keras.layers.Layer):
                 "initial_temperature": self.initial_temperature,
                 "straight_through": self.straight_through,
                 "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
+                "nested_bits": None if self.nested_bits is None else list(self.nested_bits),
             }
         )
         return config
+
+
+def code_prefix_bits(bits, full_bits):
+    """`bits` checked as the length of a prefix of `full_bits`-bit codes: a multiple of 8 from 8
+    to `full_bits` (a nested code is read at the rungs of its ladder; any byte prefix is valid)."""
+    if isinstance(bits, bool) or not isinstance(bits, (int, np.integer)) or bits % 8 or not 8 <= bits <= full_bits:
+        raise ValueError(f"bits must be a multiple of 8 from 8 to {full_bits} (the code length), got {bits!r}")
+    return int(bits)
+
+
+def nested_code_ladder(ladder, bits):
+    """`ladder` checked as the prefix lengths of a nested `bits`-bit code: strictly increasing
+    multiples of 8, from at least 8, ending at `bits`."""
+    try:
+        ladder = tuple(int(b) for b in ladder)
+    except (TypeError, ValueError):
+        raise TypeError(f"nested_bits must be a sequence of ints, got {ladder!r}") from None
+    if (
+        not ladder
+        or ladder[-1] != bits
+        or ladder[0] < 8
+        or any(b % 8 for b in ladder)
+        or any(a >= b for a, b in zip(ladder, ladder[1:]))
+    ):
+        raise ValueError(
+            f"nested_bits must be strictly increasing multiples of 8 (from 8) ending at bits={bits}, got {ladder!r}"
+        )
+    return ladder
 
 
 def pack_bit_tensor(bits):

@@ -7,6 +7,8 @@ from keras_sentemb.losses.code_similarity_loss import CodeSimilarityLoss, code_s
 from keras_sentemb.losses.cosent_loss import CoSENTLoss, cosent_loss
 from keras_sentemb.losses.cosine_similarity_loss import CosineSimilarityLoss, cosine_similarity_loss
 from keras_sentemb.losses.distillation_loss import DistillationLoss, distillation_loss
+from keras_sentemb.losses.loss_registry import BASE_LOSSES, get_loss
+from keras_sentemb.losses.matryoshka_loss import MatryoshkaLoss
 from keras_sentemb.losses.multiple_negatives_ranking_loss import (
     MultipleNegativesRankingLoss,
     multiple_negatives_ranking_loss,
@@ -24,20 +26,7 @@ from keras_sentemb.losses.whitened_distillation_loss import (
     whitening_matrix,
 )
 
-LOSSES = {
-    "softmax_pair": SoftmaxPairLoss,
-    "cosine_similarity": CosineSimilarityLoss,
-    "cosine_mse": CosineSimilarityLoss,
-    "triplet": TripletLoss,
-    "multiple_negatives_ranking": MultipleNegativesRankingLoss,
-    "mnrl": MultipleNegativesRankingLoss,
-    "cosent": CoSENTLoss,
-    "code_similarity": CodeSimilarityLoss,
-    "distillation": DistillationLoss,
-    "sra": SRALoss,
-    "similarity_distribution": SimilarityDistributionLoss,
-    "whitened_distillation": WhitenedDistillationLoss,
-}
+LOSSES = {**BASE_LOSSES, "matryoshka": MatryoshkaLoss}
 
 
 def get(identifier, **kwargs):
@@ -45,16 +34,10 @@ def get(identifier, **kwargs):
 
     >>> get("triplet", margin=0.5).margin
     0.5
+    >>> get("matryoshka", loss="cosent", dims=(64, 384)).dims
+    (64, 384)
     """
-    if isinstance(identifier, keras.losses.Loss):
-        return identifier
-    if isinstance(identifier, dict):
-        return keras.saving.deserialize_keras_object(identifier)
-    if isinstance(identifier, str):
-        if identifier not in LOSSES:
-            raise ValueError(f"unknown loss {identifier!r}; registered: {sorted(LOSSES)}")
-        return LOSSES[identifier](**kwargs)
-    raise TypeError(f"expected a loss name, config or Loss, got {type(identifier).__name__}")
+    return get_loss(identifier, LOSSES, **kwargs)
 
 
 def serialize(loss):
@@ -68,6 +51,7 @@ __all__ = [
     "CosineSimilarityLoss",
     "DistillationLoss",
     "LOSSES",
+    "MatryoshkaLoss",
     "MultipleNegativesRankingLoss",
     "SRALoss",
     "SimilarityDistributionLoss",

@@ -290,7 +290,13 @@ class DSE(PipelineTraining, keras.Model):
         return self.encoder.encode(texts, batch_size=batch_size, normalize=False, progress=progress)
 
     def encode(
-        self, texts: Texts, batch_size: int = 64, normalize: bool = True, progress: bool | None = None
+        self,
+        texts: Texts,
+        batch_size: int = 64,
+        normalize: bool = True,
+        progress: bool | None = None,
+        *,
+        truncate_dim: int | None = None,
     ) -> np.ndarray:
         """ψ of each text as sentence embeddings (unit length by default, for cosine use;
         `embed` gives the unnormalised ψ the head expects).
@@ -302,8 +308,11 @@ class DSE(PipelineTraining, keras.Model):
         `score_matrix`, `rank`, `predict_pairs`) scores every catalog entry; use it where it
         measures better on your dev set, e.g. to re-rank the top cosine hits. For the zoo's
         `dse-minilm-l6-stsb` the cosine wins (its card: STS-B dev 88.76 against the head's
-        87.94), so search and score with `encode`."""
-        return self.encoder.encode(texts, batch_size=batch_size, normalize=normalize, progress=progress)
+        87.94), so search and score with `encode`. `truncate_dim` keeps the first features of ψ
+        (then normalises), as `SentenceEncoder.encode`."""
+        return self.encoder.encode(
+            texts, batch_size=batch_size, normalize=normalize, progress=progress, truncate_dim=truncate_dim
+        )
 
     def enable_lora(self, rank: int, target_layer_names: Sequence[str] | None = None) -> None:
         """Trains LoRA adapters of ψ's backbone and the head only (see

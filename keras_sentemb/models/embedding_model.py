@@ -20,6 +20,7 @@ from keras_sentemb.data.length_buckets import length_buckets, plan_batches
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.runtime import OpenVINORuntime, resolve_runtime
 from keras_sentemb.runtime.openvino_runtime import INT8_MAX_TOKENS, Int8WithFloat32Fallback, cpu_has_int8_dot_products
+from keras_sentemb.utils.argument_checks import truncate_dim_or_none
 
 # `encode(progress=None)` / `predict_pairs(progress=None)` show a bar from this many rows on.
 PROGRESS_THRESHOLD = 2048
@@ -238,11 +239,21 @@ class EmbeddingModel:
         return outputs
 
     def encode_texts(
-        self, texts, batch_size, normalize, progress, backend=None, precision="float32", calibration_texts=None
+        self,
+        texts,
+        batch_size,
+        normalize,
+        progress,
+        backend=None,
+        precision="float32",
+        calibration_texts=None,
+        truncate_dim=None,
     ):
         """`encode`'s work: validate, tokenise, `predict_rows` on the runtime of
-        `inference_runtime(backend, precision, calibration_texts)`, and L2-normalise with
-        `normalize`. A single `str` gives one vector [d]; `[]` gives shape (0, d).
+        `inference_runtime(backend, precision, calibration_texts)`, keep the first `truncate_dim`
+        features (Matryoshka truncation; None keeps all), and L2-normalise with `normalize`
+        (after truncating, as sentence-transformers does). A single `str` gives one vector [d];
+        `[]` gives shape (0, d).
 
         Raises:
             TypeError / ValueError: a non-text element or invalid UTF-8 bytes (its index),
@@ -250,10 +261,13 @@ class EmbeddingModel:
         """
         utf8_texts, single = validate_texts(texts)
         check_batch_size(batch_size)
+        truncate_dim = truncate_dim_or_none(truncate_dim, self.embedding_dim)
         self._require_tokenizer()
         runtime = self.inference_runtime(backend, precision, calibration_texts)
         rows = self.tokenize_to_rows(utf8_texts) if utf8_texts else []
         embeddings = self.predict_rows(rows, batch_size, progress, runtime=runtime)
+        if truncate_dim is not None:
+            embeddings = np.ascontiguousarray(embeddings[:, :truncate_dim])
         if normalize:
             embeddings /= np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-12)
         return embeddings[0] if single else embeddings

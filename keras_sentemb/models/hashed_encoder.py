@@ -6,7 +6,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from keras_sentemb.layers.semantic_hashing import SemanticHashing
+from keras_sentemb.layers.semantic_hashing import SemanticHashing, code_prefix_bits
 from keras_sentemb.utils.argument_checks import finite_rows
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.utils.types import Texts
@@ -69,9 +69,13 @@ class HashedEncoder(keras.Model):
         """Float embeddings, as `SentenceEncoder.encode`."""
         return self.encoder.encode(texts, **kwargs)
 
-    def hash_embeddings(self, embeddings, packed: bool = True, batch_size: int = 65536) -> np.ndarray:
+    def hash_embeddings(
+        self, embeddings, packed: bool = True, batch_size: int = 65536, bits: int | None = None
+    ) -> np.ndarray:
         """Hard codes of precomputed embeddings [N, d] (normalised here): uint8 [N, bits/8]
-        packed, or 0/1 [N, bits]."""
+        packed, or 0/1 [N, bits]. `bits` keeps the first this many bits (the prefix of a
+        nested code: `SemanticHashing.nested_bits`); None keeps the whole code."""
+        bits = self.bits if bits is None else code_prefix_bits(bits, self.bits)
         embeddings = np.asarray(embeddings, np.float32)
         if embeddings.ndim != 2 or embeddings.shape[1] != self.encoder.embedding_dim:
             raise ValueError(f"embeddings must be [N, {self.encoder.embedding_dim}], got {embeddings.shape}")
@@ -87,19 +91,27 @@ class HashedEncoder(keras.Model):
                 )
                 for flag in (True, False)
             }
-        width = self.bits // 8 if packed else self.bits
+        width = bits // 8 if packed else bits
         codes = np.zeros((len(embeddings), width), np.uint8)
         for start in range(0, len(embeddings), batch_size):
             codes[start : start + batch_size] = self._hash_function[bool(packed)](
                 embeddings[start : start + batch_size]
-            ).numpy()
+            ).numpy()[:, :width]
         return codes
 
-    def hash(self, texts: Texts, packed: bool = True, batch_size: int = 64, progress: bool | None = None) -> np.ndarray:
-        """Hard codes of raw texts: packed uint8 [N, bits/8] (or 0/1 [N, bits])."""
+    def hash(
+        self,
+        texts: Texts,
+        packed: bool = True,
+        batch_size: int = 64,
+        progress: bool | None = None,
+        bits: int | None = None,
+    ) -> np.ndarray:
+        """Hard codes of raw texts: packed uint8 [N, bits/8] (or 0/1 [N, bits]); `bits` keeps
+        the first this many bits of each code (a nested code's prefix)."""
         embeddings = self.encoder.encode(texts, batch_size=batch_size, progress=progress)
         single = embeddings.ndim == 1
-        codes = self.hash_embeddings(np.atleast_2d(embeddings), packed=packed)
+        codes = self.hash_embeddings(np.atleast_2d(embeddings), packed=packed, bits=bits)
         return codes[0] if single else codes
 
     def get_config(self):

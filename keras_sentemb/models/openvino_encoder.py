@@ -123,8 +123,14 @@ class OpenVINOEncoder(EmbeddingModel):
         return self.runtime
 
     def encode(
-        self, texts: Texts, batch_size: int = 64, normalize: bool = True, progress: bool | None = None
+        self,
+        texts: Texts,
+        batch_size: int = 64,
+        normalize: bool = True,
+        progress: bool | None = None,
+        *,
+        truncate_dim: int | None = None,
     ) -> np.ndarray:
-        """As `SentenceEncoder.encode` (float32 NumPy [N, d], input order, smart batching), at
-        the exported precision."""
-        return self.encode_texts(texts, batch_size, normalize, progress, None, self.precision)
+        """As `SentenceEncoder.encode` (float32 NumPy [N, d], input order, smart batching;
+        `truncate_dim` keeps the first features), at the exported precision."""
+        return self.encode_texts(texts, batch_size, normalize, progress, None, self.precision, None, truncate_dim)

@@ -370,6 +370,7 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         calibration_texts: Texts | None = None,
         prompt_name: str | None = None,
         prompt: str | None = None,
+        truncate_dim: int | None = None,
     ) -> np.ndarray:
         """Embeds raw texts; returns float32 NumPy [N, d] in input order.
 
@@ -394,6 +395,9 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             prompt_name: a key of `prompts`: its text is prepended to every input (as
                 sentence-transformers does; e.g. "query: "). None uses `default_prompt_name`.
             prompt: a prompt text to prepend instead (wins over `prompt_name`).
+            truncate_dim: keep the first this many features (then normalise): the vector of a
+                Matryoshka-trained model (`losses.MatryoshkaLoss`) at a smaller size. None keeps the
+                model's width (its own `truncate_dim`, if it was built with one).
 
         Texts longer than the tokenizer's `max_length` word pieces (special tokens
         included) are truncated: their tail is ignored. An empty or whitespace-only text
@@ -413,10 +417,12 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             prefix = prompt.encode("utf-8")
             texts = [prefix + text for text in utf8_texts]
             embeddings = self.encode_texts(
-                texts, batch_size, normalize, progress, backend, precision, calibration_texts
+                texts, batch_size, normalize, progress, backend, precision, calibration_texts, truncate_dim
             )
             return embeddings[0] if single else embeddings
-        return self.encode_texts(texts, batch_size, normalize, progress, backend, precision, calibration_texts)
+        return self.encode_texts(
+            texts, batch_size, normalize, progress, backend, precision, calibration_texts, truncate_dim
+        )
 
     def resolve_prompt(self, prompt_name: str | None = None, prompt: str | None = None) -> str | None:
         """The prompt text `encode` prepends: `prompt`, else `prompts[prompt_name]`, else the

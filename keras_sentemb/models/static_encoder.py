@@ -189,16 +189,23 @@ class StaticEncoder(SpecialTokenPacking, EmbeddingModel, PipelineTraining, keras
 
     # ------------------------------------------------------------------ inference
     def encode(
-        self, texts: Texts, batch_size: int = 1024, normalize: bool = True, progress: bool | None = None
+        self,
+        texts: Texts,
+        batch_size: int = 1024,
+        normalize: bool = True,
+        progress: bool | None = None,
+        *,
+        truncate_dim: int | None = None,
     ) -> np.ndarray:
         """Embeds raw texts; returns float32 NumPy [N, d] in input order (a single `str`: [d]).
 
         Texts are tokenised on the host, batched by length and pooled; texts longer than the
         tokenizer's `max_length` word pieces ([CLS]/[SEP] counted) are truncated; an empty text is
-        the zero vector (also after `normalize`).
+        the zero vector (also after `normalize`). `truncate_dim` keeps the first this many features
+        before normalising (Matryoshka truncation).
 
         Raises:
             TypeError / ValueError: a non-text element or invalid UTF-8 bytes (its index), or a
                 `batch_size` that is not a positive int.
         """
-        return self.encode_texts(texts, batch_size, normalize, progress)
+        return self.encode_texts(texts, batch_size, normalize, progress, truncate_dim=truncate_dim)

@@ -94,7 +94,13 @@ class WordEncoder(EmbeddingModel):
         return pack_word_rows(rows, length)
 
     def encode(
-        self, texts: Texts, batch_size: int = 256, normalize: bool = True, progress: bool | None = None
+        self,
+        texts: Texts,
+        batch_size: int = 256,
+        normalize: bool = True,
+        progress: bool | None = None,
+        *,
+        truncate_dim: int | None = None,
     ) -> np.ndarray:
         """Embeds raw texts; returns float32 NumPy [N, d] in input order.
 
@@ -104,9 +110,10 @@ class WordEncoder(EmbeddingModel):
         first `max_length` words; an empty text (no words) is read as one unknown word, so
         all empty texts share one vector; a text of unknown words only is a sequence of
         unknown-word ids (its vector depends on its length only when the encoder looks at
-        context). A single `str` returns one vector [d].
+        context). A single `str` returns one vector [d]. `truncate_dim` keeps the first this many
+        features before normalising (Matryoshka truncation).
 
         Raises:
             TypeError / ValueError: a non-text element or invalid UTF-8 bytes (its index).
         """
-        return self.encode_texts(texts, batch_size, normalize, progress)
+        return self.encode_texts(texts, batch_size, normalize, progress, truncate_dim=truncate_dim)

@@ -20,7 +20,16 @@ from keras_sentemb.pretrained.word_vectors import (
     load_glove,
     with_reserved_rows,
 )
-from keras_sentemb.utils.array_cache import cached_array, fingerprint, fingerprint_texts, fingerprint_weights
+from keras_sentemb.utils.array_cache import (
+    cache_folders,
+    cached_array,
+    fingerprint,
+    fingerprint_texts,
+    fingerprint_weights,
+    load_cached_array,
+    save_cached_rows,
+)
+from keras_sentemb.utils.row_quantization import dequantize_rows, quantize_rows
 from keras_sentemb.utils.unit_vectors import unit_rows
 
 
@@ -35,13 +44,17 @@ def minilm_word_table(words, encoder, dims=128, batch_size=512, progress=True):
     return unit_rows(centred @ components[:dims].T).astype(np.float32)
 
 
-def build_word_vectors(top_n=100_000, types=WORD_VECTOR_TYPES, minilm_dims=128, cache_dir=None, progress=True):
+def build_word_vectors(
+    top_n=100_000, types=WORD_VECTOR_TYPES, minilm_dims=128, cache_dir=None, progress=True, minilm_encoding=None
+):
     """The vocabulary (first `top_n` GloVe words) and the tables of `types` (see module doc).
 
     The "minilm" table costs one MiniLM pass over the vocabulary (about 70 s for 100k
     words on 2 CPU cores); with `cache_dir` (a folder, or folders searched in order) it is
     computed once and reloaded after (`keras_sentemb.utils.array_cache`, keyed by the words,
-    `minilm_dims` and the weights). The zoo ships the 100k, 128-d entry (float16).
+    `minilm_dims` and the weights). `minilm_encoding` ("int8-rows" or "int4-rows") makes it that
+    table quantised per row (`keras_sentemb.utils.row_quantization`), a cache entry of its own keyed
+    by the float table's key and the encoding. The zoo ships the 100k, 128-d, int8-rows entry.
     """
     unknown = [name for name in types if name not in WORD_VECTOR_TYPES]
     if unknown or not types:
@@ -52,7 +65,8 @@ def build_word_vectors(top_n=100_000, types=WORD_VECTOR_TYPES, minilm_dims=128, 
         if name == "glove":
             tables[name] = with_reserved_rows(glove)
         else:
-            tables[name] = with_reserved_rows(_cached_minilm_table(words, minilm_dims, cache_dir, progress))
+            table = _cached_minilm_table(words, minilm_dims, cache_dir, progress, minilm_encoding)
+            tables[name] = with_reserved_rows(table)
     return WordVectors(vocabulary=words, tables=tables)
 
 
@@ -62,7 +76,7 @@ def build_word_vectors(top_n=100_000, types=WORD_VECTOR_TYPES, minilm_dims=128, 
 MINILM_TABLE_HIDDEN_ACT = "gelu_pytorch_tanh"
 
 
-def _cached_minilm_table(words, dims, cache_dir, progress):
+def _cached_minilm_table(words, dims, cache_dir, progress, encoding=None):
     encoder = SentenceEncoder.from_pretrained("minilm-l6")
     encoder.backbone.use_hidden_act(MINILM_TABLE_HIDDEN_ACT)
 
@@ -70,14 +84,29 @@ def _cached_minilm_table(words, dims, cache_dir, progress):
         return minilm_word_table(words, encoder, dims=dims, progress=progress)
 
     if cache_dir is None:
-        return compute()
+        table = compute()
+        return table if encoding is None else dequantize_rows(*quantize_rows(table, encoding), encoding, dims)
     name, key = _minilm_table_name_and_key(words, dims, encoder)
-    return cached_array(cache_dir, name, key, compute).astype(np.float32, copy=False)
+    if encoding is not None:
+        encoded_name, encoded_key = encoded_table_name_and_key(name, key, encoding)
+        table = load_cached_array(cache_dir, encoded_name, encoded_key)
+        if table is not None:
+            return table
+    table = cached_array(cache_dir, name, key, compute).astype(np.float32, copy=False)
+    if encoding is None:
+        return table
+    save_cached_rows(cache_folders(cache_dir)[0], encoded_name, encoded_key, table, encoding)
+    return load_cached_array(cache_dir, encoded_name, encoded_key)
 
 
 def _minilm_table_name_and_key(words, dims, encoder):
     key = fingerprint("minilm-word-vectors", dims, fingerprint_texts(words), fingerprint_weights(encoder))
     return f"minilm-word-vectors-{dims}d", key
+
+
+def encoded_table_name_and_key(name, key, encoding):
+    """The cache name and key of the float table (name, key) quantised per row with `encoding`."""
+    return f"{name}-{encoding}", fingerprint(key, encoding)
 
 
 def minilm_table_entry(top_n, dims, cache_dir, progress=True):

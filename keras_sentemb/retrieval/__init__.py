@@ -1,4 +1,5 @@
-"""Retrieval: float semantic search, binary codes and the Hamming BinaryIndex."""
+"""Retrieval: float semantic search, binary codes, the Hamming BinaryIndex (whole codes, nested
+prefixes, the cascade) and int8 vectors to rescore its hits with."""
 
 from keras_sentemb.retrieval.binary_codes import (
     hamming_distances,
@@ -8,11 +9,13 @@ from keras_sentemb.retrieval.binary_codes import (
     unpack_bits,
 )
 from keras_sentemb.retrieval.binary_index import BinaryIndex, faiss_available
+from keras_sentemb.retrieval.int8_vectors import Int8Vectors
 from keras_sentemb.retrieval.semantic_search import semantic_search
 from keras_sentemb.retrieval.tf_hamming_search import codes_to_words, tf_hamming_top_k
 
 __all__ = [
     "BinaryIndex",
+    "Int8Vectors",
     "codes_to_words",
     "faiss_available",
     "hamming_distances",

@@ -16,6 +16,8 @@ Example:
 
 import numpy as np
 
+from keras_sentemb.layers.semantic_hashing import code_prefix_bits
+
 MIN_BITS = 8
 
 
@@ -36,6 +38,18 @@ def validate_codes(codes, name="codes", nbytes=None):
             f"expected {nbytes * 8}-bit codes ({nbytes} bytes)"
         )
     return np.ascontiguousarray(codes)
+
+
+def code_prefix(codes, bits):
+    """The first `bits` bits of packed codes [N, B/8], as contiguous packed codes [N, bits/8]
+    (packing is most significant bit first, so a bit prefix is a byte prefix).
+
+    >>> code_prefix(np.array([[255, 1, 2, 3]], np.uint8), 16).tolist()
+    [[255, 1]]
+    """
+    codes = validate_codes(codes)
+    bits = code_prefix_bits(bits, codes.shape[1] * 8)
+    return codes if bits == codes.shape[1] * 8 else np.ascontiguousarray(codes[:, : bits // 8])
 
 
 def code_words(codes):

@@ -1,4 +1,5 @@
-"""BinaryIndex: exact Hamming top-k over packed binary codes (FAISS or NumPy)."""
+"""BinaryIndex: exact Hamming top-k over packed binary codes (FAISS or NumPy), on whole codes
+or on the prefixes of nested codes, and the coarse-to-fine cascade over them."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import os
 
 import numpy as np
 
-from keras_sentemb.retrieval.binary_codes import code_words, validate_codes
+from keras_sentemb.retrieval.binary_codes import code_prefix, code_prefix_bits, code_words, validate_codes
 from keras_sentemb.utils.argument_checks import finite_rows, positive_int
 from keras_sentemb.utils.atomic_files import atomic_open
 from keras_sentemb.utils.unit_vectors import unit_rows
@@ -63,6 +64,7 @@ class BinaryIndex:
         self._ids = None  # None: the ids are the positions 0, 1, 2, … (stored only if custom)
         self._blocks = []  # numpy backend: the added code blocks, scanned in place (no merging)
         self._faiss_index = None
+        self._prefix_indexes = {}  # bits → BinaryIndex of the codes' first bits (nested codes), built on demand
         if backend == "faiss":
             import faiss  # optional extra: faiss-cpu (NumPy backend otherwise)
 
@@ -73,8 +75,10 @@ class BinaryIndex:
 
     @property
     def memory_bytes(self):
-        """Bytes held for codes (bits/8 per code) and custom ids (8 per code, if any)."""
-        return len(self) * self.nbytes + (0 if self._ids is None else self._ids.nbytes)
+        """Bytes held for codes (bits/8 per code), the prefix copies that `search(bits=...)` built
+        (bits/8 per code each) and custom ids (8 per code, if any)."""
+        prefixes = sum(index.memory_bytes for index in self._prefix_indexes.values())
+        return len(self) * self.nbytes + prefixes + (0 if self._ids is None else self._ids.nbytes)
 
     def ids(self):
         """The int64 id of every stored code, in insertion order."""
@@ -101,24 +105,39 @@ class BinaryIndex:
         elif len(codes):
             self._blocks.append(codes.copy())
         self._count += len(codes)
+        self._prefix_indexes.clear()  # rebuilt from all the codes at the next prefix search
 
     def codes(self):
-        """The stored codes, packed uint8 [N, bits/8], in insertion order (a new array
-        unless the NumPy backend holds a single block)."""
+        """The stored codes, packed uint8 [N, bits/8], in insertion order: a copy with the FAISS
+        backend, a read-only view of the index's one block with NumPy (its blocks merged first)."""
+        view = self._code_view()
+        return view.copy() if self._faiss_index is not None else view
+
+    def _code_view(self):
+        """The stored codes without a copy, read-only; valid while the index lives and until the
+        next `add` (FAISS may move its buffer): for use inside a method only."""
         if self._faiss_index is not None:
             import faiss  # optional extra: faiss-cpu (NumPy backend otherwise)
 
-            return faiss.vector_to_array(self._faiss_index.xb).reshape(-1, self.nbytes)
-        if len(self._blocks) == 1:
-            return self._blocks[0]
-        return np.concatenate(self._blocks) if self._blocks else np.zeros((0, self.nbytes), np.uint8)
+            if not len(self):
+                return np.zeros((0, self.nbytes), np.uint8)
+            view = faiss.rev_swig_ptr(self._faiss_index.xb.data(), len(self) * self.nbytes).reshape(-1, self.nbytes)
+        else:
+            if len(self._blocks) > 1:
+                self._blocks = [np.concatenate(self._blocks)]
+            view = self._blocks[0].view() if self._blocks else np.zeros((0, self.nbytes), np.uint8)
+        view.flags.writeable = False
+        return view
 
-    def _check_query(self, query_codes, k):
-        query_codes = validate_codes(
-            np.atleast_2d(query_codes) if isinstance(query_codes, np.ndarray) else query_codes,
-            "query_codes",
-            nbytes=self.nbytes,
-        )
+    def _check_query(self, query_codes, k, bits=None):
+        """Query codes [Q, bits/8] checked (whole codes cut to `bits` when it is given), and k."""
+        query_codes = np.atleast_2d(query_codes) if isinstance(query_codes, np.ndarray) else query_codes
+        if bits is not None:
+            bits = code_prefix_bits(bits, self.bits)
+            query_codes = validate_codes(query_codes, "query_codes")
+            if query_codes.shape[1] == self.nbytes:
+                query_codes = code_prefix(query_codes, bits)
+        query_codes = validate_codes(query_codes, "query_codes", nbytes=self.nbytes if bits is None else bits // 8)
         k = positive_int(k, "k")
         if len(self) == 0:
             raise ValueError("the index is empty: add codes before searching")
@@ -126,17 +145,70 @@ class BinaryIndex:
             raise ValueError(f"k={k} is larger than the index ({len(self)} codes)")
         return query_codes
 
-    def search(self, query_codes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def search(self, query_codes: np.ndarray, k: int, bits: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The k nearest codes of each query.
+
+        `bits` searches by the Hamming distance of the codes' first `bits` bits only (the
+        prefix of a nested code, `SemanticHashing.nested_bits`); the queries may be whole codes
+        or prefixes. The first prefix search of a length copies the prefixes of all the codes
+        (bits/8 bytes a code, in `memory_bytes`), so later ones scan bits/8 bytes a code.
 
         Returns `(distances, ids)`: int32 and int64 arrays [Q, k], nearest first.
 
         Raises:
             TypeError / ValueError: codes of the wrong dtype or width, k ≤ 0, k larger
-                than the index, an empty index.
+                than the index, an empty index, a `bits` that is no byte prefix of the codes.
         """
-        distances, positions = self._top_positions(self._check_query(query_codes, k), int(k))
+        query_codes = self._check_query(query_codes, k, bits)
+        if bits is None or int(bits) == self.bits:
+            distances, positions = self._top_positions(query_codes, int(k))
+        else:
+            distances, positions = self._prefix_index(int(bits))._top_positions(query_codes, int(k))
         return distances, self._to_ids(positions)
+
+    def _prefix_index(self, bits):
+        """An index (same backend, positions as ids) of the first `bits` bits of every code."""
+        if bits not in self._prefix_indexes:
+            prefixes = BinaryIndex(bits, backend=self.backend)
+            prefixes.add(code_prefix(self._code_view(), bits))
+            self._prefix_indexes[bits] = prefixes
+        return self._prefix_indexes[bits]
+
+    def cascade_search(
+        self,
+        query_codes: np.ndarray,
+        k: int,
+        shortlist_bits: int,
+        shortlist: int = 100,
+        query_embeddings: np.ndarray | None = None,
+        embeddings=None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Coarse to fine over nested codes, in one call: the `shortlist` nearest codes by their
+        first `shortlist_bits` bits, re-ranked by the Hamming distance of the whole codes, and —
+        given `query_embeddings` and the stored vectors `embeddings` (float [N, d], a memmap, or
+        `Int8Vectors`) — rescored by cosine (`search_and_rerank`'s rescoring).
+
+        Cost per query: a scan of N·shortlist_bits/8 bytes, then `shortlist` whole codes (and
+        vectors). Returns `(distances, ids)` int32 / int64 [Q, k] from the codes, or
+        `(scores, ids)` float32 / int64 [Q, k] when rescored; best first, ties by position.
+        """
+        query_codes = self._check_query(query_codes, k)
+        shortlist = min(positive_int(shortlist, "shortlist"), len(self))
+        if shortlist < int(k):
+            raise ValueError(f"shortlist={shortlist} is smaller than k={k}")
+        _, positions = self._prefix_index(code_prefix_bits(shortlist_bits, self.bits))._top_positions(
+            code_prefix(query_codes, shortlist_bits), shortlist
+        )
+        positions = np.sort(positions, axis=1)  # ascending rows: sequential reads
+        if query_embeddings is not None or embeddings is not None:
+            return self._rescore(positions, query_embeddings, embeddings, int(k))
+        candidates = code_words(np.ascontiguousarray(self._code_view()[positions.ravel()]))
+        queries = code_words(query_codes)
+        distances = np.bitwise_count(candidates.reshape(positions.shape + (-1,)) ^ queries[:, None, :]).sum(
+            axis=-1, dtype=np.int32
+        )
+        order = np.lexsort((positions, distances), axis=1)[:, : int(k)]
+        return np.take_along_axis(distances, order, axis=1), self._to_ids(np.take_along_axis(positions, order, axis=1))
 
     def _top_positions(self, query_codes, k):
         """(int32 distances, int64 positions) [Q, k] of the nearest codes, by either backend."""
@@ -156,13 +228,19 @@ class BinaryIndex:
         """
         query_codes = self._check_query(query_codes, k)
         factor = positive_int(factor, "factor")
-        query_embeddings = finite_rows(np.atleast_2d(np.asarray(query_embeddings, np.float32)), "query_embeddings")
-        if query_embeddings.shape[0] != query_codes.shape[0]:
-            raise ValueError(f"{query_codes.shape[0]} query codes but {query_embeddings.shape[0]} query embeddings")
-        if len(embeddings) != len(self):
-            raise ValueError(f"embeddings has {len(embeddings)} rows, the index {len(self)} codes")
         _, positions = self._top_positions(query_codes, min(len(self), int(k) * int(factor)))
         positions = np.sort(positions, axis=1)  # ascending rows: sequential reads of a memmap
+        return self._rescore(positions, query_embeddings, embeddings, int(k))
+
+    def _rescore(self, positions, query_embeddings, embeddings, k):
+        """The best k of the candidate `positions` [Q, C] (ascending) by cosine with the queries."""
+        if query_embeddings is None or embeddings is None:
+            raise ValueError("rescoring needs both query_embeddings and embeddings")
+        query_embeddings = finite_rows(np.atleast_2d(np.asarray(query_embeddings, np.float32)), "query_embeddings")
+        if query_embeddings.shape[0] != positions.shape[0]:
+            raise ValueError(f"{positions.shape[0]} query codes but {query_embeddings.shape[0]} query embeddings")
+        if len(embeddings) != len(self):
+            raise ValueError(f"embeddings has {len(embeddings)} rows, the index {len(self)} codes")
         candidates = np.asarray(embeddings[positions.ravel()], np.float32)
         broken = ~np.isfinite(candidates).all(axis=1)
         if broken.any():  # a stored vector that is NaN/inf would rank as NaN
@@ -170,7 +248,7 @@ class BinaryIndex:
             raise ValueError(f"embeddings row {row} (id {self._to_ids(np.array([row]))[0]}) is not finite (NaN or inf)")
         rows = unit_rows(candidates).reshape(positions.shape + (-1,))
         scores = np.einsum("qd,qcd->qc", unit_rows(query_embeddings), rows)
-        order = np.lexsort((positions, -scores), axis=1)[:, : int(k)]
+        order = np.lexsort((positions, -scores), axis=1)[:, :k]
         return (
             np.take_along_axis(scores, order, axis=1).astype(np.float32),
             self._to_ids(np.take_along_axis(positions, order, axis=1)),

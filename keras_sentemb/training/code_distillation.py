@@ -28,9 +28,10 @@ import tensorflow as tf
 from keras_sentemb.layers.semantic_hashing import SemanticHashing
 from keras_sentemb.losses.code_similarity_loss import CodeSimilarityLoss
 from keras_sentemb.losses.cosent_loss import CoSENTLoss
+from keras_sentemb.losses.matryoshka_loss import MatryoshkaLoss
 from keras_sentemb.models.code_distillation_head import CodeDistillationHead
 from keras_sentemb.models.hashed_encoder import HashedEncoder
-from keras_sentemb.training.itq_initialisation import itq_projection
+from keras_sentemb.training.itq_initialisation import itq_projection, nested_itq_projection
 from keras_sentemb.training.neighbour_batches import mine_neighbours, neighbour_batch_rows
 from keras_sentemb.training.temperature_schedule import TemperatureSchedule
 from keras_sentemb.utils.unit_vectors import unit_rows
@@ -89,6 +90,8 @@ def distill_code(
     seed=0,
     verbose="auto",
     shuffle=True,
+    nested_bits=None,
+    nested_weights=None,
 ):
     """`(SemanticHashing(bits), history)` trained on embeddings [N, d] (module docstring).
 
@@ -97,8 +100,8 @@ def distill_code(
     embeddings = np.asarray(embeddings, np.float32)
     if embeddings.ndim != 2 or len(embeddings) < 2:
         raise ValueError(f"distilling a code needs [N ≥ 2, d] embeddings, got shape {embeddings.shape}")
-    if init not in ("itq", "random"):
-        raise ValueError(f"init must be 'itq' or 'random', got {init!r}")
+    if init not in ("itq", "sign", "random"):
+        raise ValueError(f"init must be 'itq', 'sign' or 'random', got {init!r}")
     if neighbours_per_anchor < 0 or pair_weight < 0:
         raise ValueError(
             f"neighbours_per_anchor and pair_weight must be ≥ 0, got {neighbours_per_anchor!r} and {pair_weight!r}"
@@ -109,13 +112,21 @@ def distill_code(
         bits,
         initial_temperature=initial_temperature,
         straight_through=straight_through,
+        nested_bits=nested_bits,
         name=f"semantic_hashing_{bits}",
     )
     hashing.build((None, unit.shape[1]))
-    if init == "itq":
+    if init == "itq" and hashing.nested_bits is not None:
+        kernel, bias = nested_itq_projection(unit, hashing.nested_bits, iterations=itq_iterations, seed=seed)
+        hashing.projection.kernel.assign(kernel)
+        hashing.projection.bias.assign(bias)
+    elif init == "itq":
         kernel, bias = itq_projection(unit, bits, iterations=itq_iterations, seed=seed)
         hashing.projection.kernel.assign(kernel)
         hashing.projection.bias.assign(bias)
+    elif init == "sign":
+        hashing.projection.kernel.assign(sign_projection(unit.shape[1], bits, seed))
+        hashing.projection.bias.assign(np.zeros(bits, np.float32))
     if not epochs:
         return hashing, None
     batch = min(batch_size, len(unit))
@@ -125,6 +136,10 @@ def distill_code(
     data = tf.data.Dataset.from_tensor_slices(rows).map(lambda r: tf.gather(table, r))
     head = CodeDistillationHead(hashing, name=f"code_distillation_{bits}")
     distillation = CodeSimilarityLoss(rank_weight, rank_temperature)
+    pair_loss = CoSENTLoss()
+    if hashing.nested_bits is not None:  # every prefix of the ladder trained as a code of its own
+        distillation = MatryoshkaLoss(distillation, hashing.nested_bits, nested_weights)
+        pair_loss = MatryoshkaLoss(pair_loss, hashing.nested_bits, nested_weights)
     if pairs is None or not pair_weight:
         head.compile(optimizer=keras.optimizers.Adam(learning_rate), loss=distillation)
         data = data.map(lambda x: (x, x))
@@ -142,7 +157,7 @@ def distill_code(
         )
         head.compile(
             optimizer=keras.optimizers.Adam(learning_rate),
-            loss={"codes": distillation, "pair_codes": CoSENTLoss()},
+            loss={"codes": distillation, "pair_codes": pair_loss},
             loss_weights={"codes": 1.0, "pair_codes": float(pair_weight)},
         )
         data = tf.data.Dataset.zip(data, pair_data).map(
@@ -156,6 +171,18 @@ def distill_code(
         callbacks=[TemperatureSchedule(initial_temperature, final_temperature)],
     )
     return hashing, history
+
+
+def sign_projection(dim, bits, seed=0):
+    """A kernel [dim, bits] whose first min(dim, bits) columns are the embedding's own features (the
+    code starts as their signs, sentence-transformers' "ubinary" quantisation, whose prefixes are the
+    signs of the leading features) and whose other columns are seeded random hyperplanes."""
+    kernel = np.zeros((dim, bits), np.float32)
+    own = min(dim, bits)
+    kernel[np.arange(own), np.arange(own)] = 1.0
+    if bits > dim:
+        kernel[:, dim:] = np.random.default_rng(seed).standard_normal((dim, bits - dim)) / np.sqrt(dim)
+    return kernel
 
 
 def _batch_rows(unit, batch, total_steps, neighbours_per_anchor, neighbour_pool, shuffle, seed):
@@ -202,13 +229,17 @@ def distill_hashed_encoder(
     seed: int = 0,
     verbose: str | int = "auto",
     shuffle: bool = True,
+    nested_bits: tuple[int, ...] | None = None,
+    nested_weights: tuple[float, ...] | None = None,
 ) -> HashedEncoder:
     """Trains a `SemanticHashing(bits)` head on a frozen encoder's embeddings [N, d].
 
     1. `init="itq"`: the projection starts from iterative quantization
        (`itq_projection` with `itq_iterations` rounds: PCA to `bits` dimensions and a
        random rotation, then rounds that lower the quantization error; a centred
-       random projection above d bits); `init="random"` keeps Glorot's.
+       random projection above d bits); `init="sign"` starts from the signs of the embedding's
+       own features (sentence-transformers' "ubinary"; random hyperplanes past d bits), whose
+       prefixes are already codes; `init="random"` keeps Glorot's.
     2. Adam minimises `CodeSimilarityLoss` (±1 code similarities vs cosine
        similarities, plus the neighbour-distribution KL term, over all pairs of each
        batch) while τ decays exponentially from `initial_temperature` to
@@ -223,6 +254,11 @@ def distill_hashed_encoder(
        (e.g. STS-B train through the same encoder) adds `pair_weight` × CoSENT of the
        pairs' ±1 code similarities against their scores, `pair_batch_size` pairs a
        step (`training.code_distillation`).
+    5. A nested code: `nested_bits` (a ladder ending at `bits`, e.g. (64, 128, 256, 512))
+       trains every prefix as a code of its own: each loss becomes Σ_m w_m · loss(first m
+       bits) (`losses.MatryoshkaLoss`, `nested_weights` w, default all 1), the projection
+       starts from `nested_itq_projection` (ITQ per rung), and `hash(bits=m)`,
+       `BinaryIndex.search(bits=m)` and `BinaryIndex.cascade_search` read the prefixes.
 
     The defaults were chosen with `benchmarks/hashing_recall.py --select` (1,000
     validation queries out of the benchmark data corpus and STS-B dev, apart from the
@@ -261,6 +297,8 @@ def distill_hashed_encoder(
         seed=seed,
         verbose=verbose,
         shuffle=shuffle,
+        nested_bits=nested_bits,
+        nested_weights=nested_weights,
     )
     hashed = HashedEncoder(encoder, hashing, name=f"{encoder.name}_hashed_{bits}")
     hashed.history = history

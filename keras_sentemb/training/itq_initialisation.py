@@ -53,3 +53,23 @@ def itq_projection(embeddings, bits, iterations=50, sample=50_000, seed=0):
         rotation = (u @ wt).T
     kernel = (pca @ rotation).astype(np.float32)
     return kernel, (-mean @ kernel).astype(np.float32)
+
+
+def nested_itq_projection(embeddings, ladder, iterations=50, sample=50_000, seed=0):
+    """`(kernel [d, ladder[-1]], bias)` whose first m columns are a starting code of m bits for
+    every rung m of `ladder` (a nested, Matryoshka code): the first rung's columns are
+    `itq_projection(embeddings, ladder[0])`, and each next rung r adds the columns past the
+    previous rung of `itq_projection(embeddings, r)` (seeded anew per rung), which lie in the top-r
+    principal directions (random hyperplanes past the embedding width).
+
+    >>> kernel, bias = nested_itq_projection(np.random.default_rng(0).normal(size=(500, 32)), (8, 16, 48))
+    >>> kernel.shape, bias.shape
+    ((32, 48), (48,))
+    """
+    kernels, biases, previous = [], [], 0
+    for rung_number, rung in enumerate(ladder):
+        kernel, bias = itq_projection(embeddings, rung, iterations=iterations, sample=sample, seed=seed + rung_number)
+        kernels.append(kernel[:, previous:rung])
+        biases.append(bias[previous:rung])
+        previous = rung
+    return np.concatenate(kernels, axis=1), np.concatenate(biases)

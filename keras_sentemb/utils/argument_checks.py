@@ -6,6 +6,20 @@ import numbers
 import numpy as np
 
 
+def truncate_dim_or_none(truncate_dim, width):
+    """`truncate_dim` checked as an int in [1, width] (the leading features an embedding keeps,
+    Matryoshka-style), or None (keep all)."""
+    if truncate_dim is None:
+        return None
+    if (
+        isinstance(truncate_dim, bool)
+        or not isinstance(truncate_dim, (int, np.integer))
+        or not 1 <= truncate_dim <= width
+    ):
+        raise ValueError(f"truncate_dim must be an int in [1, {width}] (the embedding's width), got {truncate_dim!r}")
+    return int(truncate_dim)
+
+
 def positive_int(value, name):
     """`value` as an int when it is a positive integer (Python or NumPy), else `ValueError`.
 

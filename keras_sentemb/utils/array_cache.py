@@ -1,7 +1,9 @@
 """A verified on-disk cache of computed arrays (embeddings, teacher scores), keyed by content.
 
 An entry is `<name>-<key[:16]>.npy` plus a `.json` sidecar holding the full key and the
-sha256 of the `.npy` bytes. `cached_array` recomputes when the entry is missing, when its
+sha256 of the `.npy` bytes; a row-quantised entry (`save_cached_rows`: a big table at 8 or 4 bits
+a value, `keras_sentemb.utils.row_quantization`) is a `.npz` of values and scales instead, and
+loads as the float32 matrix it encodes. `cached_array` recomputes when the entry is missing, when its
 key differs (other data or other weights), or when the file does not match its recorded
 sha256 (a truncated or corrupted write); both files are written atomically.
 
@@ -22,6 +24,7 @@ import os
 import numpy as np
 
 from keras_sentemb.utils.atomic_files import atomic_open
+from keras_sentemb.utils.row_quantization import ROW_ENCODINGS, dequantize_rows, quantize_rows
 
 
 def fingerprint(*parts):
@@ -78,14 +81,27 @@ def _load_entry(stem, key):
         return None
     if meta.get("key") != key:
         return None
+    encoding = meta.get("encoding")
     try:
-        with open(stem + ".npy", "rb") as f:
+        with open(stem + (".npz" if encoding else ".npy"), "rb") as f:
             data = f.read()  # read once: hashed, then parsed from memory
     except OSError:
         return None
     if hashlib.sha256(data).hexdigest() != meta.get("sha256"):
         return None
-    return np.load(io.BytesIO(data), allow_pickle=False)
+    if encoding is None:
+        return np.load(io.BytesIO(data), allow_pickle=False)
+    if encoding not in ROW_ENCODINGS:
+        return None  # written by a newer version: recomputed
+    with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
+        return dequantize_rows(arrays["values"], arrays["scales"], encoding, columns=meta["shape"][1])
+
+
+def _write_entry(stem, extension, data, meta):
+    with atomic_open(stem + extension, "wb") as f:
+        f.write(data)
+    with atomic_open(stem + ".json", "w") as f:
+        json.dump({**meta, "sha256": hashlib.sha256(data).hexdigest()}, f, indent=1)
 
 
 def cached_array(cache_dir, name, key, compute):
@@ -97,18 +113,27 @@ def cached_array(cache_dir, name, key, compute):
     if array is not None:
         return array
     array = np.asarray(compute())
-    stem = os.path.join(cache_folders(cache_dir)[0], f"{name}-{key[:16]}")
+    save_cached_array(cache_folders(cache_dir)[0], name, key, array)
+    return array
+
+
+def save_cached_array(folder, name, key, array):
+    """Writes `array` as the entry (name, key) of `folder` (atomically); returns the `.npy` path."""
+    stem = os.path.join(os.fspath(folder), f"{name}-{key[:16]}")
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=False)
-    data = buffer.getvalue()
-    with atomic_open(stem + ".npy", "wb") as f:
-        f.write(data)
-    meta = {
-        "key": key,
-        "sha256": hashlib.sha256(data).hexdigest(),
-        "shape": list(array.shape),
-        "dtype": str(array.dtype),
-    }
-    with atomic_open(stem + ".json", "w") as f:
-        json.dump(meta, f, indent=1)
-    return array
+    _write_entry(stem, ".npy", buffer.getvalue(), {"key": key, "shape": list(array.shape), "dtype": str(array.dtype)})
+    return stem + ".npy"
+
+
+def save_cached_rows(folder, name, key, matrix, encoding):
+    """Writes the float matrix [n, d] as the entry (name, key) of `folder`, quantised per row
+    (`encoding` "int8-rows" or "int4-rows"); `load_cached_array` returns the float32 matrix it
+    encodes. Returns the `.npz` path."""
+    values, scales = quantize_rows(matrix, encoding)
+    buffer = io.BytesIO()
+    np.savez(buffer, values=values, scales=scales)
+    stem = os.path.join(os.fspath(folder), f"{name}-{key[:16]}")
+    meta = {"key": key, "shape": list(np.shape(matrix)), "dtype": "float32", "encoding": encoding}
+    _write_entry(stem, ".npz", buffer.getvalue(), meta)
+    return stem + ".npz"

@@ -10,13 +10,13 @@ Sources rebuild the rest, bit for bit, from pinned PyPI wheels:
 - `{"kind": "pretrained-backbone", "preset": "minilm-l6", "sha256": ...}`: every keras-hub
   backbone weight whose path is in the preset's backbone, after checking the sha256 of
   the preset's `model.safetensors` (a different file is refused);
-- `{"kind": "word-vectors", "top_n": ..., "types": [...], "minilm_dims": ...}`: the tables of
+- `{"kind": "word-vectors", "top_n": ..., "types": [...], "minilm_dims": ..., ["minilm_encoding": ...]}`: the tables of
   every `WordEmbeddings` layer (`build_word_vectors`, cached), after checking that the
   vocabulary is the tokenizer's.
 
 Saving compares the model with a fresh rebuild from its config and sources and stores
-only the weights that differ, in float16 or float32, or ("int8-rows") big matrices such as a
-static encoder's token table as int8 with a scale per row (`int8_rows`); loading rebuilds and assigns them by
+only the weights that differ, in float16 or float32, or ("int8-rows", "int4-rows") big matrices such as
+a static encoder's token table at 8 or 4 bits with a scale per row (`quantize_rows`); loading rebuilds and assigns them by
 position, checking path and shape. A fully fine-tuned transformer therefore stores all its
 weights (large): fine-tune zoo transformers with LoRA.
 
@@ -46,36 +46,23 @@ from keras_sentemb.pretrained.sentence_transformers_folder import read_sentence_
 from keras_sentemb.utils.atomic_files import atomic_open
 from keras_sentemb.utils.checked_files import npz_array, open_npz, read_json, require_keys
 from keras_sentemb.utils.file_digests import file_sha256, stamped_file_sha256
+from keras_sentemb.utils.row_quantization import ROW_ENCODINGS, dequantize_rows, quantize_rows
 from keras_sentemb.utils.skipped_initializers import initializers_skipped
 
 MODEL_FILE, WEIGHTS_FILE, ARTIFACT_FILE, ASSETS_DIR = "model.json", "weights.npz", "artifact.json", "assets"
-WEIGHT_DTYPES = ("float16", "float32", "int8-rows")
-# With weights_dtype="int8-rows", a float matrix of at least this many values (a token table) is stored
-# as int8 with one float32 scale per row; smaller weights as float16.
-INT8_ROWS_MIN_VALUES = 1 << 16
-
-
-def int8_rows(matrix):
-    """(int8 values, float32 scale per row) of a float matrix [n, d], symmetric per row:
-    x ≈ q · s with s = max|row| / 127, so each value is within s / 2 of the original.
-
-    >>> q, s = int8_rows(np.array([[0.5, -1.0], [0.0, 0.0]]))
-    >>> q.tolist(), s.tolist(), (q * s[:, None]).tolist()
-    ([[64, -127], [0, 0]], [0.007874015718698502, 0.0], [[0.5039370059967041, -1.0], [0.0, 0.0]])
-    """
-    matrix = np.asarray(matrix, dtype=np.float32)
-    scales = (np.abs(matrix).max(axis=1) / 127.0).astype(np.float32)
-    safe = np.where(scales > 0, scales, 1.0)[:, None]
-    return np.clip(np.rint(matrix / safe), -127, 127).astype(np.int8), scales
+WEIGHT_DTYPES = ("float16", "float32", *ROW_ENCODINGS)
+# With weights_dtype "int8-rows" or "int4-rows", a float matrix of at least this many values (a token
+# table) is stored at 8 or 4 bits with one float32 scale per row (`quantize_rows`); smaller weights as float16.
+ROWS_MIN_VALUES = 1 << 16
 
 
 def _stored_arrays(value, index, weights_dtype):
     """{npz key: array} storing `value` (weight `index`) at `weights_dtype`, and its manifest dtype."""
     if value.dtype.kind != "f":
         return {f"w{index}": value}, str(value.dtype)
-    if weights_dtype == "int8-rows" and value.ndim == 2 and value.size >= INT8_ROWS_MIN_VALUES:
-        values, scales = int8_rows(value)
-        return {f"w{index}": values, f"s{index}": scales}, "int8-rows"
+    if weights_dtype in ROW_ENCODINGS and value.ndim == 2 and value.size >= ROWS_MIN_VALUES:
+        values, scales = quantize_rows(value, weights_dtype)
+        return {f"w{index}": values, f"s{index}": scales}, weights_dtype
     stored = value.astype("float32" if weights_dtype == "float32" else "float16")
     return {f"w{index}": stored}, str(stored.dtype)
 
@@ -105,9 +92,11 @@ def pretrained_backbone_source(preset="minilm-l6"):
     }
 
 
-def word_vectors_source(top_n=100_000, types=("glove", "minilm"), minilm_dims=128):
-    """A source for word-vector tables rebuilt by `build_word_vectors(top_n, types, minilm_dims)`."""
-    return {"kind": "word-vectors", "top_n": int(top_n), "types": list(types), "minilm_dims": int(minilm_dims)}
+def word_vectors_source(top_n=100_000, types=("glove", "minilm"), minilm_dims=128, minilm_encoding=None):
+    """A source for word-vector tables rebuilt by `build_word_vectors(top_n, types, minilm_dims,
+    minilm_encoding=...)` ("minilm_encoding" is recorded only when set)."""
+    source = {"kind": "word-vectors", "top_n": int(top_n), "types": list(types), "minilm_dims": int(minilm_dims)}
+    return source if minilm_encoding is None else {**source, "minilm_encoding": minilm_encoding}
 
 
 def _fill_pretrained_backbone(model, source, folder):
@@ -150,7 +139,11 @@ def _base_weights(preset, sha256):
 def _fill_word_vectors(model, source, cache_dir):
 
     vectors = build_word_vectors(
-        top_n=source["top_n"], types=tuple(source["types"]), minilm_dims=source["minilm_dims"], cache_dir=cache_dir
+        top_n=source["top_n"],
+        types=tuple(source["types"]),
+        minilm_dims=source["minilm_dims"],
+        cache_dir=cache_dir,
+        minilm_encoding=source.get("minilm_encoding"),
     )
     values = {}
     for layer in _word_embedding_layers(model):
@@ -355,8 +348,9 @@ def load_artifact(folder, cache_dir=None):
                     f"the rebuilt model (weight {index})"
                 )
             value = npz_array(arrays, f"w{index}", weights_path)
-            if entry.get("dtype") == "int8-rows":
-                value = value.astype(np.float32) * npz_array(arrays, f"s{index}", weights_path)[:, None]
+            if entry.get("dtype") in ROW_ENCODINGS:
+                scales = npz_array(arrays, f"s{index}", weights_path)
+                value = dequantize_rows(value, scales, entry["dtype"], columns=entry["shape"][-1])
             weights[index].assign(value.astype(weights[index].dtype))
             assigned.add(id(weights[index]))
     missing = [variable.path for variable in weights if id(variable) not in assigned]

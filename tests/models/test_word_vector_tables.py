@@ -41,13 +41,10 @@ def test_minilm_word_table_is_the_centred_pca_projection_unit_normalised():
         minilm_word_table(words, FakeEncoder(), dims=9)
 
 
-def test_glove_only_tables_have_the_two_reserved_rows():
-    vectors = build_word_vectors(top_n=50, types=("glove",))
-    assert len(vectors.vocabulary) == 50 and vectors.tables["glove"].shape == (52, 50)
-    np.testing.assert_array_equal(vectors.tables["glove"][:2], 0.0)
+@pytest.fixture
+def fake_minilm(monkeypatch):
+    """MiniLM replaced by `FakeEncoder` (its call count reset) for the "minilm" table."""
 
-
-def test_the_minilm_table_is_aligned_with_glove_and_cached(monkeypatch, tmp_path):
     class FakeSentenceEncoder:
         @staticmethod
         def from_pretrained(name):
@@ -56,12 +53,40 @@ def test_the_minilm_table_is_aligned_with_glove_and_cached(monkeypatch, tmp_path
     monkeypatch.setattr(word_vector_tables, "SentenceEncoder", FakeSentenceEncoder)
     monkeypatch.setattr(word_vector_tables, "fingerprint_weights", lambda encoder: "fake-weights")
     FakeEncoder.calls = 0
+
+
+def test_glove_only_tables_have_the_two_reserved_rows():
+    vectors = build_word_vectors(top_n=50, types=("glove",))
+    assert len(vectors.vocabulary) == 50 and vectors.tables["glove"].shape == (52, 50)
+    np.testing.assert_array_equal(vectors.tables["glove"][:2], 0.0)
+
+
+def test_the_minilm_table_is_aligned_with_glove_and_cached(fake_minilm, tmp_path):
     first = build_word_vectors(top_n=30, minilm_dims=4, cache_dir=tmp_path, progress=False)
     again = build_word_vectors(top_n=30, minilm_dims=4, cache_dir=tmp_path, progress=False)
     assert FakeEncoder.calls == 1
     assert FakeEncoder.backbone.hidden_act == "gelu_pytorch_tanh"  # the computation the table was defined with
     assert first.tables["minilm"].shape == (32, 4) and first.tables["glove"].shape == (32, 50)
     np.testing.assert_array_equal(first.tables["minilm"], again.tables["minilm"])
+
+
+def test_an_encoded_minilm_table_is_the_float_table_quantised_and_cached_under_its_own_key(fake_minilm, tmp_path):
+    exact = build_word_vectors(top_n=30, minilm_dims=4, cache_dir=tmp_path, progress=False).tables["minilm"]
+    encoded = build_word_vectors(
+        top_n=30, minilm_dims=4, cache_dir=tmp_path, progress=False, minilm_encoding="int8-rows"
+    )
+    again = build_word_vectors(top_n=30, minilm_dims=4, cache_dir=tmp_path, progress=False, minilm_encoding="int8-rows")
+    assert FakeEncoder.calls == 1  # the float table is computed once; the int8 one is derived from it
+    assert sorted(p.name.rsplit("-", 1)[0] for p in tmp_path.glob("*.json")) == [
+        "minilm-word-vectors-4d",
+        "minilm-word-vectors-4d-int8-rows",
+    ]
+    step = np.abs(exact).max(axis=1, keepdims=True) / 127
+    assert (np.abs(encoded.tables["minilm"] - exact) <= step / 2 + 1e-7).all()
+    assert not np.array_equal(encoded.tables["minilm"], exact)
+    np.testing.assert_array_equal(encoded.tables["minilm"], again.tables["minilm"])
+    uncached = build_word_vectors(top_n=30, minilm_dims=4, progress=False, minilm_encoding="int8-rows")
+    np.testing.assert_array_equal(uncached.tables["minilm"], encoded.tables["minilm"])
 
 
 @pytest.mark.parametrize("types", [(), ("glove", "word2vec")])

@@ -145,3 +145,85 @@ def test_bits_and_backend_are_validated():
         BinaryIndex(12)
     with pytest.raises(ValueError, match="backend"):
         BinaryIndex(64, backend="annoy")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_prefix_search_is_the_exact_search_of_the_codes_first_bits(backend):
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 256, size=(2000, 16), dtype=np.uint8)
+    queries = rng.integers(0, 256, size=(7, 16), dtype=np.uint8)
+    index = BinaryIndex(128, backend=backend)
+    index.add(codes[:500], ids=np.arange(500) + 10_000)
+    index.add(codes[500:], ids=np.arange(500, 2000) + 10_000)
+    memory_before = index.memory_bytes
+    for query in (queries, queries[:, :4]):  # whole codes or their prefixes
+        distances, ids = index.search(query, 9, bits=32)
+        want_distances, want_rows = reference_top_k(queries[:, :4], codes[:, :4], 9)
+        np.testing.assert_array_equal(distances, want_distances)
+        np.testing.assert_array_equal(ids, want_rows + 10_000)
+    assert index.memory_bytes == memory_before + 2000 * 4  # one copy of the 32-bit prefixes
+    index.add(codes[:1])  # a new code is found by the next prefix search
+    assert index.search(codes[:1], 2, bits=32)[1].tolist() == [[10_000, 2000]]
+    with pytest.raises(ValueError, match="bits must be a multiple of 8 from 8 to 128"):
+        index.search(queries, 9, bits=12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_cascade_shortlists_by_a_prefix_then_ranks_by_the_whole_code(backend):
+    rng = np.random.default_rng(4)
+    codes = rng.integers(0, 256, size=(3000, 16), dtype=np.uint8)
+    queries = codes[:5].copy()
+    queries[:, 10:] ^= 0x11  # near their own code in the first 80 bits, noisy after
+    index = BinaryIndex(128, backend=backend)
+    index.add(codes)
+    distances, ids = index.cascade_search(queries, 3, shortlist_bits=64, shortlist=40)
+    # by hand: the 40 nearest by the 64-bit prefix, then the 3 nearest of those by all 128 bits
+    _, shortlisted = reference_top_k(queries[:, :8], codes[:, :8], 40)
+    for q in range(5):
+        rows = np.sort(shortlisted[q])
+        full = hamming_distances(queries[q : q + 1], codes[rows])[0]
+        order = np.lexsort((rows, full))[:3]
+        np.testing.assert_array_equal(ids[q], rows[order])
+        np.testing.assert_array_equal(distances[q], full[order])
+    assert ids[:, 0].tolist() == list(range(5))
+    # with vectors: the shortlist rescored by cosine
+    vectors = rng.normal(size=(3000, 6)).astype(np.float32)
+    scores, rescored = index.cascade_search(queries, 3, 64, 40, query_embeddings=vectors[:5], embeddings=vectors)
+    for q in range(5):
+        rows = np.sort(shortlisted[q])
+        cosine = semantic_search(vectors[q], vectors[rows], top_k=3)
+        np.testing.assert_array_equal(rescored[q], rows[cosine[0][0]])
+        np.testing.assert_allclose(scores[q], cosine[1][0], rtol=1e-5)
+    with pytest.raises(ValueError, match="shortlist=2 is smaller than k=3"):
+        index.cascade_search(queries, 3, 64, shortlist=2)
+    with pytest.raises(ValueError, match="rescoring needs both"):
+        index.cascade_search(queries, 3, 64, query_embeddings=vectors[:5])
+
+
+def test_int8_vectors_rescore_like_the_float_ones_at_a_quarter_of_the_memory():
+    from keras_sentemb.retrieval import Int8Vectors
+
+    rng = np.random.default_rng(5)
+    vectors = rng.normal(size=(2000, 32)).astype(np.float32)
+    codes = np.packbits(vectors > 0, axis=1)
+    int8 = Int8Vectors.quantize(vectors)
+    step = (vectors.max(axis=0) - vectors.min(axis=0)) / 255
+    assert (np.abs(int8[np.arange(2000)] - vectors) <= step / 2 + 1e-5).all()
+    assert int8.nbytes == 2000 * 32 + 2 * 32 * 4 and int8.nbytes < vectors.nbytes / 3.9
+    index = BinaryIndex(32)
+    index.add(codes)
+    _, float_ids = index.search_and_rerank(codes[:20], vectors[:20], vectors, k=10, factor=10)
+    _, int8_ids = index.search_and_rerank(codes[:20], vectors[:20], int8, k=10, factor=10)
+    overlap = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(float_ids, int8_ids)])
+    assert overlap > 0.95 and (int8_ids[:, 0] == np.arange(20)).all()
+
+
+def test_int8_vectors_refuse_what_they_cannot_hold():
+    from keras_sentemb.retrieval import Int8Vectors
+
+    with pytest.raises(ValueError, match=r"calibration must be \[M ≥ 1, 4\]"):
+        Int8Vectors.quantize(np.ones((3, 4)), calibration=np.ones((3, 5)))
+    with pytest.raises(ValueError, match="embeddings row 0 holds NaN or infinity"):
+        Int8Vectors.quantize(np.array([[np.nan, 1.0]]))
+    with pytest.raises(TypeError, match="values must be int8"):
+        Int8Vectors(np.zeros((2, 2), np.float32), np.zeros(2), np.ones(2))

@@ -3,6 +3,7 @@
 import os
 
 import numpy as np
+import pytest
 
 from keras_sentemb.utils.array_cache import (
     cached_array,
@@ -10,6 +11,7 @@ from keras_sentemb.utils.array_cache import (
     fingerprint_texts,
     fingerprint_weights,
     load_cached_array,
+    save_cached_rows,
 )
 from tests.conftest import make_tiny_encoder
 
@@ -59,3 +61,19 @@ def test_fingerprints_change_with_the_texts_and_the_weights():
     one, other = make_tiny_encoder(seed=0), make_tiny_encoder(seed=1)
     assert fingerprint_weights(one) == fingerprint_weights(make_tiny_encoder(seed=0))
     assert fingerprint_weights(one) != fingerprint_weights(other)
+
+
+@pytest.mark.parametrize("encoding, levels", [("int8-rows", 127), ("int4-rows", 7)])
+def test_a_row_quantised_entry_loads_as_the_matrix_it_encodes_and_a_corrupted_one_is_refused(
+    tmp_path, encoding, levels
+):
+    matrix = np.random.default_rng(1).normal(size=(40, 9)).astype(np.float32)
+    path = save_cached_rows(tmp_path, "table", "r" * 20, matrix, encoding)
+    loaded = load_cached_array([tmp_path / "empty", tmp_path], "table", "r" * 20)
+    assert loaded.dtype == np.float32 and loaded.shape == matrix.shape
+    assert (np.abs(loaded - matrix) <= np.abs(matrix).max(axis=1, keepdims=True) / levels / 2 + 1e-6).all()
+    assert load_cached_array(tmp_path, "table", "s" * 20) is None  # another key
+    with open(path, "r+b") as f:
+        f.seek(-8, os.SEEK_END)
+        f.write(b"\0" * 8)
+    assert load_cached_array(tmp_path, "table", "r" * 20) is None

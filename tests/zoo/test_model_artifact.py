@@ -33,23 +33,27 @@ def test_float16_weights_stay_close(tmp_path):
     np.testing.assert_allclose(load_artifact(tmp_path / "a").encode(TEXTS), encoder.encode(TEXTS), atol=5e-3)
 
 
-def test_int8_rows_store_a_big_token_table_at_a_byte_a_value_within_half_a_step(tmp_path):
+@pytest.mark.parametrize("encoding, levels, bits", [("int8-rows", 127, 8), ("int4-rows", 7, 4)])
+def test_row_encodings_store_a_big_token_table_at_their_bits_a_value_within_half_a_step(
+    tmp_path, encoding, levels, bits
+):
     from keras_sentemb import SentenceTokenizer, StaticEncoder
     from tests.conftest import TINY_VOCAB
 
-    # A table over INT8_ROWS_MIN_VALUES values is stored as int8; the small projection as float16.
-    dim = model_artifact.INT8_ROWS_MIN_VALUES // len(TINY_VOCAB) + 1
+    # A table over ROWS_MIN_VALUES values is stored at 8 or 4 bits; the small projection as float16.
+    dim = model_artifact.ROWS_MIN_VALUES // len(TINY_VOCAB) + 1  # odd: int4 pads one value a row
     model = StaticEncoder(SentenceTokenizer(TINY_VOCAB), dim=dim, projection_dim=8)
-    description = save_artifact(model, tmp_path / "a", weights_dtype="int8-rows")
+    description = save_artifact(model, tmp_path / "a", weights_dtype=encoding)
     dtypes = {entry["path"].split("/")[0]: entry["dtype"] for entry in description["weights"]}
-    assert dtypes == {"token_table": "int8-rows", "token_weights": "float16", "projection": "float16"}
+    assert dtypes == {"token_table": encoding, "token_weights": "float16", "projection": "float16"}
     table = model.token_table.embeddings.numpy()
     loaded = load_artifact(tmp_path / "a")
-    step = np.abs(table).max(axis=1, keepdims=True) / 127
+    step = np.abs(table).max(axis=1, keepdims=True) / levels
     assert (np.abs(loaded.token_table.embeddings.numpy() - table) <= step / 2 + 1e-7).all()
     float16_bytes = 2 * (model.projection.kernel.numpy().size + len(TINY_VOCAB))
-    assert os.path.getsize(tmp_path / "a" / "weights.npz") < table.size + float16_bytes + 4096
-    np.testing.assert_allclose(loaded.encode(TEXTS), model.encode(TEXTS), atol=2e-2)
+    table_bytes = table.shape[0] * ((table.shape[1] * bits + 7) // 8 + 4)
+    assert os.path.getsize(tmp_path / "a" / "weights.npz") < table_bytes + float16_bytes + 4096
+    np.testing.assert_allclose(loaded.encode(TEXTS), model.encode(TEXTS), atol=2e-2 if bits == 8 else 1e-1)
 
 
 def test_lora_adapters_are_recreated_and_restored(tmp_path):

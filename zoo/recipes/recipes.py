@@ -20,8 +20,10 @@ from keras_sentemb.training import distill_hashed_encoder
 from keras_sentemb.utils.array_cache import cached_array, fingerprint, fingerprint_texts, fingerprint_weights
 from keras_sentemb.zoo.model_artifact import pretrained_backbone_source, word_vectors_source
 from zoo.recipes.lora_factors import restore_lora_factors
+from zoo.recipes.shipped_word_vectors import SHIPPED_ENCODING
 
 HASH_BITS = 256
+NESTED_LADDER = (64, 128, 256, 512)
 # Teacher and students adapt every dense layer at rank 32 (docs/distillation.md: the dev Spearman of the
 # variants tried). Keras factors the query/key/value kernels [384, 12 heads, 32] along their last
 # axis (A [384, 12, r], B [r, 32]), so at r = 32 = the head width those three are full-rank updates;
@@ -39,7 +41,8 @@ DSE_COSINE_WEIGHT = 1.0
 class Recipe:
     """One zoo model: `summary` and `use` (for the card and the README table), the
     `command` that trains it (None: no training), `weights_dtype` (float16 halves the stored
-    weights, "int8-rows" quarters a token table (`save_artifact`); hashing heads stay float32 so that
+    weights, "int8-rows" / "int4-rows" store a token table at 8 / 4 bits a value (`save_artifact`);
+    hashing heads stay float32 so that
     no code bit flips), and `make(ctx)`."""
 
     name: str
@@ -133,7 +136,11 @@ def _dse_base():
     return DSE.from_pretrained("minilm-l6", num_labels=1, alpha=0.5, cosine_weight=DSE_COSINE_WEIGHT)
 
 
-def _hashed(encoder_name):
+def _hashed(encoder_name, bits=None, nested_bits=None, **options):
+    """A SemanticHashing head distilled on `encoder_name`'s vectors of the shared sentences:
+    HASH_BITS bits, or a nested code of `bits` trained at every rung of `nested_bits`; `options`
+    go to `distill_hashed_encoder`."""
+
     def make(ctx):
 
         encoder = ctx.load(encoder_name)
@@ -142,7 +149,9 @@ def _hashed(encoder_name):
         embeddings = cached_array(
             ctx.cache_dir, f"{encoder_name}-shared-sentences", key, lambda: encoder.encode(sentences, progress=True)
         )
-        return distill_hashed_encoder(encoder, embeddings, HASH_BITS, seed=ctx.seed, verbose=2)
+        return distill_hashed_encoder(
+            encoder, embeddings, bits or HASH_BITS, seed=ctx.seed, verbose=2, nested_bits=nested_bits, **options
+        )
 
     return make
 
@@ -253,18 +262,19 @@ RECIPES = {
         ),
         Recipe(
             "static-minilm-l6",
-            "static encoder distilled from all-MiniLM-L6-v2: a 320-d vector per word piece (MiniLM's 30,522), "
+            "static encoder distilled from all-MiniLM-L6-v2: a 384-d vector per word piece (MiniLM's 30,522), "
             "SIF weights, mean-pooled and projected to 384; Model2Vec's start (token vectors, PCA, SIF "
-            "weights), then 3 epochs on sentences against the teacher's vectors (table stored as int8 per row)",
+            "weights), then 3 epochs on sentences against the teacher's vectors (table stored at 4 bits per value)",
             "the fastest sentence vectors here: no attention, a request costs its tokenisation "
             "(benchmarks/static_tier.py)",
             "all-MiniLM-L6-v2",
             STATIC_SENTENCES,
-            # the widest table under the 10 MiB budget: TREC-train 5-fold probe 71.6 / 72.7 / 74.1 / 75.2
-            # at 256 / 288 / 320 / 384 features, STS-B dev 85.8 at each (issue 39's note)
-            ("distill_static_encoder.py", "--dim", "320"),
+            # the teacher's width: TREC-train 5-fold probe 71.6 / 72.7 / 74.1 / 75.2 at 256 / 288 / 320 / 384
+            # features, STS-B dev 85.8 at each (issue 39's note); at 4 bits a value the 384-d table takes
+            # 6.0 MB (int4 at 320-d: STS-B test 78.24 vs int8's 78.08), which the zoo's 40 MiB total allows
+            ("distill_static_encoder.py", "--dim", "384"),
             _saved_keras("static_encoder.keras", "distill_static_encoder.py"),
-            weights_dtype="int8-rows",
+            weights_dtype="int4-rows",
         ),
         Recipe(
             "minilm-l6-hash256",
@@ -274,6 +284,22 @@ RECIPES = {
             SHARED_SENTENCES,
             (),
             _hashed("minilm-l6"),
+            weights_dtype="float32",
+            needs=("minilm-l6",),
+        ),
+        Recipe(
+            "minilm-l6-hash512-nested",
+            "nested 512-bit SemanticHashing head distilled on all-MiniLM-L6-v2: its first 64, 128 and 256 bits "
+            "are codes of their own (Matryoshka loss over the prefixes)",
+            "binary codes at any size from one model: a short prefix to shortlist, the whole code to re-rank "
+            "(`BinaryIndex.cascade_search`)",
+            "all-MiniLM-L6-v2",
+            SHARED_SENTENCES,
+            (),
+            # chosen on STS-B dev (share of the float Spearman at 64 / 128 / 256 / 512 bits; issue 38's note):
+            # ITQ start, 5 epochs 91.5 / 95.0 / 97.4 / 97.4; sign start untrained 90.6 / 95.5 / 97.7 / 98.9,
+            # 2 epochs 92.2 / 96.2 / 98.0 / 98.6, 5 epochs 91.9 / 96.2 / 98.0 / 97.9
+            _hashed("minilm-l6", bits=512, nested_bits=NESTED_LADDER, init="sign", epochs=2),
             weights_dtype="float32",
             needs=("minilm-l6",),
         ),
@@ -303,5 +329,5 @@ def recipe_sources(model):
     presets = {BACKBONE_PRESETS.get(layer.__class__.__name__) for layer in model._flatten_layers()} - {None}
     sources += [pretrained_backbone_source(preset) for preset in sorted(presets)]
     if any(layer.__class__.__name__ == "WordEmbeddings" for layer in model._flatten_layers()):
-        sources.append(word_vectors_source(100_000, ("glove", "minilm"), 128))
+        sources.append(word_vectors_source(100_000, ("glove", "minilm"), 128, minilm_encoding=SHIPPED_ENCODING))
     return sources

@@ -84,6 +84,8 @@ def measure(model, data_dir):
         metrics["stsb_test_pearson"] = round(result.metrics["pearson"], 2)
         if "hamming_spearman" in result.metrics:
             metrics["stsb_test_hamming_spearman"] = round(result.metrics["hamming_spearman"], 2)
+        for key in sorted((k for k in result.metrics if k.startswith("hamming_spearman_")), key=lambda k: int(k[17:])):
+            metrics[f"stsb_test_{key}"] = round(result.metrics[key], 2)  # the prefixes of a nested code
     if hasattr(model, "predict_pairs"):
         scored = pair_scorer_metrics(model, pairs)
         metrics["stsb_test_pair_spearman"] = round(scored["spearman"], 2)

@@ -1,0 +1,55 @@
+"""Symmetric per-row quantisation of a float matrix [n, d] (a token or word table) to 8 or 4 bits.
+
+Each row r gets one float32 scale s_r = max_j |x_rj| / q_max, with q_max = 127 (int8) or 7 (int4),
+and values q_rj = round(x_rj / s_r) in [-q_max, q_max]; so x_rj ≈ q_rj · s_r within s_r / 2.
+Int4 values are stored two to a byte (q + 8 in each nibble, low nibble first), so a 4-bit table
+takes d / 2 bytes a row plus its 4-byte scale.
+
+    >>> x = np.array([[0.5, -1.0, 0.25], [0.0, 0.0, 0.0]], np.float32)
+    >>> values, scales = quantize_rows(x, "int4-rows")
+    >>> values.dtype, values.shape, scales.tolist()
+    (dtype('uint8'), (2, 2), [0.1428571492433548, 0.0])
+    >>> dequantize_rows(values, scales, "int4-rows", columns=3).round(3).tolist()
+    [[0.571, -1.0, 0.286], [0.0, 0.0, 0.0]]
+"""
+
+import numpy as np
+
+ROW_ENCODINGS = {"int8-rows": 127, "int4-rows": 7}
+
+
+def _levels(encoding):
+    if encoding not in ROW_ENCODINGS:
+        raise ValueError(f"encoding must be one of {sorted(ROW_ENCODINGS)}, got {encoding!r}")
+    return ROW_ENCODINGS[encoding]
+
+
+def quantize_rows(matrix, encoding="int8-rows"):
+    """(values, float32 scale per row) of `matrix` [n, d]: int8 [n, d] for "int8-rows", two
+    4-bit values a byte, uint8 [n, ceil(d / 2)], for "int4-rows"."""
+    levels = _levels(encoding)
+    matrix = np.asarray(matrix, dtype=np.float32)
+    if matrix.ndim != 2:
+        raise ValueError(f"quantize_rows takes a matrix [n, d], got shape {matrix.shape}")
+    scales = (np.abs(matrix).max(axis=1) / levels).astype(np.float32)
+    safe = np.where(scales > 0, scales, 1.0)[:, None]
+    quantized = np.clip(np.rint(matrix / safe), -levels, levels).astype(np.int8)
+    if encoding == "int8-rows":
+        return quantized, scales
+    if quantized.shape[1] % 2:
+        quantized = np.pad(quantized, ((0, 0), (0, 1)))
+    nibbles = (quantized + 8).astype(np.uint8)
+    return (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).astype(np.uint8), scales
+
+
+def dequantize_rows(values, scales, encoding="int8-rows", columns=None):
+    """The float32 matrix [n, columns] that `quantize_rows` encoded (`columns` is needed for int4:
+    an odd width was padded by one value)."""
+    _levels(encoding)
+    values = np.asarray(values)
+    if encoding == "int4-rows":
+        unpacked = np.empty((values.shape[0], 2 * values.shape[1]), np.int8)
+        unpacked[:, 0::2] = (values & 0x0F).astype(np.int8) - 8
+        unpacked[:, 1::2] = (values >> 4).astype(np.int8) - 8
+        values = unpacked[:, : unpacked.shape[1] if columns is None else columns]
+    return values.astype(np.float32) * np.asarray(scales, np.float32)[:, None]

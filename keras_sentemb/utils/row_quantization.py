@@ -9,8 +9,8 @@ takes d / 2 bytes a row plus its 4-byte scale.
     >>> values, scales = quantize_rows(x, "int4-rows")
     >>> values.dtype, values.shape, scales.tolist()
     (dtype('uint8'), (2, 2), [0.1428571492433548, 0.0])
-    >>> dequantize_rows(values, scales, "int4-rows", columns=3).round(3).tolist()
-    [[0.571, -1.0, 0.286], [0.0, 0.0, 0.0]]
+    >>> dequantize_rows(values, scales, "int4-rows", columns=3).astype(float).round(3).tolist()
+    [[0.429, -1.0, 0.286], [0.0, 0.0, 0.0]]
 """
 
 import numpy as np

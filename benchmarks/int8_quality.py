@@ -12,7 +12,8 @@ runtime without any fallback, as before), on
 - long natural: consecutive test sentences joined to 200-256 word pieces;
 - repeated words: one word 40-500 times, alone or as a pair;
 then how many calibrations 8 threads making the first int8 call on a fresh encoder run, and how
-far a text's int8 vector moves between batch 1 and a batch of 64 (padding).
+far a text's int8 (and, on a CPU with bf16 arithmetic, bfloat16) vector moves between batch 1 and a
+batch of 64 (padding).
 
     python benchmarks/int8_quality.py [--data ../shared/data]
 """
@@ -125,6 +126,12 @@ def main():
         one = np.stack([model.encode([t], precision="int8", progress=False)[0] for t in test[:64]])
         batch = model.encode(test[:64], precision="int8", batch_size=64, progress=False)
         print(f"int8 ({label}): max |Δ| batch 1 vs batch 64 on 64 sentences {np.abs(one - batch).max():.2e}")
+    try:  # bfloat16 runs only where the CPU has bf16 arithmetic (AVX-512 BF16 or AMX)
+        one = np.stack([encoder.encode([t], precision="bfloat16", progress=False)[0] for t in test[:64]])
+        batch = encoder.encode(test[:64], precision="bfloat16", batch_size=64, progress=False)
+        print(f"bfloat16: max |Δ| batch 1 vs batch 64 on 64 sentences {np.abs(one - batch).max():.2e}")
+    except (ValueError, RuntimeError) as refused:
+        print(f"bfloat16: not run on this CPU ({refused})")
 
 
 if __name__ == "__main__":

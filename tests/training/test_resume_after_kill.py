@@ -22,6 +22,7 @@ SCRIPT = textwrap.dedent(
     from tests.training.test_resume_after_kill import train
 
     backup, log, weights = sys.argv[1], sys.argv[2], sys.argv[3]
+    hold = sys.argv[4:] == ["hold"]  # the run to kill waits after epoch 3's first batch: no race
 
     class Log(keras.callbacks.Callback):
         def on_epoch_begin(self, epoch, logs=None):
@@ -30,7 +31,8 @@ SCRIPT = textwrap.dedent(
         def on_train_batch_end(self, batch, logs=None):
             with open(log, "a") as f:
                 f.write(f"{os.getpid()} {self.epoch} {batch}\\n")
-            time.sleep(0.2)
+            if hold and (self.epoch, batch) == (3, 0):
+                time.sleep(300)  # killed here
 
     model = train([keras.callbacks.BackupAndRestore(backup), Log()])
     np.savez(weights, *[w.numpy() for w in model.weights])
@@ -86,7 +88,7 @@ def test_a_fit_killed_mid_epoch_resumes_and_ends_with_the_uninterrupted_weights(
     backup, log, weights = str(tmp_path / "backup"), str(tmp_path / "batches.log"), str(tmp_path / "w.npz")
     command = [sys.executable, "-c", SCRIPT, backup, log, weights]
     env = {**os.environ, "PYTHONPATH": REPO}
-    first = subprocess.Popen(command, env=env, cwd=REPO)
+    first = subprocess.Popen([*command, "hold"], env=env, cwd=REPO)
     uninterrupted = [w.numpy() for w in train([]).weights]  # meanwhile, here
     deadline = time.time() + 240
 

@@ -109,10 +109,11 @@ class STSTask(EvaluationTask):
         if memo.hashed:
             hamming = memo.pair_similarity("hamming", pairs.sentences1, pairs.sentences2)
             metrics["hamming_spearman"], metrics["hamming_pearson"] = correlations(hamming, pairs.scores)
-            for bits in memo.nested_bits[:-1]:  # a nested code: each shorter rung is a code of its own
-                first, second = (code_prefix(memo.codes(texts), bits) for texts in (pairs.sentences1, pairs.sentences2))
-                hamming = pair_similarity("hamming", first, second)
-                metrics[f"hamming_spearman_{bits}"], _ = correlations(hamming, pairs.scores)
+            if memo.nested_bits:  # a nested code: each shorter rung is a code of its own
+                codes1, codes2 = memo.codes(pairs.sentences1), memo.codes(pairs.sentences2)
+                for bits in memo.nested_bits[:-1]:
+                    hamming = pair_similarity("hamming", code_prefix(codes1, bits), code_prefix(codes2, bits))
+                    metrics[f"hamming_spearman_{bits}"], _ = correlations(hamming, pairs.scores)
         details = {"source": self.source} if self.source else {}
         return TaskResult(self.name, self.kind, metrics, "spearman", len(pairs.scores), details=details, plot=plot)
 

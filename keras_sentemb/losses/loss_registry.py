@@ -1,4 +1,4 @@
-"""The losses by name (all but the wrappers, which take one of these): `get("cosent")`."""
+"""The losses by name (all but the wrappers, which take one of these): `get_loss("cosent")`."""
 
 import keras
 

@@ -6,16 +6,14 @@ from keras import ops
 from keras_sentemb.losses.loss_registry import get_loss
 
 
-def matryoshka_dims(dims, full=None):
-    """`dims` as a strictly increasing tuple of positive ints (checked; the last ≤ `full`)."""
+def matryoshka_dims(dims):
+    """`dims` as a strictly increasing tuple of positive ints (checked)."""
     try:
         dims = tuple(int(d) for d in dims)
     except (TypeError, ValueError):
         raise TypeError(f"dims must be a sequence of ints, got {dims!r}") from None
     if not dims or any(d <= 0 for d in dims) or any(a >= b for a, b in zip(dims, dims[1:])):
         raise ValueError(f"dims must be strictly increasing positive ints, got {dims!r}")
-    if full is not None and dims[-1] > full:
-        raise ValueError(f"the widest prefix {dims[-1]} is wider than the embedding ({full})")
     return dims
 
 

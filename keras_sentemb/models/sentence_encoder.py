@@ -23,6 +23,7 @@ from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_token
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
 from keras_sentemb.pretrained.unpadded_bert_graph import supports_unpadded_bert_states, to_padded, unpadded_bert_states
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
+from keras_sentemb.utils.argument_checks import truncate_dim_or_none
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.utils.types import Texts
 
@@ -128,9 +129,8 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             embedding = projected
         if normalize:
             embedding = keras.layers.UnitNormalization(axis=-1, dtype="float32", name="l2_normalize")(embedding)
+        truncate_dim = truncate_dim_or_none(truncate_dim, embedding.shape[-1])
         if truncate_dim is not None:
-            if not isinstance(truncate_dim, int) or not 1 <= truncate_dim <= embedding.shape[-1]:
-                raise ValueError(f"truncate_dim must be an int in [1, {embedding.shape[-1]}], got {truncate_dim!r}")
             embedding = LeadingFeatures(truncate_dim, dtype="float32", name="truncate")(embedding)
         prompts = dict(prompts or {})
         if default_prompt_name is not None and default_prompt_name not in prompts:

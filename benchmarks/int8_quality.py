@@ -13,7 +13,9 @@ runtime without any fallback, as before), on
 - repeated words: one word 40-500 times, alone or as a pair;
 then how many calibrations 8 threads making the first int8 call on a fresh encoder run, and how
 far a text's int8 (and, on a CPU with bf16 arithmetic, bfloat16) vector moves between batch 1 and a
-batch of 64 (padding).
+batch of 64 (padding), and what one text costs at each precision (`encode([text])`, p50 over 200
+sentences, interleaved: float32 runs single texts on static [1, L] models, bfloat16 and int8 on the
+dynamic model at the text's own length, which keeps their vectors batch-independent).
 
     python benchmarks/int8_quality.py [--data ../shared/data]
 """
@@ -132,6 +134,27 @@ def main():
         print(f"bfloat16: max |Δ| batch 1 vs batch 64 on 64 sentences {np.abs(one - batch).max():.2e}")
     except (ValueError, RuntimeError) as refused:
         print(f"bfloat16: not run on this CPU ({refused})")
+    single_text_latency(encoder, test[:200])
+
+
+def single_text_latency(encoder, texts):
+    """p50 ms of `encode([text])` at each precision this CPU runs, interleaved text by text."""
+    precisions = ["float32", "int8"]
+    try:
+        encoder.encode(texts[:1], precision="bfloat16", progress=False)
+        precisions.insert(1, "bfloat16")
+    except ValueError:
+        pass
+    times = {p: [] for p in precisions}
+    for text in texts:
+        for precision in precisions:
+            start = time.perf_counter()
+            encoder.encode([text], backend="openvino", precision=precision, progress=False)
+            times[precision].append(time.perf_counter() - start)
+    print(
+        "one text, encode([text]) p50 over 200 STS-B test sentences: "
+        + ", ".join(f"{p} {1000 * np.median(times[p]):.2f} ms" for p in precisions)
+    )
 
 
 if __name__ == "__main__":

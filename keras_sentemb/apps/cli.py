@@ -26,6 +26,7 @@ from keras_sentemb.evaluation.report import evaluate, format_table, write_report
 from keras_sentemb.export import export_openvino, export_saved_model, export_serving_bundle
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
+from keras_sentemb.retrieval.approximate_binary_search import KINDS
 from keras_sentemb.retrieval.binary_index import BinaryIndex
 from keras_sentemb.retrieval.semantic_search import semantic_search
 from keras_sentemb.utils.atomic_files import save_npy_atomic
@@ -135,6 +136,18 @@ def _build_parser():
         help="encoder (preset, HF folder, .keras) or a HashedEncoder .keras file; "
         "for a plain encoder a head is distilled on the corpus",
     )
+    build.add_argument(
+        "--kind",
+        choices=KINDS,
+        default="flat",
+        help="flat: exact Hamming scan (default); ivf / hnsw: FAISS's sub-linear binary indexes "
+        "for millions of codes (approximate; need faiss-cpu)",
+    )
+    build.add_argument("--nlist", type=int, help="ivf: number of lists (default 4·√N)")
+    build.add_argument("--nprobe", type=int, help="ivf: lists a query scans (default 32)")
+    build.add_argument("--hnsw-m", type=int, help="hnsw: links a code (default 32)")
+    build.add_argument("--ef-construction", type=int, help="hnsw: build beam (default 40)")
+    build.add_argument("--ef-search", type=int, help="hnsw: search beam (default 64)")
     lookup = index_commands.add_parser("search", help="top-k corpus lines by Hamming distance")
     lookup.add_argument("folder", help="index folder from `index build`")
     lookup.add_argument("--query", action="append", default=[], help="a query (repeatable)")
@@ -142,6 +155,8 @@ def _build_parser():
     lookup.add_argument("--top-k", type=int, default=5)
     lookup.add_argument("--rerank", type=int, default=0, help="re-rank the Hamming top k×R by float cosine (0 = off)")
     lookup.add_argument("--json", action="store_true", help="print JSON lines")
+    lookup.add_argument("--nprobe", type=int, help="ivf index: lists a query scans (overrides the folder's)")
+    lookup.add_argument("--ef-search", type=int, help="hnsw index: search beam (overrides the folder's)")
 
     evaluate = commands.add_parser(
         "evaluate", help="measure a model on tasks; writes report.json, PNG plots, prints a table"
@@ -480,6 +495,7 @@ def _print_hits(queries, ids, scores, corpus, measure, as_json):
         hits = [
             {"line": int(i) + 1, measure: int(s) if integer else round(float(s), 4), "text": corpus[i]}
             for i, s in zip(row_ids, row_scores)
+            if i >= 0  # an approximate index may find fewer lines than asked
         ]
         if as_json:
             print(json.dumps({"query": query, "hits": hits}, ensure_ascii=False))
@@ -527,7 +543,7 @@ def _export(args):
             raise TypeError(f"{args.hashed} holds a {type(hashed).__name__}, not a HashedEncoder")
         table = ids = None
         if args.code_table:
-            index = BinaryIndex.load(os.path.join(args.code_table, "index.npz"), backend="numpy")
+            index = BinaryIndex.load(os.path.join(args.code_table, "index.npz"))
             table, ids = index.codes(), index.ids()
         folder = export_saved_model(
             hashed, args.path, version=args.version, overwrite=args.overwrite, code_table=table, code_ids=ids
@@ -567,9 +583,12 @@ def _index(args):
             seed=args.seed,
             overwrite=args.overwrite,
             progress=len(corpus) >= 2048,
+            kind=args.kind,
+            index_parameters=_given(args, ("nlist", "nprobe", "hnsw_m", "ef_construction", "ef_search")),
         )
+        meta = read_meta(folder)
         print(
-            f"wrote {folder}: {len(corpus)} lines as {read_meta(folder)['bits']}-bit codes "
+            f"wrote {folder}: {len(corpus)} lines as {meta['bits']}-bit codes, {args.kind} index "
             f"in {time.perf_counter() - start:.1f} s"
         )
         return
@@ -579,8 +598,16 @@ def _index(args):
     if args.top_k < 1 or args.rerank < 0:
         raise ValueError(f"--top-k must be ≥ 1 and --rerank ≥ 0, got {args.top_k} and {args.rerank}")
     opened = IndexFolder(args.folder)
+    overrides = _given(args, ("nprobe", "ef_search"))
+    if overrides:
+        opened.index.set_search_parameters(**overrides)
     scores, ids = opened.search(queries, args.top_k, rerank=args.rerank)
     _print_hits(queries, ids, scores, opened.corpus, "cosine" if args.rerank else "hamming", args.json)
+
+
+def _given(args, names):
+    """{name: value} of the options among `names` given on the command line (not None)."""
+    return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
 
 
 def _reason(error):

@@ -4,10 +4,10 @@
 renamed into place):
 
     folder/hashed_encoder.keras   the HashedEncoder that makes the codes (queries need it)
-    folder/index.npz              BinaryIndex: packed codes, ids = corpus line numbers − 1
+    folder/index.npz              BinaryIndex (flat, ivf or hnsw): ids = corpus line numbers − 1
     folder/embeddings.npy         float32 unit vectors, for optional re-ranking
     folder/corpus.txt             the corpus lines, so hits can be printed
-    folder/meta.json              bits, sizes, how the code was made, sha256 of the corpus
+    folder/meta.json              bits, kind, sizes, how the code was made, sha256 of the corpus
 
 `IndexFolder(folder).search(queries, k, rerank=r)` hashes the queries, searches the
 codes by Hamming distance and, with `rerank`, re-ranks the top k·r by cosine.
@@ -27,7 +27,7 @@ import keras
 import numpy as np
 
 from keras_sentemb.models.hashed_encoder import HashedEncoder
-from keras_sentemb.retrieval.binary_index import BinaryIndex
+from keras_sentemb.retrieval.binary_index import BinaryIndex, check_kind
 from keras_sentemb.training import distill_hashed_encoder
 from keras_sentemb.utils.atomic_files import atomic_directory
 from keras_sentemb.utils.checked_files import check_keras_file, load_npy, read_json, require_keys
@@ -36,14 +36,27 @@ from keras_sentemb.zoo.loading import load_any_encoder
 FILES = ("hashed_encoder.keras", "index.npz", "embeddings.npy", "corpus.txt", "meta.json")
 
 
-def build_index_folder(corpus, folder, model="minilm-l6", bits=256, epochs=5, seed=0, overwrite=False, progress=None):
+def build_index_folder(
+    corpus,
+    folder,
+    model="minilm-l6",
+    bits=256,
+    epochs=5,
+    seed=0,
+    overwrite=False,
+    progress=None,
+    kind="flat",
+    index_parameters=None,
+):
     """Encodes and hashes `corpus` (a list of lines) and writes an index folder.
 
     `model` is a `HashedEncoder`, a `.keras` file holding one, or anything
     `load_sentence_encoder` takes; for a plain encoder a `bits`-bit head is distilled
     on the corpus embeddings (`HashedEncoder.distill`, `epochs`, `seed`) first.
-    Returns the folder path.
+    `kind` and `index_parameters` choose the `BinaryIndex` ("flat": exact; "ivf", "hnsw":
+    FAISS's sub-linear indexes, e.g. `{"ef_search": 128}`). Returns the folder path.
     """
+    check_kind(kind, index_parameters)  # a bad kind or parameter fails before any encoding
 
     if not corpus:
         raise ValueError("the corpus is empty: nothing to index")
@@ -62,11 +75,13 @@ def build_index_folder(corpus, folder, model="minilm-l6", bits=256, epochs=5, se
             encoder, embeddings, bits, epochs=epochs, seed=seed, verbose=1 if progress else 0
         )
         how = f"distilled on this corpus: {bits} bits, {epochs} epochs, seed {seed}"
-    index = BinaryIndex(hashed.bits)
+    index = BinaryIndex(hashed.bits, kind=kind, **(index_parameters or {}))
     index.add(hashed.hash_embeddings(embeddings))
     text = "".join(line + "\n" for line in corpus)
     meta = {
         "bits": hashed.bits,
+        "kind": kind,
+        "index_parameters": index.parameters,
         "lines": len(corpus),
         "code": how,
         "encoder": hashed.encoder.name,
@@ -111,7 +126,8 @@ class IndexFolder:
 
     def search(self, queries, k=5, rerank=0):
         """`(scores, ids)` [Q, k'] with k' = min(k, corpus size): Hamming distances
-        (rerank=0) or cosine similarities of the re-ranked top k·rerank; ids index the corpus."""
+        (rerank=0) or cosine similarities of the re-ranked top k·rerank; ids index the corpus
+        (-1 where an approximate index found fewer than k' lines)."""
         if not queries:
             raise ValueError("no queries to search for")
         k = min(k, len(self.index)) if isinstance(k, int) and k > 0 else k

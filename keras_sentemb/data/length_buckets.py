@@ -53,14 +53,20 @@ class PlannedBatch:
     length: int
 
 
-def plan_batches(lengths, batch_size, buckets):
+def plan_batches(lengths, batch_size, buckets, one_length_per_batch=False):
     """Cuts texts with token `lengths` into batches of at most `batch_size`.
 
     Returns a list of `PlannedBatch`; every input index appears exactly once, and each
     batch's `length` is the smallest bucket ≥ its longest text.
 
+    `one_length_per_batch=True` never puts texts of different buckets in one batch: every
+    text is padded to its own bucket, whatever else is encoded with it (for reduced
+    precision, where a vector moves with the padding it was computed at).
+
     >>> [(b.indices.tolist(), b.length) for b in plan_batches([3, 9, 4], 2, (4, 8, 16))]
     [([1, 2], 16), ([0], 4)]
+    >>> [(b.indices.tolist(), b.length) for b in plan_batches([3, 9, 4], 2, (4, 8, 16), one_length_per_batch=True)]
+    [([1], 16), ([2, 0], 4)]
     """
     lengths = np.asarray(lengths, dtype=np.int64)
     if batch_size < 1:
@@ -69,12 +75,18 @@ def plan_batches(lengths, batch_size, buckets):
     if lengths.size and lengths.max() > buckets[-1]:
         raise ValueError(f"a text of {lengths.max()} tokens exceeds the largest bucket {buckets[-1]}")
     order = np.argsort(-lengths, kind="stable")
+    groups = [order]
+    if one_length_per_batch and len(order):
+        bucket_of = buckets[np.searchsorted(buckets, lengths[order])]  # descending along the order
+        cuts = np.flatnonzero(np.diff(bucket_of)) + 1
+        groups = np.split(order, cuts)
     batches = []
-    for start in range(0, len(order), batch_size):
-        indices = order[start : start + batch_size]
-        longest = lengths[indices].max()
-        length = int(buckets[np.searchsorted(buckets, longest)])
-        batches.append(PlannedBatch(indices=indices, length=length))
+    for group in groups:
+        for start in range(0, len(group), batch_size):
+            indices = group[start : start + batch_size]
+            longest = lengths[indices].max()
+            length = int(buckets[np.searchsorted(buckets, longest)])
+            batches.append(PlannedBatch(indices=indices, length=length))
     return batches
 
 

@@ -8,18 +8,21 @@ OBJECTIVES = ("regression", "classification")
 
 def distillation_loss(targets, student_logits, alpha=0.5, objective="regression", cosine_weight=0.0):
     """Per-pair α·‖S − T‖² + (1 − α)·ℓ(S, y) (Barkan et al. 2020, DSE eq. 2), plus
-    β·(cos(u, v) − y)² with β = `cosine_weight` > 0.
+    Σ_c β_c·(cos_c(u, v) − y)² with β = `cosine_weight` > 0.
 
     Args:
         targets: [batch, 1 + n]: column 0 the label y (a score for regression, a class
             index for classification), columns 1… the teacher's n logits T.
         student_logits: the student's logits S [batch, n]; with `cosine_weight` > 0,
-            [batch, n + 1] whose last column is the cosine of the pair's embeddings.
+            [batch, n + c] whose last c columns are cosines of the pair's embeddings (c = 1,
+            or one a prefix width of a Matryoshka DSE, `DSE(matryoshka_dims=...)`).
         alpha: weight of the teacher term, in [0, 1]; 1 ignores the labels, 0 the teacher.
         objective: "regression": ℓ = (S − y)² (n = 1); "classification":
             ℓ = −log softmax(S)[y].
         cosine_weight: β, the weight of SBERT's cosine term (regression only): it keeps
-            the student's embeddings good for cosine search, not only for its head.
+            the student's embeddings good for cosine search, not only for its head. A
+            sequence gives one weight a cosine column (the prefixes' weights); a number
+            weighs every column alike.
 
     Returns: [batch] losses.
     """
@@ -29,11 +32,14 @@ def distillation_loss(targets, student_logits, alpha=0.5, objective="regression"
     targets = ops.cast(targets, "float32")
     labels, teacher_logits = targets[:, 0], targets[:, 1:]
     cosine_term = 0.0
-    if cosine_weight:
+    if _any_weight(cosine_weight):
         if objective != "regression":
             raise ValueError("the cosine term needs a similarity score y: objective='regression'")
-        cosine_term = cosine_weight * ops.square(student_logits[:, -1] - labels)
-        student_logits = student_logits[:, :-1]
+        logits = teacher_logits.shape[-1]
+        cosines = student_logits[:, logits:]
+        weights = _cosine_weights(cosine_weight, cosines.shape[-1])
+        cosine_term = ops.sum(weights * ops.square(cosines - labels[:, None]), axis=-1)
+        student_logits = student_logits[:, :logits]
     teacher_term = ops.sum(ops.square(student_logits - teacher_logits), axis=-1)
     if objective == "regression":
         label_term = ops.square(student_logits[:, 0] - labels)
@@ -42,6 +48,36 @@ def distillation_loss(targets, student_logits, alpha=0.5, objective="regression"
             ops.cast(labels, "int32"), student_logits, from_logits=True
         )
     return alpha * teacher_term + (1.0 - alpha) * label_term + cosine_term
+
+
+def _any_weight(cosine_weight):
+    return any(cosine_weight) if isinstance(cosine_weight, (tuple, list)) else bool(cosine_weight)
+
+
+def _cosine_weights(cosine_weight, columns):
+    """The weight of each of `columns` cosine columns, as a float32 tensor [columns]."""
+    if columns is not None and columns < 1:
+        raise ValueError(
+            "cosine_weight > 0 needs the student's cosine column(s) after its logits (DSE(cosine_weight=...))"
+        )
+    if isinstance(cosine_weight, (tuple, list)):
+        if columns is not None and len(cosine_weight) != columns:
+            raise ValueError(f"{len(cosine_weight)} cosine weights for {columns} cosine columns")
+        return ops.convert_to_tensor(cosine_weight, "float32")
+    return ops.full((columns,), float(cosine_weight), "float32")
+
+
+def check_cosine_weight(cosine_weight):
+    """A non-negative number or a non-empty sequence of them (one a cosine column), as float(s)."""
+    if isinstance(cosine_weight, (tuple, list)):
+        weights = [float(w) for w in cosine_weight]
+        if not weights or any(w < 0.0 for w in weights):
+            raise ValueError(f"cosine_weight must be ≥ 0 (each), got {cosine_weight!r}")
+        return weights
+    cosine_weight = float(cosine_weight)
+    if cosine_weight < 0.0:
+        raise ValueError(f"cosine_weight must be ≥ 0, got {cosine_weight}")
+    return cosine_weight
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -60,7 +96,9 @@ class DistillationLoss(keras.losses.Loss):
 
     `cosine_weight=β` > 0 (regression) adds β·(cos(u, v) − y)², SBERT's cosine objective on
     the student's embeddings; `y_pred` then carries cos(u, v) as a last column (`DSE` with
-    `cosine_weight` does so in training).
+    `cosine_weight` does so in training). A Matryoshka DSE (`matryoshka_dims`) carries one
+    cosine a prefix width, cos(u[:m], v[:m]), and the term is Σ_m β_m·(cos_m − y)²:
+    `MatryoshkaLoss`'s rule on DSE's cosine term, β a number or one weight a prefix.
 
     Build `y_true` with `np.column_stack([labels, teacher_logits])` and pass it as
     `labels=` to `examples_dataset` (`keras_sentemb.training.teacher_logits` caches T).
@@ -82,10 +120,8 @@ class DistillationLoss(keras.losses.Loss):
             raise ValueError(f"alpha must be in [0, 1], got {alpha}")
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
-        cosine_weight = float(cosine_weight)
-        if cosine_weight < 0.0:
-            raise ValueError(f"cosine_weight must be ≥ 0, got {cosine_weight}")
-        if cosine_weight and objective != "regression":
+        cosine_weight = check_cosine_weight(cosine_weight)
+        if _any_weight(cosine_weight) and objective != "regression":
             raise ValueError("the cosine term needs a similarity score y: objective='regression'")
         self.alpha = alpha
         self.objective = objective

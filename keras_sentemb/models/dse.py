@@ -14,6 +14,7 @@ from scipy.special import log_softmax
 from keras_sentemb.data.pipelines import PAIR_KEYS
 from keras_sentemb.layers.pair_feature_head import PairFeatureHead
 from keras_sentemb.losses.distillation_loss import DistillationLoss
+from keras_sentemb.losses.matryoshka_loss import matryoshka_dims as matryoshka_ladder
 from keras_sentemb.models.column_embedding import embed_columns, embed_pairs_once
 from keras_sentemb.models.cross_encoder import validate_pair_lists
 from keras_sentemb.models.pipeline_training import PipelineTraining
@@ -151,6 +152,10 @@ class DSE(PipelineTraining, keras.Model):
     the loss, so that ψ's embeddings also serve cosine search (`encode`), not only the head:
     in training the output then carries cos(u, v) as a last column (inference outputs
     stay the n logits). Without it the head is free to use ψ in ways cosine does not see.
+    `matryoshka_dims=(m_1, …, m_k)` makes that term Matryoshka (`losses.MatryoshkaLoss`'s
+    rule): the output carries cos(u[:m], v[:m]) for every m, the loss is
+    Σ_m β·w_m·(cos_m − y)² (`matryoshka_weights` w, default 1 each), and
+    `encode(..., truncate_dim=m)` gives embeddings that keep their cosine quality at m.
 
     Inference splits the work: `embed` each sentence once (the expensive part), then
     `score` aligned pairs, `score_matrix` all pairs of two sets in bounded memory, or
@@ -162,6 +167,9 @@ class DSE(PipelineTraining, keras.Model):
         alpha: the teacher weight α of the default loss.
         freeze_encoder: train the head only.
         cosine_weight: β, the weight of the cosine term of the default loss (0 = none).
+        matryoshka_dims: prefix widths of ψ whose cosines the cosine term trains (None: the
+            whole of ψ only); needs `cosine_weight` > 0.
+        matryoshka_weights: one weight a prefix width (default 1 each).
 
     Inputs: `{"sentence1": {...}, "sentence2": {...}}` token batches of
     `examples_dataset`; labels `[y, T_1 … T_n]` per pair. Output: logits [batch, n].
@@ -183,6 +191,8 @@ class DSE(PipelineTraining, keras.Model):
         alpha: float = 0.5,
         freeze_encoder: bool = False,
         cosine_weight: float = 0.0,
+        matryoshka_dims: Sequence[int] | None = None,
+        matryoshka_weights: Sequence[float] | None = None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -202,6 +212,23 @@ class DSE(PipelineTraining, keras.Model):
                 f"cosine_weight must be ≥ 0, and > 0 only for one-score regression (num_labels=1); "
                 f"got {cosine_weight!r} with num_labels={num_labels}"
             )
+        self.matryoshka_dims = None if matryoshka_dims is None else matryoshka_ladder(matryoshka_dims)
+        self.matryoshka_weights = None
+        if self.matryoshka_dims is not None:
+            if not self.cosine_weight:
+                raise ValueError("matryoshka_dims trains the cosine term on each prefix: give cosine_weight > 0")
+            if self.matryoshka_dims[-1] > encoder.embedding_dim:
+                raise ValueError(
+                    f"matryoshka_dims {list(self.matryoshka_dims)} go past ψ's width {encoder.embedding_dim}"
+                )
+            weights = (1.0,) * len(self.matryoshka_dims) if matryoshka_weights is None else matryoshka_weights
+            self.matryoshka_weights = tuple(float(w) for w in weights)
+            if len(self.matryoshka_weights) != len(self.matryoshka_dims) or any(w < 0 for w in self.matryoshka_weights):
+                raise ValueError(
+                    f"matryoshka_weights must be {len(self.matryoshka_dims)} non-negative numbers, got {weights!r}"
+                )
+        elif matryoshka_weights is not None:
+            raise ValueError("matryoshka_weights needs matryoshka_dims")
         if self.freeze_encoder:
             encoder.trainable = False
         self.head = PairFeatureHead(num_labels, features=DSE_FEATURES, output_initializer="zeros", name="similarity")
@@ -254,15 +281,21 @@ class DSE(PipelineTraining, keras.Model):
         u, v = embed_columns(self.encoder, inputs, PAIR_KEYS, training=encoder_training)
         logits = self.head([u, v], training=training)
         if training and self.cosine_weight:
-            u, v = ops.normalize(ops.cast(u, "float32")), ops.normalize(ops.cast(v, "float32"))
-            cosine = ops.sum(u * v, axis=-1, keepdims=True)
-            return ops.concatenate([ops.cast(logits, "float32"), cosine], axis=-1)
+            u, v = ops.cast(u, "float32"), ops.cast(v, "float32")
+            widths = self.matryoshka_dims or (None,)
+            cosines = [
+                ops.sum(ops.normalize(u[:, :m]) * ops.normalize(v[:, :m]), axis=-1, keepdims=True) for m in widths
+            ]
+            return ops.concatenate([ops.cast(logits, "float32"), *cosines], axis=-1)
         return logits
 
     def compile(self, optimizer="adamw", loss=None, **kwargs):
         """`keras.Model.compile`; the default loss is `DistillationLoss(alpha, objective)`."""
         if loss is None:
-            loss = DistillationLoss(alpha=self.alpha, objective=self.objective, cosine_weight=self.cosine_weight)
+            cosine_weight = self.cosine_weight
+            if self.matryoshka_weights is not None:
+                cosine_weight = [self.cosine_weight * w for w in self.matryoshka_weights]
+            loss = DistillationLoss(alpha=self.alpha, objective=self.objective, cosine_weight=cosine_weight)
         super().compile(optimizer=optimizer, loss=loss, **kwargs)
 
     def get_config(self):
@@ -273,6 +306,8 @@ class DSE(PipelineTraining, keras.Model):
             "alpha": self.alpha,
             "freeze_encoder": self.freeze_encoder,
             "cosine_weight": self.cosine_weight,
+            "matryoshka_dims": None if self.matryoshka_dims is None else list(self.matryoshka_dims),
+            "matryoshka_weights": None if self.matryoshka_weights is None else list(self.matryoshka_weights),
         }
 
     @classmethod

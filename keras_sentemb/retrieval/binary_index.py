@@ -1,13 +1,15 @@
-"""BinaryIndex: exact Hamming top-k over packed binary codes (FAISS or NumPy), on whole codes
-or on the prefixes of nested codes, and the coarse-to-fine cascade over them."""
+"""BinaryIndex: Hamming top-k over packed binary codes — exact (FAISS or NumPy) or sub-linear
+(FAISS's IVF and HNSW binary indexes) — on whole codes or on the prefixes of nested codes, and
+the coarse-to-fine cascade over them."""
 
 from __future__ import annotations
 
-import io
+import json
 import os
 
 import numpy as np
 
+from keras_sentemb.retrieval import approximate_binary_search as approximate
 from keras_sentemb.retrieval.binary_codes import code_prefix, code_prefix_bits, code_words, validate_codes
 from keras_sentemb.utils.argument_checks import finite_rows, positive_int
 from keras_sentemb.utils.atomic_files import atomic_open
@@ -26,8 +28,25 @@ def faiss_available():
     return True
 
 
+def check_kind(kind: str, parameters: dict | None = None, backend: str = "auto") -> dict:
+    """The full parameters of an index `kind` (`approximate_binary_search.kind_parameters`),
+    checked to be buildable on `backend`.
+
+    Raises:
+        ValueError / TypeError: an unknown kind, a parameter it does not take, a bad value.
+        ImportError: "ivf" / "hnsw" without faiss-cpu or with backend="numpy".
+    """
+    parameters = approximate.kind_parameters(kind, parameters)
+    if kind != "flat" and (backend == "numpy" or not faiss_available()):
+        raise ImportError(
+            f"kind={kind!r} is a FAISS index: it needs the faiss-cpu package "
+            "(pip install 'keras-sentemb[faiss]') and backend 'auto' or 'faiss'"
+        )
+    return parameters
+
+
 class BinaryIndex:
-    """Exact k-nearest-neighbour search by Hamming distance d(a, b) = popcount(a XOR b).
+    """k-nearest-neighbour search by Hamming distance d(a, b) = popcount(a XOR b).
 
     Codes are packed `uint8` [N, bits/8] (see `SemanticHashing.binarize(packed=True)`);
     the index keeps exactly one packed copy (1M codes of 256 bits = 32 MB) and never an
@@ -37,55 +56,97 @@ class BinaryIndex:
     neighbours: nearest first, ties broken by insertion order (= by id with the default
     ids 0, 1, 2, …).
 
+    `kind="flat"` (the default) is that exact scan. `kind="ivf"` and `kind="hnsw"` are FAISS's
+    sub-linear binary indexes (`approximate_binary_search`): a query compares a few of the
+    codes, so it is much faster on millions of codes and may miss some exact neighbours (at
+    10 million codes, recall@10 of the exact Hamming top 10 against latency is measured by
+    `benchmarks/binary_index_scale.py`). They need faiss-cpu; an IVF trains its lists on the
+    first codes added. An approximate search that finds fewer than k codes (a tiny `nprobe`)
+    pads its rows with id -1 at distance bits + 1. Prefix searches (`bits=`) and the cascade's
+    shortlist are exact scans of the prefixes whatever the kind.
+
     Args:
         bits: the code length (a multiple of 8).
         backend: "auto", "faiss" or "numpy".
+        kind: "flat", "ivf" or "hnsw".
+        **parameters: the kind's parameters — ivf: `nlist` (default 4·√N at the first add),
+            `nprobe` (32); hnsw: `hnsw_m` (32), `ef_construction` (40), `ef_search` (64).
 
     Example:
     >>> index = BinaryIndex(64, backend="numpy")
     >>> index.add(np.array([[0] * 8, [255] * 8, [1] + [0] * 7], dtype=np.uint8))
     >>> index.search(np.zeros((1, 8), np.uint8), k=2)
     (array([[0, 1]], dtype=int32), array([[0, 2]]))
+
+    A graph index over 2,000 random 64-bit codes finds a stored code itself:
+    >>> codes = np.random.default_rng(0).integers(0, 256, (2000, 8), dtype=np.uint8)
+    >>> graph = BinaryIndex(64, kind="hnsw", ef_search=32)
+    >>> graph.add(codes)
+    >>> graph.search(codes[:1], k=1)
+    (array([[0]], dtype=int32), array([[0]]))
     """
 
-    def __init__(self, bits: int, backend: str = "auto"):
+    def __init__(self, bits: int, backend: str = "auto", kind: str = "flat", **parameters):
         if not isinstance(bits, (int, np.integer)) or bits <= 0 or bits % 8:
             raise ValueError(f"bits must be a positive multiple of 8, got {bits!r}")
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
         if backend == "faiss" and not faiss_available():
             raise ImportError("backend='faiss' needs the faiss-cpu package (pip install faiss-cpu)")
+        self.parameters = check_kind(kind, parameters, backend)
         if backend == "auto":
             backend = "faiss" if faiss_available() else "numpy"
         self.bits = int(bits)
         self.nbytes = self.bits // 8
         self.backend = backend
+        self.kind = kind
         self._count = 0
         self._ids = None  # None: the ids are the positions 0, 1, 2, … (stored only if custom)
         self._blocks = []  # numpy backend: the added code blocks, scanned in place (no merging)
         self._faiss_index = None
         self._prefix_indexes = {}  # bits → BinaryIndex of the codes' first bits (nested codes), built on demand
-        if backend == "faiss":
-            import faiss  # optional extra: faiss-cpu (NumPy backend otherwise)
-
-            self._faiss_index = faiss.IndexBinaryFlat(self.bits)
+        if backend == "faiss" and kind != "ivf":  # an IVF is made at the first add: it trains on those codes
+            self._faiss_index = approximate.new_faiss_index(kind, self.bits, self.parameters, None)
 
     def __len__(self):
         return self._count
 
     @property
     def memory_bytes(self):
-        """Bytes held for codes (bits/8 per code), the prefix copies that `search(bits=...)` built
-        (bits/8 per code each) and custom ids (8 per code, if any)."""
+        """Bytes held for codes (bits/8 per code), the structure of an approximate kind (HNSW's
+        links, the IVF's ids, direct map and centroids), the prefix copies that `search(bits=...)`
+        built (bits/8 per code each) and custom ids (8 per code, if any)."""
         prefixes = sum(index.memory_bytes for index in self._prefix_indexes.values())
-        return len(self) * self.nbytes + prefixes + (0 if self._ids is None else self._ids.nbytes)
+        structure = (
+            0 if self._faiss_index is None else approximate.structure_bytes(self._faiss_index, self.kind, len(self))
+        )
+        return len(self) * self.nbytes + structure + prefixes + (0 if self._ids is None else self._ids.nbytes)
+
+    def set_search_parameters(self, **parameters) -> None:
+        """Changes how an approximate index searches: `nprobe` (ivf) or `ef_search` (hnsw).
+
+        Raises:
+            ValueError: a parameter that is not a search parameter of this kind, or ≤ 0.
+        """
+        allowed = approximate.SEARCH_PARAMETERS[self.kind]
+        unknown = sorted(set(parameters) - set(allowed))
+        if unknown:
+            raise ValueError(
+                f"kind={self.kind!r} has no search parameter {unknown[0]!r} (its search parameters: {list(allowed) or 'none'})"
+            )
+        self.parameters = approximate.kind_parameters(self.kind, {**self.parameters, **parameters})
+        if self._faiss_index is not None:
+            approximate.set_search_parameters(self._faiss_index, self.kind, self.parameters)
 
     def ids(self):
         """The int64 id of every stored code, in insertion order."""
         return np.arange(len(self), dtype=np.int64) if self._ids is None else self._ids
 
     def _to_ids(self, positions):
-        return positions if self._ids is None else self._ids[positions]
+        """Ids of positions; a missing hit (position -1, approximate kinds) stays -1."""
+        if self._ids is None:
+            return positions
+        return np.where(positions >= 0, self._ids[np.maximum(positions, 0)], -1)
 
     def add(self, codes: np.ndarray, ids: np.ndarray | None = None) -> None:
         """Appends codes [n, bits/8] with int64 `ids` (default: the next positions)."""
@@ -100,6 +161,8 @@ class BinaryIndex:
         if ids is not None or self._ids is not None:
             new = np.arange(len(self), len(self) + len(codes), dtype=np.int64) if ids is None else ids
             self._ids = np.concatenate([self.ids(), new])
+        if self.kind == "ivf" and self._faiss_index is None:
+            self._faiss_index = approximate.new_faiss_index(self.kind, self.bits, self.parameters, codes)
         if self._faiss_index is not None:
             self._faiss_index.add(codes)
         elif len(codes):
@@ -116,12 +179,10 @@ class BinaryIndex:
     def _code_view(self):
         """The stored codes without a copy, read-only; valid while the index lives and until the
         next `add` (FAISS may move its buffer): for use inside a method only."""
-        if self._faiss_index is not None:
-            import faiss  # optional extra: faiss-cpu (NumPy backend otherwise)
-
-            if not len(self):
+        if self._faiss_index is not None or self.kind == "ivf":
+            if self._faiss_index is None:  # an IVF with nothing added
                 return np.zeros((0, self.nbytes), np.uint8)
-            view = faiss.rev_swig_ptr(self._faiss_index.xb.data(), len(self) * self.nbytes).reshape(-1, self.nbytes)
+            view = approximate.stored_codes(self._faiss_index, self.kind, len(self), self.nbytes)
         else:
             if len(self._blocks) > 1:
                 self._blocks = [np.concatenate(self._blocks)]
@@ -211,9 +272,12 @@ class BinaryIndex:
         return np.take_along_axis(distances, order, axis=1), self._to_ids(np.take_along_axis(positions, order, axis=1))
 
     def _top_positions(self, query_codes, k):
-        """(int32 distances, int64 positions) [Q, k] of the nearest codes, by either backend."""
+        """(int32 distances, int64 positions) [Q, k] of the nearest codes, by either backend;
+        a hit an approximate kind did not find is position -1 at distance bits + 1."""
         if self._faiss_index is not None:
             distances, positions = self._faiss_index.search(query_codes, k)
+            if self.kind != "flat":
+                distances[positions < 0] = self.bits + 1
             return distances.astype(np.int32, copy=False), positions
         return _numpy_top_k(query_codes, self._blocks, k)
 
@@ -241,13 +305,14 @@ class BinaryIndex:
             raise ValueError(f"{positions.shape[0]} query codes but {query_embeddings.shape[0]} query embeddings")
         if len(embeddings) != len(self):
             raise ValueError(f"embeddings has {len(embeddings)} rows, the index {len(self)} codes")
-        candidates = np.asarray(embeddings[positions.ravel()], np.float32)
-        broken = ~np.isfinite(candidates).all(axis=1)
+        found = positions >= 0  # an approximate kind may find fewer than asked (position -1)
+        candidates = np.asarray(embeddings[np.where(found, positions, 0).ravel()], np.float32)
+        broken = ~np.isfinite(candidates).all(axis=1) & found.ravel()
         if broken.any():  # a stored vector that is NaN/inf would rank as NaN
             row = int(positions.ravel()[np.argmax(broken)])
             raise ValueError(f"embeddings row {row} (id {self._to_ids(np.array([row]))[0]}) is not finite (NaN or inf)")
         rows = unit_rows(candidates).reshape(positions.shape + (-1,))
-        scores = np.einsum("qd,qcd->qc", unit_rows(query_embeddings), rows)
+        scores = np.where(found, np.einsum("qd,qcd->qc", unit_rows(query_embeddings), rows), -np.inf)
         order = np.lexsort((positions, -scores), axis=1)[:, :k]
         return (
             np.take_along_axis(scores, order, axis=1).astype(np.float32),
@@ -256,24 +321,65 @@ class BinaryIndex:
 
     # ------------------------------------------------------------------ persistence
     def save(self, path: str | os.PathLike) -> None:
-        """Writes codes, ids and bits to one `.npz` file, atomically."""
-        buffer = io.BytesIO()
-        np.savez(buffer, bits=np.int64(self.bits), codes=self.codes(), ids=self.ids())
+        """Writes the index to one `.npz` file, atomically (a temporary file renamed into place):
+        bits and ids, and the codes (flat) or FAISS's serialisation of the whole index with its
+        kind and parameters (ivf, hnsw: loading it rebuilds nothing)."""
+        arrays = {"bits": np.int64(self.bits), "ids": self.ids()}
+        if self.kind == "flat":
+            arrays["codes"] = self.codes()
+        else:
+            import faiss  # optional extra: faiss-cpu (an approximate kind has it)
+
+            arrays["kind"] = np.array(self.kind)
+            arrays["parameters"] = np.array(json.dumps(self.parameters))
+            arrays["faiss_index"] = faiss.serialize_index_binary(self._faiss_index)
         with atomic_open(path, "wb") as f:
-            f.write(buffer.getvalue())
+            np.savez(f, **arrays)
 
     @classmethod
     def load(cls, path: str | os.PathLike, backend: str = "auto") -> BinaryIndex:
-        """An index saved by `save`, on the chosen backend."""
+        """An index saved by `save`: a flat one on the chosen backend, an approximate one on FAISS.
+
+        Raises:
+            FileNotFoundError: no file at `path`.
+            ValueError: a file that is not a saved BinaryIndex (or disagrees with itself).
+            ImportError: an ivf / hnsw index without faiss-cpu, or with backend="numpy".
+        """
         if not os.path.exists(path):
             raise FileNotFoundError(f"{path} does not exist")
         try:
             with np.load(path, allow_pickle=False) as data:
-                bits, codes, ids = int(data["bits"]), data["codes"], data["ids"]
+                bits, ids = int(data["bits"]), data["ids"]
+                if "kind" not in data:
+                    index = cls(bits, backend=backend)
+                    index.add(data["codes"], ids)
+                    return index
+                kind, parameters, serialized = (
+                    str(data["kind"]),
+                    json.loads(str(data["parameters"])),
+                    data["faiss_index"],
+                )
         except (KeyError, ValueError, OSError) as error:
             raise ValueError(f"{path} is not a BinaryIndex file ({error})") from error
-        index = cls(bits, backend=backend)
-        index.add(codes, ids)
+        try:
+            index = cls(bits, backend=backend, kind=kind, **parameters)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{path}: {error}") from error
+        import faiss  # optional extra: faiss-cpu (the constructor checked it)
+
+        try:
+            faiss_index = faiss.deserialize_index_binary(serialized)
+        except RuntimeError as error:
+            raise ValueError(f"{path}: its FAISS index does not load ({error})") from error
+        if faiss_index.d != bits or faiss_index.ntotal != len(ids):
+            raise ValueError(
+                f"{path}: its FAISS index holds {faiss_index.ntotal} codes of {faiss_index.d} bits, "
+                f"the file says {len(ids)} of {bits}"
+            )
+        index._faiss_index = faiss_index
+        index._count = len(ids)
+        if not np.array_equal(ids, np.arange(len(ids))):
+            index._ids = ids.astype(np.int64)
         return index
 
 

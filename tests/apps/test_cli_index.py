@@ -6,6 +6,7 @@ import os
 import pytest
 
 from keras_sentemb.apps.cli import main
+from keras_sentemb.retrieval import faiss_available
 from tests.conftest import FIXTURES, make_tiny_encoder
 
 CORPUS = [
@@ -121,3 +122,37 @@ def test_evaluate_a_hashed_model_adds_hamming_correlations(built, tmp_path, caps
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert report["model_info"]["class"] == "HashedEncoder" and report["model_info"]["bits"] == 64
     assert "hamming_spearman" in report["tasks"][0]["metrics"]
+
+
+@pytest.mark.skipif(not faiss_available(), reason="--kind hnsw is a FAISS index")
+def test_build_and_search_a_graph_index_with_its_search_beam(built, tmp_path, capsys):
+    root, _ = built
+    folder = tmp_path / "graph"
+    model = str(root / "tiny.keras")
+    command = ["index", "build", str(root / "corpus.txt"), "-o", str(folder), "--model", model, "--bits", "64"]
+    assert main([*command, "--epochs", "1", "--kind", "hnsw", "--ef-search", "8"]) == 0
+    assert "64-bit codes, hnsw index" in capsys.readouterr().out
+    assert json.loads((folder / "meta.json").read_text())["index_parameters"]["ef_search"] == 8
+    search = ["index", "search", str(folder), "--query", "a dog ran fast", "--json"]
+    assert main([*search, "--ef-search", "4"]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    assert hits[0]["hamming"] == 0 and any(hit["line"] == 2 for hit in hits if hit["hamming"] == 0)
+    assert main([*search, "--nprobe", "4"]) == 2
+    assert "kind='hnsw' has no search parameter 'nprobe'" in capsys.readouterr().err
+    assert main([*command, "--kind", "ivf", "--hnsw-m", "4", "-o", str(tmp_path / "bad")]) == 2
+    assert "kind='ivf' takes no parameter 'hnsw_m'" in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
+    # the SavedModel's in-graph search is flat: it takes the graph index's codes
+    assert (
+        main(
+            [
+                "export",
+                str(tmp_path / "s"),
+                "--hashed",
+                str(folder / "hashed_encoder.keras"),
+                "--code-table",
+                str(folder),
+            ]
+        )
+        == 0
+    )

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from keras_sentemb.apps.index_folder import FILES, IndexFolder, build_index_folder, read_meta
+from keras_sentemb.retrieval import faiss_available
 from tests.conftest import make_tiny_encoder
 
 # A carriage return inside a line stays in it (written and read back byte for byte).
@@ -64,3 +65,30 @@ def test_a_folder_missing_a_file_or_disagreeing_in_size_is_refused(index, tmp_pa
         IndexFolder(copy)
     with pytest.raises(ValueError, match="no queries"):
         IndexFolder(folder).search([])
+
+
+@pytest.mark.skipif(not faiss_available(), reason="kind='hnsw' is a FAISS index")
+def test_a_graph_index_folder_records_its_kind_and_finds_a_line_as_its_own_nearest(index, tmp_path):
+    root, _ = index
+    folder = build_index_folder(
+        CORPUS,
+        tmp_path / "graph",
+        model=str(root / "tiny.keras"),
+        bits=64,
+        epochs=1,
+        progress=False,
+        kind="hnsw",
+        index_parameters={"ef_search": 16},
+    )
+    meta = read_meta(folder)
+    assert meta["kind"] == "hnsw" and meta["index_parameters"]["ef_search"] == 16
+    opened = IndexFolder(folder)
+    assert opened.index.kind == "hnsw"
+    distances, ids = opened.search([CORPUS[3]], k=2)
+    assert ids[0, 0] == 3 and distances[0, 0] == 0
+
+
+def test_a_bad_index_kind_or_parameter_fails_before_any_encoding(tmp_path):
+    with pytest.raises(ValueError, match="takes no parameter 'nprobe'"):
+        build_index_folder(CORPUS, tmp_path / "idx", model=object(), kind="hnsw", index_parameters={"nprobe": 3})
+    assert not (tmp_path / "idx").exists()

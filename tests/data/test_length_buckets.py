@@ -23,6 +23,20 @@ def test_each_batch_pads_to_the_smallest_bucket_that_fits():
         assert all(b < longest for b in buckets if b < batch.length)
 
 
+def test_one_length_per_batch_pads_every_text_to_its_own_bucket_whatever_it_is_batched_with():
+    buckets = (16, 32, 48, 64, 80, 96)
+    lengths = np.random.default_rng(2).integers(3, 97, size=300)
+    own = {i: min(b for b in buckets if b >= n) for i, n in enumerate(lengths)}
+    for batch_size in (1, 7, 64):
+        batches = plan_batches(lengths, batch_size, buckets, one_length_per_batch=True)
+        assert sorted(np.concatenate([b.indices for b in batches]).tolist()) == list(range(300))
+        for batch in batches:
+            assert len(batch.indices) <= batch_size and {own[i] for i in batch.indices} == {batch.length}
+    # without it a short text shares its batch's longer padding
+    mixed = plan_batches(lengths, 64, buckets)
+    assert any(own[i] != batch.length for batch in mixed for i in batch.indices)
+
+
 def test_bucket_ladder_is_fine_for_short_texts_and_bounded_overall():
     ladder = length_buckets(512)
     assert ladder[:32] == tuple(range(1, 33)) and ladder[-1] == 512

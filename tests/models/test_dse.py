@@ -7,7 +7,7 @@ import tensorflow as tf
 
 from keras_sentemb.data.examples import ScoredPairs
 from keras_sentemb.data.pipelines import examples_dataset
-from keras_sentemb.losses import distillation_loss
+from keras_sentemb.losses import DistillationLoss, distillation_loss
 from keras_sentemb.models import DSE
 from keras_sentemb.models import dse as dse_module
 from tests.conftest import make_tiny_encoder
@@ -143,6 +143,54 @@ def test_the_cosine_weight_is_only_for_one_score_and_survives_saving(tmp_path):
     path = str(tmp_path / "dse.keras")
     dse.save(path)
     assert keras.models.load_model(path).cosine_weight == 0.5
+
+
+def test_a_matryoshka_dse_trains_the_cosine_of_every_prefix_toward_the_score(tmp_path):
+    """matryoshka_dims: in training one cosine a prefix width follows the logits, and fitting
+    pulls the cosine of the short prefix (what encode(truncate_dim=m) serves) toward y too."""
+    encoder = make_tiny_encoder(
+        seed=3, pooling="mean", layer_indices=(-2, -1), exclude_special_tokens=True, normalize=False
+    )
+    dse = DSE(encoder, cosine_weight=1.0, matryoshka_dims=(4, encoder.embedding_dim), matryoshka_weights=(2.0, 1.0))
+    pairs = ScoredPairs(FIRST, SECOND, [0.0] * 5)
+    features, _ = next(iter(examples_dataset(pairs, dse.tokenizer, batch_size=8, shuffle=False, bucketing=False)))
+    output = dse(features, training=True).numpy()
+    assert output.shape == (5, 3) and dse(features).shape == (5, 1)
+    short = dse.encode(FIRST + SECOND, truncate_dim=4)
+    np.testing.assert_allclose(output[:, 1], np.sum(short[:5] * short[5:], axis=1), atol=1e-5)
+    targets = np.column_stack([[1.0, 0.0, 1.0, 0.0, 1.0], [0.5] * 5]).astype(np.float32)
+    # the loss: Σ_m β·w_m·(cos_m − y)² on top of the logits' terms
+    loss = DistillationLoss(cosine_weight=[2.0, 1.0])
+    want = 0.5 * (output[:, 0] - 0.5) ** 2 + 0.5 * (output[:, 0] - targets[:, 0]) ** 2
+    want += 2.0 * (output[:, 1] - targets[:, 0]) ** 2 + (output[:, 2] - targets[:, 0]) ** 2
+    np.testing.assert_allclose(float(loss(targets, output)), want.mean(), rtol=1e-5)
+
+    def short_cosine_error():
+        unit = dse.encode(FIRST + SECOND, truncate_dim=4)
+        return float(np.mean((np.sum(unit[:5] * unit[5:], axis=1) - targets[:, 0]) ** 2))
+
+    before = short_cosine_error()
+    dse.compile(optimizer=keras.optimizers.Adam(1e-2))
+    dse.fit(examples_dataset(pairs, dse.tokenizer, labels=targets, shuffle=False), epochs=15, verbose=0)
+    assert short_cosine_error() < 0.5 * before
+    path = str(tmp_path / "dse.keras")
+    dse.save(path)
+    loaded = keras.models.load_model(path)
+    assert (loaded.matryoshka_dims, loaded.matryoshka_weights) == ((4, encoder.embedding_dim), (2.0, 1.0))
+
+
+def test_a_matryoshka_ladder_it_cannot_train_is_refused():
+    encoder = make_tiny_encoder(
+        seed=3, pooling="mean", layer_indices=(-2, -1), exclude_special_tokens=True, normalize=False
+    )
+    with pytest.raises(ValueError, match="give cosine_weight > 0"):
+        DSE(encoder, matryoshka_dims=(4, 8))
+    with pytest.raises(ValueError, match="go past ψ's width"):
+        DSE(encoder, cosine_weight=1.0, matryoshka_dims=(4, encoder.embedding_dim + 1))
+    with pytest.raises(ValueError, match="strictly increasing"):
+        DSE(encoder, cosine_weight=1.0, matryoshka_dims=(8, 4))
+    with pytest.raises(ValueError, match="matryoshka_weights must be 2"):
+        DSE(encoder, cosine_weight=1.0, matryoshka_dims=(4, 8), matryoshka_weights=(1.0,))
 
 
 def test_frozen_student_trains_only_the_head():

@@ -57,6 +57,20 @@ def test_bfloat16_stays_within_bf16_rounding_of_float32(encoder):
     assert encoder.inference_runtime("openvino", "bfloat16").inference_precision == "bf16"
 
 
+@pytest.mark.parametrize("precision", ["bfloat16", "int8"])
+def test_at_reduced_precision_a_vector_is_the_same_alone_or_in_any_batch(encoder, precision):
+    if precision == "bfloat16" and "BF16" not in openvino_cpu_capabilities()[0]:
+        pytest.skip("this CPU has no bfloat16 arithmetic")
+    kwargs = {"calibration_texts": TEXTS} if precision == "int8" else {}
+    texts = TEXTS + ["a much longer text with many more words than the others have in them"]
+    batched = encoder.encode(texts, precision=precision, batch_size=64, **kwargs)
+    alone = np.stack([encoder.encode([text], precision=precision)[0] for text in texts])
+    np.testing.assert_array_equal(alone, batched)  # each text at its own padded length, on one model
+    runtime = encoder.inference_runtime("openvino", precision)
+    assert runtime.static_lengths == () and runtime.padding_buckets((4, 8, 16)) == (4, 8, 16)
+    assert encoder.inference_runtime("openvino", "float32").padding_buckets((4, 8, 16)) == ()
+
+
 def test_int8_needs_calibration_texts_the_first_time(encoder):
     fresh = make_tiny_encoder(seed=12)
     with pytest.raises(ValueError, match="calibration_texts"):

@@ -26,7 +26,7 @@ from keras_sentemb.evaluation.report import evaluate, format_table, write_report
 from keras_sentemb.export import export_openvino, export_saved_model, export_serving_bundle
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
-from keras_sentemb.retrieval.approximate_binary_search import KINDS
+from keras_sentemb.retrieval.approximate_binary_search import DEFAULT_PARAMETERS, KINDS, SEARCH_PARAMETERS
 from keras_sentemb.retrieval.binary_index import BinaryIndex
 from keras_sentemb.retrieval.semantic_search import semantic_search
 from keras_sentemb.utils.atomic_files import save_npy_atomic
@@ -584,7 +584,7 @@ def _index(args):
             overwrite=args.overwrite,
             progress=len(corpus) >= 2048,
             kind=args.kind,
-            index_parameters=_given(args, ("nlist", "nprobe", "hnsw_m", "ef_construction", "ef_search")),
+            index_parameters=_given(args, [name for kind in KINDS for name in DEFAULT_PARAMETERS[kind]]),
         )
         meta = read_meta(folder)
         print(
@@ -598,7 +598,7 @@ def _index(args):
     if args.top_k < 1 or args.rerank < 0:
         raise ValueError(f"--top-k must be ≥ 1 and --rerank ≥ 0, got {args.top_k} and {args.rerank}")
     opened = IndexFolder(args.folder)
-    overrides = _given(args, ("nprobe", "ef_search"))
+    overrides = _given(args, [name for names in SEARCH_PARAMETERS.values() for name in names])
     if overrides:
         opened.index.set_search_parameters(**overrides)
     scores, ids = opened.search(queries, args.top_k, rerank=args.rerank)

@@ -17,6 +17,15 @@ def matryoshka_dims(dims):
     return dims
 
 
+def matryoshka_weights(weights, dims, name="weights"):
+    """One weight a prefix width of `dims` (default 1 each), as a tuple of floats (checked:
+    as many as `dims`, non-negative, not all 0)."""
+    checked = (1.0,) * len(dims) if weights is None else tuple(float(w) for w in weights)
+    if len(checked) != len(dims) or any(w < 0 for w in checked) or not any(checked):
+        raise ValueError(f"{name} must be {len(dims)} non-negative numbers, not all 0, got {weights!r}")
+    return checked
+
+
 @keras.saving.register_keras_serializable(package="keras_sentemb")
 class MatryoshkaLoss(keras.losses.Loss):
     """L = Σ_m w_m · L_inner(y_true, y_pred[..., :m]) over the prefix widths m of `dims`.
@@ -51,10 +60,7 @@ class MatryoshkaLoss(keras.losses.Loss):
         super().__init__(name=name, **kwargs)
         self.loss = get_loss(loss)  # a Loss, its config, or a name of `BASE_LOSSES`
         self.dims = matryoshka_dims(dims)
-        weights = (1.0,) * len(self.dims) if weights is None else tuple(float(w) for w in weights)
-        if len(weights) != len(self.dims) or any(w < 0 for w in weights) or not any(weights):
-            raise ValueError(f"weights must be {len(self.dims)} non-negative numbers, not all 0, got {weights!r}")
-        self.weights = weights
+        self.weights = matryoshka_weights(weights, self.dims)
 
     def call(self, y_true, y_pred):
         width = y_pred.shape[-1]

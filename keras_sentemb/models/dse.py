@@ -15,6 +15,7 @@ from keras_sentemb.data.pipelines import PAIR_KEYS
 from keras_sentemb.layers.pair_feature_head import PairFeatureHead
 from keras_sentemb.losses.distillation_loss import DistillationLoss
 from keras_sentemb.losses.matryoshka_loss import matryoshka_dims as matryoshka_ladder
+from keras_sentemb.losses.matryoshka_loss import matryoshka_weights as checked_matryoshka_weights
 from keras_sentemb.models.column_embedding import embed_columns, embed_pairs_once
 from keras_sentemb.models.cross_encoder import validate_pair_lists
 from keras_sentemb.models.pipeline_training import PipelineTraining
@@ -221,12 +222,9 @@ class DSE(PipelineTraining, keras.Model):
                 raise ValueError(
                     f"matryoshka_dims {list(self.matryoshka_dims)} go past ψ's width {encoder.embedding_dim}"
                 )
-            weights = (1.0,) * len(self.matryoshka_dims) if matryoshka_weights is None else matryoshka_weights
-            self.matryoshka_weights = tuple(float(w) for w in weights)
-            if len(self.matryoshka_weights) != len(self.matryoshka_dims) or any(w < 0 for w in self.matryoshka_weights):
-                raise ValueError(
-                    f"matryoshka_weights must be {len(self.matryoshka_dims)} non-negative numbers, got {weights!r}"
-                )
+            self.matryoshka_weights = checked_matryoshka_weights(
+                matryoshka_weights, self.matryoshka_dims, "matryoshka_weights"
+            )
         elif matryoshka_weights is not None:
             raise ValueError("matryoshka_weights needs matryoshka_dims")
         if self.freeze_encoder:

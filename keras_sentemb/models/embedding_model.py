@@ -226,11 +226,10 @@ class EmbeddingModel:
         embed = runtime or self.inference_runtime()
         # A runtime may prefer other shapes than the bucket ladder (OpenVINO: static ones).
         padded_length = getattr(embed, "padded_length", None)
-        buckets, one_length_per_batch = self.length_buckets, False
-        own_buckets = getattr(embed, "padding_buckets", None)
-        if own_buckets is not None and own_buckets(buckets):
-            # reduced precision: each text padded to its own bucket, whatever it is batched with
-            buckets, one_length_per_batch, padded_length = own_buckets(buckets), True, None
+        own_buckets = getattr(embed, "padding_buckets", lambda ladder: ())(self.length_buckets)
+        buckets, one_length_per_batch = own_buckets or self.length_buckets, bool(own_buckets)
+        if one_length_per_batch:  # reduced precision: each text padded to its own bucket, whatever it is batched with
+            padded_length = None
         show = progress if progress is not None else len(rows) >= PROGRESS_THRESHOLD
         # No bar object at all when hidden: a disabled tqdm still costs ~45 µs, 4 % of a
         # single sentence on OpenVINO.

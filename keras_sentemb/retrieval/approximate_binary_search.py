@@ -84,7 +84,7 @@ def new_faiss_index(kind: str, bits: int, parameters: dict, first_codes: np.ndar
     if kind == "hnsw":
         index = faiss.IndexBinaryHNSW(bits, parameters["hnsw_m"])
         index.hnsw.efConstruction = parameters["ef_construction"]
-        index.hnsw.efSearch = parameters["ef_search"]
+        set_search_parameters(index, kind, parameters)
         return index
     if parameters["nlist"] is None:
         parameters["nlist"] = default_nlist(len(first_codes))
@@ -98,7 +98,7 @@ def new_faiss_index(kind: str, bits: int, parameters: dict, first_codes: np.ndar
     index.verbose = False
     index.train(training_sample(first_codes, parameters["nlist"]))
     index.make_direct_map(True)
-    index.nprobe = min(parameters["nprobe"], parameters["nlist"])
+    set_search_parameters(index, kind, parameters)
     return index
 
 
@@ -127,8 +127,6 @@ def stored_codes(index, kind: str, count: int, nbytes: int) -> np.ndarray:
     HNSW (valid until the next `add`), a copy for IVF (read through its direct map)."""
     import faiss  # optional extra: faiss-cpu (checked by BinaryIndex)
 
-    if not count:
-        return np.zeros((0, nbytes), np.uint8)
     if kind == "ivf":
         return index.reconstruct_n(0, count)
     flat = faiss.downcast_IndexBinary(index.storage) if kind == "hnsw" else index

@@ -179,9 +179,9 @@ class BinaryIndex:
     def _code_view(self):
         """The stored codes without a copy, read-only; valid while the index lives and until the
         next `add` (FAISS may move its buffer): for use inside a method only."""
-        if self._faiss_index is not None or self.kind == "ivf":
-            if self._faiss_index is None:  # an IVF with nothing added
-                return np.zeros((0, self.nbytes), np.uint8)
+        if not len(self):  # (an IVF has no FAISS index before its first add)
+            view = np.zeros((0, self.nbytes), np.uint8)
+        elif self._faiss_index is not None:
             view = approximate.stored_codes(self._faiss_index, self.kind, len(self), self.nbytes)
         else:
             if len(self._blocks) > 1:

@@ -16,6 +16,7 @@ LONGEST_FIRST = (
     "README.md",
     "tests/training/test_distributed_fit.py",
     "tests/training/test_resume_after_kill.py",
+    "tests/examples/",
     "tests/export/test_pair_model_export.py",
     "tests/models/test_hashed_encoder.py",
     "tests/zoo/test_hub_hosting.py",

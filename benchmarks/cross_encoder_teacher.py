@@ -24,15 +24,23 @@ import keras  # noqa: E402
 from common import REPO, SHARED_DATA, machine_description, run_anchor, run_example_streaming  # noqa: E402
 
 from keras_sentemb.data.named_datasets import read_split  # noqa: E402
+from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir  # noqa: E402
+from keras_sentemb.utils.checked_files import read_json  # noqa: E402
 
 
-def train_ours(options, data, work, epochs):
-    """Runs the example with `options`; returns its JSON line and the saved model's path."""
-    output = os.path.join(work, "ours-" + ("_".join(options).replace("-", "") or "default"))
-    arguments = ["--task", "stsb", "--data", data, "--epochs", str(epochs), "--output", output, *options]
-    result, _, seconds = run_example_streaming("train_cross_encoder.py", arguments, shlex.join(options))
-    result["train_seconds"] = seconds
-    return result, os.path.join(output, "cross_encoder.keras")
+def train_ours(model, options, data, work, epochs, reuse):
+    """Runs the example with `options` (or, with `reuse`, takes its finished run); returns its
+    result and the saved model's path."""
+    output = os.path.join(work, f"ours-{model}-" + ("_".join(options).replace("-", "") or "default"))
+    saved, finished = os.path.join(output, "cross_encoder.keras"), os.path.join(output, "result.json")
+    if reuse and os.path.isfile(saved) and os.path.isfile(finished):
+        print(f"[{shlex.join(options)}] reusing the finished run in {output}", flush=True)
+        result = read_json(finished)
+    else:
+        arguments = ["--task", "stsb", "--model", model, "--data", data, "--epochs", str(epochs), "--output", output]
+        result, _, _ = run_example_streaming("train_cross_encoder.py", [*arguments, *options], shlex.join(options))
+    result["train_seconds"] = result["fit_s"]
+    return result, saved
 
 
 def pairs_per_second(path, pairs):
@@ -46,16 +54,19 @@ def pairs_per_second(path, pairs):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=SHARED_DATA, help="the benchmark data folder (docs/data.md)")
+    parser.add_argument("--model", default="minilm-l6", help="the pretrained weights both start from")
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--ours", action="append", default=None, help="options of train_cross_encoder.py (repeatable)")
     parser.add_argument("--anchor-python", default=None)
+    parser.add_argument("--anchor-bf16", action="store_true", help="the anchor trains under bfloat16 autocast")
+    parser.add_argument("--reuse", action="store_true", help="reuse finished runs of ours (their result.json)")
     parser.add_argument("--work", default=os.path.join(REPO, "out", "benchmarks", "cross_encoder_teacher"))
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     test = read_split(args.data, "stsb", "test")
     rows = []
     for options in args.ours or ["--loss bce"]:
-        result, path = train_ours(shlex.split(options), args.data, args.work, args.epochs)
+        result, path = train_ours(args.model, shlex.split(options), args.data, args.work, args.epochs, args.reuse)
         rows.append(
             (
                 f"keras-sentemb CrossEncoder {options}",
@@ -70,7 +81,13 @@ def main():
         args.anchor_python,
         "cross-encoder",
         os.path.join(args.data, "stsb", "train.tsv"),
-        ["--epochs", str(args.epochs)],
+        [
+            "--epochs",
+            str(args.epochs),
+            "--model-folder",
+            str(resolve_pretrained_dir(args.model)),
+            *(["--bf16"] if args.anchor_bf16 else []),
+        ],
     )
     if anchor is not None:
         print(json.dumps({"anchor": anchor}), flush=True)
@@ -83,7 +100,7 @@ def main():
                 anchor["score_pairs_per_s"],
             )
         )
-    print(f"\nSTS-B, {args.epochs} epochs, batch 16, best dev epoch kept; {machine_description()}\n")
+    print(f"\nSTS-B, {args.model}, {args.epochs} epochs, batch 16, best dev epoch kept; {machine_description()}\n")
     print("| model | dev Spearman | test Spearman | × anchor (test) | train time | scoring pairs/s | × anchor |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for name, dev, test_spearman, seconds, rate in rows:

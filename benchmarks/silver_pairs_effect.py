@@ -6,7 +6,7 @@ data folder, never dev or test ones, and scored by the cross-encoder T;
 `keras_sentemb.training.silver_pairs`). Printed side by side: STS-B dev (which picks the epoch)
 and test Spearman × 100, train time, and the ratio with / without.
 
-    python benchmarks/silver_pairs_effect.py --teacher zoo:cross-encoder-minilm-l6-stsb \\
+    python benchmarks/silver_pairs_effect.py --teacher zoo:cross-encoder-mpnet-base-stsb \\
         --silver-pairs 6000 --options "--lora-rank 32 --lora-targets all --learning-rate 3e-4"
 """
 

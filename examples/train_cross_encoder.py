@@ -1,8 +1,10 @@
-"""Train the DSE teacher: a MiniLM cross-encoder on STS-B (regression) or MRPC (classes).
+"""Train the DSE teacher: a cross-encoder (MiniLM or MPNet) on STS-B (regression) or MRPC (classes).
 
     python examples/train_cross_encoder.py --task stsb --data DATA     # scores / 5 → MSE, best dev epoch
     python examples/train_cross_encoder.py --task mrpc --data DATA     # 2 classes → cross-entropy
     python examples/train_cross_encoder.py --task glue/stsb --data tfds   # the same from TensorFlow Datasets
+    python examples/train_cross_encoder.py --task stsb --model mpnet-base --dtype mixed_bfloat16 \
+        --loss bce --data DATA                                         # the MPNet teacher (12 layers)
 
 `DATA` is a folder in the layout of docs/data.md (or `$KERAS_SENTEMB_DATA`). TFDS's GLUE test
 sets have no labels: the final metrics are then measured on the validation split and say so.
@@ -15,10 +17,14 @@ adds pairs mined from the training sentences (`keras_sentemb.training.silver_pai
 bi-encoder → cross-encoder step of Trans-Encoder (docs/distillation.md has its measured effect).
 
 A plain Keras script: read pairs, build the cross-pair tf.data pipeline (each pair is one
-sequence `[CLS] a [SEP] b [SEP]`), compile, fit, evaluate on the test set. Recipe:
-batch 16, AdamW 2e-5, weight decay 0.01, 10 % warm-up then linear decay, gradients
-clipped at norm 1; STS-B: 4 epochs, the dev set picks the best; MRPC (no dev split
-here): 3 epochs, the last is kept. The model is saved as `<output>/cross_encoder.keras`.
+sequence `[CLS] a [SEP] b [SEP]`; MPNet: `<s> a </s></s> b </s>`), compile, fit, evaluate on
+the test set. Recipe: batch 16, AdamW 2e-5, weight decay 0.01, 10 % warm-up then linear
+decay, gradients clipped at norm 1; STS-B: 4 epochs, the dev set picks the best; MRPC (no
+dev split here): 3 epochs, the last is kept. `--model` is a preset ("minilm-l6",
+"mpnet-base") or a Hugging Face / sentence-transformers folder; `--dtype mixed_bfloat16`
+trains the backbone in bfloat16 (1.4x faster on CPUs with AVX512_BF16 or AMX). A killed run
+resumes from `<output>/backup` (`BackupAndRestore`). The model is saved as
+`<output>/cross_encoder.keras`.
 """
 
 import argparse
@@ -34,9 +40,10 @@ from keras_sentemb.data.pipelines import cross_pairs_dataset
 from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
 from keras_sentemb.layers.backbone_lora import LORA_TARGETS
 from keras_sentemb.models import CrossEncoder
-from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator
+from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator, TrainingClock
 from keras_sentemb.training.cosine_pair_scorer import CosinePairScorer
 from keras_sentemb.training.silver_pairs import add_silver_arguments, silver_training_pairs
+from keras_sentemb.utils.atomic_files import atomic_open
 from keras_sentemb.zoo.loading import load_sentence_encoder
 
 DEFAULT_EPOCHS = {"stsb": 4, "mrpc": 3}
@@ -46,6 +53,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--task", choices=["stsb", "mrpc", "glue/stsb", "glue/mrpc"], default="stsb")
     add_data_argument(parser)
+    parser.add_argument("--model", default="minilm-l6", help="a preset (minilm-l6, mpnet-base) or a folder")
+    parser.add_argument("--dtype", default=None, help="the backbone's Keras dtype policy, e.g. mixed_bfloat16")
     parser.add_argument("--epochs", type=int, default=None)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--learning-rate", type=float, default=None, help="default 2e-5 (5e-4 with --lora-rank)")
@@ -63,9 +72,10 @@ def main():
     )
     parser.add_argument(
         "--pooling",
-        choices=["pooler", "mean"],
-        default="pooler",
-        help="the head reads BERT's [CLS] pooler, or the mean of the pair's token states",
+        choices=["pooler", "cls", "mean"],
+        default=None,
+        help="the head reads BERT's [CLS] pooler (BERT's default), a new dense/tanh layer on the first token "
+        "(MPNet's default), or the mean of the pair's token states",
     )
     parser.add_argument(
         "--loss",
@@ -92,6 +102,7 @@ def main():
     start = time.perf_counter()
 
     callbacks = []
+    backup = os.path.join(output, "backup")  # BackupAndRestore's; it deletes the folder when training ends
     final_split = evaluation_split(args.data, args.task)  # "dev" where the test labels are secret (TFDS GLUE)
     train, test = read_split(args.data, args.task, "train"), read_split(args.data, args.task, final_split)
     if args.task == "stsb":
@@ -100,19 +111,36 @@ def main():
             labeller = CosinePairScorer(load_sentence_encoder(args.silver_labeller))
             train, _ = silver_training_pairs(args, labeller, args.cache, gold=train)
             del labeller
-        model = CrossEncoder.from_pretrained("minilm-l6", num_labels=1, pooling=args.pooling)
+        model = CrossEncoder.from_pretrained(
+            args.model,
+            num_labels=1,
+            pooling=args.pooling,
+            dtype=args.dtype,
+            score_activation="sigmoid" if args.loss == "bce" else "linear",  # scores on the score / 5 scale
+        )
         if args.lora_rank:
             model.enable_lora(args.lora_rank, LORA_TARGETS[args.lora_targets])
         labels = np.asarray(train.scores, np.float32) / 5.0
         callbacks.append(
-            STSEvaluator(None, dev, name="stsb_dev", score_fn=model.predict_pairs, restore_best_weights=True)
+            STSEvaluator(
+                None,
+                dev,
+                name="stsb_dev",
+                score_fn=model.predict_pairs,
+                restore_best_weights=True,
+                best_weights_path=os.path.join(backup, "best_dev.npz"),
+            )
         )
     else:
-        model = CrossEncoder.from_pretrained("minilm-l6", num_labels=2, pooling=args.pooling)
+        model = CrossEncoder.from_pretrained(args.model, num_labels=2, pooling=args.pooling, dtype=args.dtype)
         if args.lora_rank:
             model.enable_lora(args.lora_rank, LORA_TARGETS[args.lora_targets])
         labels = None
-    data = cross_pairs_dataset(train, model.tokenizer, labels=labels, batch_size=args.batch_size, seed=args.seed)
+    data = cross_pairs_dataset(
+        train, model.tokenizer, labels=labels, batch_size=args.batch_size, seed=args.seed, input_names=model.input_names
+    )
+    clock = TrainingClock(os.path.join(output, "training_clock.json"), resume=os.path.isdir(backup))
+    callbacks += [keras.callbacks.BackupAndRestore(backup), clock]  # the clock sums fit seconds over resumed runs
     steps = len(data) * epochs
     model.compile(
         optimizer=keras.optimizers.AdamW(
@@ -134,9 +162,13 @@ def main():
     os.makedirs(output, exist_ok=True)
     saved = os.path.join(output, "cross_encoder.keras")
     model.save(saved)
+    metrics["fit_s"] = round(clock.seconds)  # every epoch's, also when a killed run resumed
     metrics["wall_time_s"] = round(time.perf_counter() - start)
     silver = {"silver_pairs": args.silver_pairs, "silver_labeller": args.silver_labeller} if args.silver_pairs else {}
-    print(json.dumps({"model": "cross-encoder", "task": args.task, "epochs": epochs, **silver, **metrics}))
+    result = {"model": "cross-encoder", "base": args.model, "task": args.task, "epochs": epochs, **silver, **metrics}
+    with atomic_open(os.path.join(output, "result.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    print(json.dumps(result))
     print(f"saved {saved}")
 
 

@@ -18,6 +18,7 @@ for them), AugSBERT's augmentation. Recipe as the teacher's: batch 16, AdamW 2e-
 the head trains), weight decay 0.01, 10 % warm-up, clip norm 1; STS-B 4 epochs with the
 best dev epoch kept, MRPC 3 epochs. Prints one JSON line with the student's and the
 teacher's test metrics (validation metrics where the source keeps test labels secret: TFDS GLUE).
+A killed run resumes from `<output>/backup`.
 """
 
 import argparse
@@ -34,7 +35,7 @@ from keras_sentemb.evaluation import sts_spearman
 from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
 from keras_sentemb.layers.backbone_lora import LORA_TARGETS
 from keras_sentemb.models import DSE
-from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator
+from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator, TrainingClock
 from keras_sentemb.training.silver_pairs import add_silver_arguments, silver_training_pairs
 from keras_sentemb.training.teacher_logits import cached_teacher_logits
 from keras_sentemb.zoo import load_cross_encoder
@@ -111,7 +112,7 @@ def main():
         )
         labels = labels[: args.limit]
 
-    teacher = load_cross_encoder(teacher_path)  # a .keras file or a zoo model (zoo:cross-encoder-minilm-l6-stsb)
+    teacher = load_cross_encoder(teacher_path)  # a .keras file or a zoo model (zoo:cross-encoder-mpnet-base-stsb)
     teacher_logits = cached_teacher_logits(teacher, train.sentences1, train.sentences2, args.cache)
     teacher_test = test_metrics(teacher, test)
     silver_count = 0
@@ -150,6 +151,7 @@ def main():
         f"{steps} steps, learning rate {learning_rate}"
     )
     callbacks = []
+    backup = os.path.join(output, "backup")  # BackupAndRestore's; it deletes the folder when training ends
     if args.task == "stsb":
         callbacks.append(
             STSEvaluator(
@@ -158,8 +160,11 @@ def main():
                 name="stsb_dev",
                 restore_best_weights=True,
                 score_fn=lambda first, second: dse.predict_pairs(first, second, progress=False),
+                best_weights_path=os.path.join(backup, "best_dev.npz"),
             )
         )
+    clock = TrainingClock(os.path.join(output, "training_clock.json"), resume=os.path.isdir(backup))
+    callbacks += [keras.callbacks.BackupAndRestore(backup), clock]  # a killed run resumes; fit seconds summed
     dse.fit(data, epochs=epochs, callbacks=callbacks, verbose=2)
 
     student_test = test_metrics(dse, test)
@@ -182,6 +187,7 @@ def main():
                 "student": student_test,
                 "teacher": teacher_test,
                 "relative_to_teacher": round(student_test[headline] / teacher_test[headline], 4),
+                "fit_s": round(clock.seconds),
                 "wall_time_s": round(time.perf_counter() - start),
             }
         )

@@ -1,18 +1,22 @@
-"""Fine-tune all-MiniLM-L6-v2 on STS-B with SBERT's regression objective (cosine MSE) or CoSENT.
+"""Fine-tune all-MiniLM-L6-v2 (or all-mpnet-base-v2) on STS-B with SBERT's regression objective (cosine MSE) or CoSENT.
 
 A plain Keras script: read the data, build the tf.data pipeline, compile, fit, evaluate.
 
     python examples/train_sbert_stsb.py --epochs 4 --data DATA                # full fine-tuning
     python examples/train_sbert_stsb.py --epochs 4 --lora-rank 8 --data DATA  # LoRA adapters only
     python examples/train_sbert_stsb.py --epochs 4 --data tfds                # glue/stsb from TFDS
-    python examples/train_sbert_stsb.py --teacher zoo:cross-encoder-minilm-l6-stsb --silver-pairs 6000 --data DATA
+    python examples/train_sbert_stsb.py --teacher zoo:cross-encoder-mpnet-base-stsb --silver-pairs 6000 --data DATA
+    python examples/train_sbert_stsb.py --model mpnet-base --dtype mixed_bfloat16 --lora-rank 16 \
+        --lora-targets all --learning-rate 3e-4 --data DATA                 # the MPNet SBERT
 
 `DATA`: a folder in the layout of docs/data.md, `tfds` or `tfds:DIR` (default `$KERAS_SENTEMB_DATA`);
 TFDS's glue/stsb has no test labels, so from TFDS the final Spearman is the dev set's.
 
 Hyper-parameters follow SBERT: batch 16, AdamW at 2e-5 (LoRA: 5e-4), weight decay 0.01,
 gradients clipped at global norm 1, linear warm-up over 10 % of the steps then linear decay. The dev set picks the best epoch; the test
-Spearman is printed at the end. A killed run resumes from `<output>/backup`.
+Spearman is printed at the end. A killed run resumes from `<output>/backup`. `--model` is a
+preset ("minilm-l6", "mpnet-base") or a sentence-transformers folder; `--dtype mixed_bfloat16`
+computes in bfloat16.
 
 `--silver-pairs N --teacher CROSS_ENCODER` adds N pairs mined from the training sentences and
 scored by the cross-encoder (AugSBERT; `keras_sentemb.training.silver_pairs`): their score is
@@ -33,7 +37,7 @@ from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.evaluation import sts_spearman
 from keras_sentemb.layers.backbone_lora import LORA_TARGETS
 from keras_sentemb.models import SBERT
-from keras_sentemb.training import LinearWarmupLinearDecay, NaNGuard, STSEvaluator
+from keras_sentemb.training import LinearWarmupLinearDecay, NaNGuard, STSEvaluator, TrainingClock
 from keras_sentemb.training.silver_pairs import add_silver_arguments, silver_training_pairs
 from keras_sentemb.zoo import load_cross_encoder
 
@@ -41,6 +45,8 @@ from keras_sentemb.zoo import load_cross_encoder
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_data_argument(parser)
+    parser.add_argument("--model", default="minilm-l6", help="a preset (minilm-l6, mpnet-base) or a folder")
+    parser.add_argument("--dtype", default=None, help="the backbone's Keras dtype policy, e.g. mixed_bfloat16")
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--learning-rate", type=float, default=None)
@@ -91,7 +97,7 @@ def main():
         teacher = load_cross_encoder(args.teacher)
         train, _ = silver_training_pairs(args, teacher, args.cache, gold=train)
         del teacher
-    encoder = SentenceEncoder.from_pretrained("minilm-l6")
+    encoder = SentenceEncoder.from_pretrained(args.model, dtype=args.dtype)
     before = sts_spearman(encoder, test, progress=False)
     print(f"STS-B {final_split} Spearman before fine-tuning: {before:.2f}")
 
@@ -115,13 +121,22 @@ def main():
         f"{len(train)} training pairs, {steps} steps, learning rate {learning_rate}, {trainable:,} trainable parameters"
     )
 
+    backup = os.path.join(args.output, "backup")
+    clock = TrainingClock(os.path.join(args.output, "training_clock.json"), resume=os.path.isdir(backup))
     sbert.fit(
         train_data,
         epochs=args.epochs,
         callbacks=[
-            STSEvaluator(encoder, dev, name="stsb_dev", restore_best_weights=True),
+            STSEvaluator(
+                encoder,
+                dev,
+                name="stsb_dev",
+                restore_best_weights=True,
+                best_weights_path=os.path.join(backup, "best_dev.npz"),
+            ),
             NaNGuard(os.path.join(args.output, "last_good.weights.h5")),
-            keras.callbacks.BackupAndRestore(os.path.join(args.output, "backup")),
+            keras.callbacks.BackupAndRestore(backup),
+            clock,  # fit seconds, summed over resumed runs
         ],
         verbose=2,
     )
@@ -144,9 +159,11 @@ def main():
         json.dumps(
             {
                 "model": "sbert",
+                "base": args.model,
                 "silver_pairs": args.silver_pairs,
                 "stsb_dev_spearman": round(dev_after, 2),
                 f"stsb_{final_split}_spearman": round(after, 2),
+                "fit_s": round(clock.seconds),
                 "wall_time_s": round(time.perf_counter() - start),
             }
         )

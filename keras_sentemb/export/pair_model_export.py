@@ -1,7 +1,8 @@
 """SavedModels of pair scorers: the cross-encoder (one pass per pair) and DSE (one embedding
 per sentence, then a linear pair score). Raw strings in, tokenisation in-graph.
 
-Cross-encoder: `serving_default(texts_a, texts_b)` → `{"scores": float32 [N, n]}`.
+Cross-encoder: `serving_default(texts_a, texts_b)` → `{"scores": float32 [N, n]}` (its
+`predict_pairs` scores: the logits, or their sigmoid with `score_activation="sigmoid"`).
 DSE: `serving_default(texts)` → `{"embedding": float32 [N, 4d]}` (ψ, unnormalised) and
 `score(texts_a, texts_b)` → `{"scores": float32 [N, n]}` = f(ψ(a), ψ(b)).
 Both load with `tensorflow` + `import tensorflow_text`, like the encoder exports.
@@ -36,7 +37,9 @@ class CrossEncoderModule(tf.Module):
             "segment_ids": segments.to_tensor(default_value=0),
             "padding_mask": tf.sequence_mask(ids.row_lengths(), maxlen=tf.shape(token_ids)[1], dtype=tf.int32),
         }
-        return {"scores": tf.cast(self._model(inputs, training=False), tf.float32)}
+        inputs = {name: inputs[name] for name in self._model.input_names}  # MPNet reads no segment ids
+        logits = tf.cast(self._model(inputs, training=False), tf.float32)
+        return {"scores": tf.sigmoid(logits) if self._model.score_activation == "sigmoid" else logits}
 
 
 class DSEModule(tf.Module):

@@ -1,4 +1,4 @@
-"""CrossEncoder: BERT reads both sentences of a pair at once and scores the pair."""
+"""CrossEncoder: a transformer (BERT or MPNet) reads both sentences of a pair at once and scores the pair."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import keras
 import keras_hub
 import numpy as np
 
+from keras_sentemb.backbones.mpnet_backbone import MPNetBackbone
 from keras_sentemb.data.length_buckets import pack_sequence_rows
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
@@ -19,7 +20,9 @@ from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_token
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 
 INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
-POOLINGS = ("pooler", "mean")
+MPNET_INPUT_KEYS = ("token_ids", "padding_mask")
+POOLINGS = ("pooler", "mean", "cls")
+SCORE_ACTIVATIONS = {"linear": lambda logits: logits, "sigmoid": lambda logits: 1.0 / (1.0 + np.exp(-logits))}
 
 
 def validate_pair_lists(first, second):
@@ -35,14 +38,24 @@ def validate_pair_lists(first, second):
 class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
     """Scores a sentence pair by reading it as ONE sequence (cross attention between a and b).
 
-    x = `[CLS] a [SEP] b [SEP]` with segment ids 0 for `[CLS] a [SEP]` and 1 for `b [SEP]`;
+    BERT: x = `[CLS] a [SEP] b [SEP]` with segment ids 0 for `[CLS] a [SEP]` and 1 for `b [SEP]`;
     h = BERT(x); logits = W · dropout(tanh(W_p h_[CLS] + b_p)) + b, i.e. BERT's sequence
     classification head on the [CLS] state (the pooler `tanh(W_p ·)` comes with the
-    pretrained weights); with `pooling="mean"`, logits = W · dropout(mean_t h_t) + b over the
+    pretrained weights).
+    MPNet: x = `<s> a </s></s> b </s>` (no segment ids); h = MPNet(x);
+    logits = W · dropout(tanh(W_d · dropout(h_<s>) + b_d)) + b (`pooling="cls"`, the default
+    for MPNet: Hugging Face's `MPNetForSequenceClassification` head, W_d new, as MPNet
+    checkpoints ship no pooler).
+    Either backbone with `pooling="mean"`: logits = W · dropout(mean_t h_t) + b over the
     real tokens of the pair, the pooling a sentence-embedding checkpoint (all-MiniLM-L6-v2)
     was trained with. `num_labels=1` is a regressor (one score per pair),
     `num_labels=n` a classifier (n logits). `compile()` defaults to mean squared error
-    (regression) or sparse softmax cross-entropy on the logits (classes).
+    (regression) or sparse softmax cross-entropy on the logits (classes). The model's output
+    is always the logits (what `fit` trains); `predict_pairs` returns
+    `score_activation(logits)`: "linear" (the logits, for MSE on scores) or "sigmoid" (for a
+    regressor trained with binary cross-entropy on scores in [0, 1], sentence-transformers'
+    default, so that every consumer of the scores, silver labels and distillation included,
+    sees the label scale).
 
     This is the teacher T of DSE (Barkan et al. 2020) and SBERT's "cross-encoder" upper
     bound (Reimers & Gurevych 2019, Table 2: BERT-base 84.30 on STS-B). Accurate, but a
@@ -50,13 +63,19 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
     passes (see `DSE` for the fast student).
 
     Args:
-        backbone: a keras-hub `BertBackbone`.
-        tokenizer: the `SentenceTokenizer` used by `predict_pairs` and pipelines.
+        backbone: a keras-hub `BertBackbone` or an `MPNetBackbone`.
+        tokenizer: the `SentenceTokenizer` used by `predict_pairs` and pipelines (MPNet's packs
+            pairs with two separators, `pair_separators=2`).
         num_labels: logits per pair (1 = regression).
         dropout: dropout rate before the output layer while training.
+        pooling: "pooler" (BERT's), "cls" (a new dense/tanh head on the first token) or
+            "mean"; None picks "pooler" for BERT, "cls" for MPNet.
+        score_activation: "linear" or "sigmoid", applied by `predict_pairs` (see above).
 
-    Inputs: `{"token_ids", "segment_ids", "padding_mask"}` int32 [batch, T]
-    (`keras_sentemb.data.pipelines.cross_pairs_dataset` builds them).
+    Inputs: `input_names` int32 [batch, T]: `{"token_ids", "segment_ids", "padding_mask"}`
+    (BERT) or `{"token_ids", "padding_mask"}` (MPNet)
+    (`keras_sentemb.data.pipelines.cross_pairs_dataset(..., input_names=model.input_names)`
+    builds them).
     Output: float32 logits [batch, num_labels].
 
     Example:
@@ -69,33 +88,50 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
     """
 
     def __init__(
-        self, backbone, tokenizer=None, num_labels: int = 1, dropout: float = 0.1, pooling: str = "pooler", **kwargs
+        self,
+        backbone,
+        tokenizer=None,
+        num_labels: int = 1,
+        dropout: float = 0.1,
+        pooling: str | None = None,
+        score_activation: str = "linear",
+        **kwargs,
     ):
         if not isinstance(num_labels, int) or num_labels < 1:
             raise ValueError(f"num_labels must be a positive int, got {num_labels!r}")
-        if pooling not in POOLINGS:
-            raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
-        if not isinstance(backbone, keras_hub.models.BertBackbone):
+        if score_activation not in SCORE_ACTIVATIONS:
+            raise ValueError(f"score_activation must be one of {tuple(SCORE_ACTIVATIONS)}, got {score_activation!r}")
+        is_bert = isinstance(backbone, keras_hub.models.BertBackbone)
+        if not is_bert and not isinstance(backbone, MPNetBackbone):
             raise ValueError(
-                "CrossEncoder reads a pair as [CLS] a [SEP] b [SEP] with segment ids, which needs a BERT "
-                f"backbone (keras_hub.models.BertBackbone); got {type(backbone).__name__}"
+                "CrossEncoder reads a pair as one sequence of a BERT backbone (keras_hub.models.BertBackbone, "
+                f"[CLS] a [SEP] b [SEP] with segment ids) or an MPNetBackbone; got {type(backbone).__name__}"
             )
-        inputs = {key: keras.Input(shape=(None,), dtype="int32", name=key) for key in INPUT_KEYS}
+        pooling = pooling or ("pooler" if is_bert else "cls")
+        if pooling not in POOLINGS or (pooling == "pooler" and not is_bert):
+            choices = POOLINGS if is_bert else tuple(p for p in POOLINGS if p != "pooler")
+            raise ValueError(f"pooling must be one of {choices} for {type(backbone).__name__}, got {pooling!r}")
+        input_names = INPUT_KEYS if is_bert else MPNET_INPUT_KEYS
+        inputs = {key: keras.Input(shape=(None,), dtype="int32", name=key) for key in input_names}
         outputs = backbone(inputs)
+        sequence = outputs["sequence_output"] if is_bert else outputs
         if pooling == "pooler":
             pooled = outputs["pooled_output"]
+        elif pooling == "cls":  # MPNetClassificationHead / RobertaClassificationHead: dropout, dense, tanh
+            pooled = keras.layers.Dropout(dropout, name="cls_dropout")(sequence[:, 0, :])
+            pooled = keras.layers.Dense(backbone.hidden_dim, activation="tanh", name="cls_dense")(pooled)
         else:  # the masked mean of the joint sequence, as a sentence-embedding checkpoint was trained to pool
-            pooled = SiamesePooler("mean", name="mean_pooler")(
-                outputs["sequence_output"], padding_mask=inputs["padding_mask"]
-            )
+            pooled = SiamesePooler("mean", name="mean_pooler")(sequence, padding_mask=inputs["padding_mask"])
         pooled = keras.layers.Dropout(dropout, name="head_dropout")(pooled)
         logits = keras.layers.Dense(num_labels, dtype="float32", name="logits")(pooled)
         super().__init__(inputs=inputs, outputs=logits, **kwargs)
         self.backbone = backbone
         self.tokenizer = tokenizer
+        self.input_names = input_names
         self.num_labels = num_labels
         self.dropout = float(dropout)
         self.pooling = pooling
+        self.score_activation = score_activation
         self.forget_traced_functions()
 
     @classmethod
@@ -106,11 +142,21 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
         dropout: float = 0.1,
         dtype: str | None = None,
         max_length: int | None = None,
-        pooling: str = "pooler",
+        pooling: str | None = None,
+        score_activation: str = "linear",
     ) -> CrossEncoder:
-        """A cross-encoder on pretrained BERT weights (e.g. "minilm-l6"); the head is new."""
+        """A cross-encoder on pretrained BERT or MPNet weights ("minilm-l6", "mpnet-base", a
+        folder); the head is new."""
         backbone, tokenizer, _ = load_backbone_and_tokenizer(name_or_path, dtype=dtype, max_length=max_length)
-        return cls(backbone, tokenizer, num_labels=num_labels, dropout=dropout, pooling=pooling, name="cross_encoder")
+        return cls(
+            backbone,
+            tokenizer,
+            num_labels=num_labels,
+            dropout=dropout,
+            pooling=pooling,
+            score_activation=score_activation,
+            name="cross_encoder",
+        )
 
     def get_config(self):
         return {
@@ -119,7 +165,8 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
             "tokenizer": serialize_nested(self.tokenizer),
             "num_labels": self.num_labels,
             "dropout": self.dropout,
-            **({"pooling": self.pooling} if self.pooling != "pooler" else {}),
+            "pooling": self.pooling,
+            "score_activation": self.score_activation,
         }
 
     @classmethod
@@ -139,23 +186,24 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
 
     def enable_lora(self, rank: int, target_layer_names: Sequence[str] | None = None) -> None:
         """Trains rank-`rank` LoRA adapters of the backbone's query/value projections and
-        the new head only (the pretrained BERT weights, pooler included, stay frozen), so
+        the new head only (the pretrained weights, BERT's pooler included, stay frozen), so
         the fine-tuned model is stored as a small delta on the pinned base."""
         enable_backbone_lora(self.backbone, rank, target_layer_names)
         self.forget_traced_functions()
 
     # ------------------------------------------------------------------ inference
     tokenizer_hint = "SentenceTokenizer(...)"
-    input_names = INPUT_KEYS
 
     def packed_length(self, row):
         """A pair row `(ids, segments)` is packed already: its length."""
         return len(row[0])
 
     def pack_batch(self, rows, length):
-        return pack_sequence_rows(
+        token_ids, segment_ids, padding_mask = pack_sequence_rows(
             [ids for ids, _ in rows], [segments for _, segments in rows], length, self.tokenizer.pad_token_id
         )
+        arrays = {"token_ids": token_ids, "segment_ids": segment_ids, "padding_mask": padding_mask}
+        return tuple(arrays[name] for name in self.input_names)
 
     def pair_rows(self, first, second):
         """Packed id rows and segment rows (NumPy int32) for aligned lists of UTF-8 bytes."""
@@ -168,7 +216,8 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
         batch_size: int = 64,
         progress: bool | None = None,
     ) -> np.ndarray:
-        """Logits for aligned pairs (first[i], second[i]), in input order, with smart batching.
+        """Scores (`score_activation` of the logits) for aligned pairs (first[i], second[i]), in
+        input order, with smart batching.
 
         Pairs are packed (see `SentenceTokenizer.pair_ids`), sorted by length, batched by
         `batch_size` and padded to the smallest bucket length that holds each batch.
@@ -181,4 +230,5 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
         check_batch_size(batch_size)
         rows = list(zip(*self.pair_rows(first, second))) if first else []
         logits = self.predict_rows(rows, batch_size, progress, unit="pair", desc="cross-encode")
-        return logits[:, 0] if self.num_labels == 1 else logits
+        scores = SCORE_ACTIVATIONS[self.score_activation](logits)
+        return scores[:, 0] if self.num_labels == 1 else scores

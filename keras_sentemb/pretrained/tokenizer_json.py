@@ -39,6 +39,17 @@ def _refuse(path, what, value, supported):
     raise ValueError(f"{path}: {what} {kind!r} is not supported (the in-graph tokenizer reproduces {supported})")
 
 
+def pair_separator_count(processor):
+    """`sep` tokens between the texts of a pair: 2 for `RobertaProcessing` (`<s> a </s></s> b </s>`),
+    the special tokens between `$A` and `$B` of a `TemplateProcessing` pair template (a count other
+    than 1 or 2 is refused by `SentenceTokenizer`), else 1."""
+    kind = processor.get("type") if isinstance(processor, dict) else None
+    if kind == "RobertaProcessing":
+        return 2
+    sequences = [i for i, item in enumerate(processor.get("pair", [])) if "Sequence" in item] if kind else []
+    return sequences[1] - sequences[0] - 1 if len(sequences) == 2 else 1
+
+
 def _template_tokens(path, processor):
     """(cls, sep) of a post-processor that packs one text as `cls $A sep`."""
     kind = processor.get("type") if isinstance(processor, dict) else None
@@ -197,6 +208,7 @@ def tokenizer_arguments(folder, lowercase=None):
     }
     return {
         "vocabulary": vocabulary,
+        "pair_separators": pair_separator_count(spec.get("post_processor")),
         "lowercase": normalized_lowercase or bool(lowercase),
         # BertNormalizer: strip_accents None follows lowercase.
         "strip_accents": normalized_lowercase if strip_accents is None else bool(strip_accents),

@@ -41,7 +41,9 @@ class SentenceTokenizer(SequencePacking, keras_hub.models.BertTokenizer):
     The special tokens are BERT's by default; other WordPiece models name theirs (MPNet:
     `cls_token="<s>", sep_token="</s>", pad_token="<pad>", mask_token="<mask>"`, `oov_token="[UNK]"`,
     and "<unk>" among `normalized_special_tokens`, as its tokenizer.json says). A sequence is always
-    `cls ids sep`, as sentence-transformers packs one text for BERT, DistilBERT and MPNet alike.
+    `cls ids sep`, as sentence-transformers packs one text for BERT, DistilBERT and MPNet alike. A
+    pair (`pair_ids`, the cross-encoder input) is `cls a sep b sep` for BERT and
+    `cls a sep sep b sep` for MPNet (`pair_separators=2`, tokenizer.json's `RobertaProcessing`).
 
     Args:
         vocabulary: a `vocab.txt` path or a list of word pieces.
@@ -52,6 +54,7 @@ class SentenceTokenizer(SequencePacking, keras_hub.models.BertTokenizer):
         extra_special_tokens: other tokens kept whole where a text holds them (exact case).
         normalized_special_tokens: tokens kept whole where the normalised text holds them
             (tokenizer.json's added tokens with `normalized: true`).
+        pair_separators: `sep` tokens between the two texts of a pair (1: BERT, 2: MPNet).
 
     Example:
     >>> vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox"]
@@ -74,8 +77,12 @@ class SentenceTokenizer(SequencePacking, keras_hub.models.BertTokenizer):
         oov_token="[UNK]",
         extra_special_tokens=(),
         normalized_special_tokens=(),
+        pair_separators=1,
         **kwargs,
     ):
+        if pair_separators not in (1, 2):
+            raise ValueError(f"SentenceTokenizer: pair_separators must be 1 or 2, got {pair_separators!r}.")
+        self.pair_separators = pair_separators
         # keras-hub case-folds (NFKC_Casefold); the reference lower-cases. So keras-hub
         # gets lowercase=False and the splitter lower-cases, sparing special tokens.
         kwargs.pop("special_tokens_in_strings", None)
@@ -230,18 +237,23 @@ class SentenceTokenizer(SequencePacking, keras_hub.models.BertTokenizer):
 
     @tf.autograph.experimental.do_not_convert
     def pair_ids(self, texts_a, texts_b):
-        """Cross-encoder input for aligned pairs: `[CLS] a [SEP] b [SEP]` as two
-        `tf.RaggedTensor`s, word-piece ids and segment ids (0 for `[CLS] a [SEP]`, 1 for
-        `b [SEP]`), each row at most `max_length` long.
+        """Cross-encoder input for aligned pairs: `[CLS] a [SEP] b [SEP]` (MPNet:
+        `<s> a </s></s> b </s>`, see `pair_separators`) as two `tf.RaggedTensor`s, word-piece
+        ids and segment ids (0 for `[CLS] a [SEP]`, 1 for the rest), each row at most
+        `max_length` long.
 
         Too long pairs are trimmed round-robin (`tf_text.RoundRobinTrimmer`): the budget
-        `max_length − 3` is handed out one token at a time to a, then b, so a short
-        sentence is kept whole and two long ones are cut to about half each (what
+        `max_length − 2 − pair_separators` is handed out one token at a time to a, then b, so
+        a short sentence is kept whole and two long ones are cut to about half each (what
         Hugging Face's "longest_first" truncation does).
         """
         first = self.content_ids(texts_a)
         second = self.content_ids(texts_b)
-        trimmed = tf_text.RoundRobinTrimmer(max_seq_length=self.max_length - 3).trim([first, second])
+        budget = self.max_length - 2 - self.pair_separators
+        trimmed = tf_text.RoundRobinTrimmer(max_seq_length=budget).trim([first, second])
+        if self.pair_separators == 2:  # the second separator opens b's segment
+            separators = tf.fill([trimmed[1].nrows(), 1], tf.cast(self.sep_token_id, trimmed[1].dtype))
+            trimmed = [trimmed[0], tf.concat([separators, trimmed[1]], axis=1)]
         ids, segments = tf_text.combine_segments(
             trimmed,
             start_of_sequence_id=self.cls_token_id,
@@ -261,4 +273,6 @@ class SentenceTokenizer(SequencePacking, keras_hub.models.BertTokenizer):
             config["extra_special_tokens"] = list(self.extra_special_tokens)
         if self.normalized_special_tokens:
             config["normalized_special_tokens"] = list(self.normalized_special_tokens)
+        if self.pair_separators != 1:
+            config["pair_separators"] = self.pair_separators
         return config

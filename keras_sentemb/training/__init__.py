@@ -6,6 +6,7 @@ from keras_sentemb.training.sts_evaluator import STSEvaluator
 from keras_sentemb.training.teacher_logits import cached_teacher_logits
 from keras_sentemb.training.teacher_vectors import cached_teacher_vectors
 from keras_sentemb.training.temperature_schedule import TemperatureSchedule
+from keras_sentemb.training.training_clock import TrainingClock
 from keras_sentemb.training.warmup_schedule import LinearWarmupLinearDecay
 from keras_sentemb.utils.nan_guard import NaNGuard
 
@@ -14,6 +15,7 @@ __all__ = [
     "NaNGuard",
     "STSEvaluator",
     "TemperatureSchedule",
+    "TrainingClock",
     "cached_teacher_logits",
     "cached_teacher_vectors",
     "corpus_pairs",

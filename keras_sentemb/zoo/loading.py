@@ -39,11 +39,11 @@ def load_any_encoder(name_or_path: str | os.PathLike = "minilm-l6", dtype: str |
 
 
 def load_cross_encoder(name_or_path: str | os.PathLike) -> CrossEncoder:
-    """A `CrossEncoder` (a teacher) from a zoo model ("zoo:cross-encoder-minilm-l6-stsb") or
+    """A `CrossEncoder` (a teacher) from a zoo model ("zoo:cross-encoder-mpnet-base-stsb") or
     a `.keras` file saved with `cross_encoder.save(...)`.
 
     (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
-        teacher = load_cross_encoder("zoo:cross-encoder-minilm-l6-stsb")
+        teacher = load_cross_encoder("zoo:cross-encoder-mpnet-base-stsb")
     """
     spec = os.fspath(name_or_path)
     if not (spec.startswith("zoo:") or spec.endswith(".keras")):

@@ -39,6 +39,13 @@ def zoo_dir():
     return list(spec.submodule_search_locations)[0]
 
 
+# Models the zoo wheel no longer ships, and what replaces them (a store may still serve their versions).
+RETIRED = {
+    "cross-encoder-minilm-l6-stsb": "cross-encoder-mpnet-base-stsb, the DSE teacher now (its STS-B test 83.19 was "
+    "below the cosine of sbert-minilm-l6-stsb, a bi-encoder of the same size)",
+}
+
+
 def _cached_versions(name):
     folder = os.path.join(fetch_cache_dir(), name)
     if not os.path.isdir(folder):
@@ -68,10 +75,11 @@ def model_dir(name: str, store: str | None = None, version: int | None = None) -
     if store is not None:
         return fetch_model(name, store, version=version)
     known = sorted(set(_local_index()["models"]) | set(_cached_names()))
+    retired = f"; it was retired: use {RETIRED[name]}" if name in RETIRED else ""
     raise ValueError(
         f"zoo model {name!r}"
         + (f" version {version}" if version else "")
-        + f" is not available offline; local models: {known}; searched {searched_places()}; "
+        + f" is not available offline{retired}; local models: {known}; searched {searched_places()}; "
         + "fetch it with zoo.fetch(name, store) or pass store="
     )
 

@@ -104,3 +104,24 @@ def test_dse_lora_keeps_the_head_trainable():
     assert any("lora_kernel" in p for p in paths) and any("similarity/" in p for p in paths)
     assert not any(p.endswith("query/kernel") for p in paths)
     assert dse.encode(FIRST).shape == (3, dse.embedding_dim)
+
+
+def test_an_mpnet_cross_encoder_with_sigmoid_scores_exports_and_packs_as_a_lora_delta(tmp_path):
+    from keras_sentemb.models import CrossEncoder
+    from tests.models.test_cross_encoder import MPNET_FOLDER
+
+    model = CrossEncoder.from_pretrained(MPNET_FOLDER, num_labels=1, score_activation="sigmoid")
+    model.enable_lora(2, ALL_TRANSFORMER_DENSE_LAYERS)
+    trainable = {w.path.split("/")[0] for w in model.trainable_weights if "lora_kernel" not in w.path}
+    assert trainable == {"cls_dense", "logits"}  # the head; the backbone only through its adapters
+    for variable in model.weights:
+        if variable.path.endswith("lora_kernel_b"):
+            variable.assign(np.random.default_rng(1).normal(0, 0.1, variable.shape))
+    scores = model.predict_pairs(FIRST, SECOND)
+    assert np.all((scores > 0) & (scores < 1))
+    (served,) = serve_in_fresh_process(export_saved_model(model, tmp_path / "ce", version=1))
+    np.testing.assert_allclose(np.array(served["scores"])[:, 0], scores, atol=1e-5)
+    save_artifact(model, tmp_path / "a", weights_dtype="float32")
+    restored = load_artifact(tmp_path / "a")
+    assert restored.score_activation == "sigmoid" and restored.input_names == ("token_ids", "padding_mask")
+    np.testing.assert_allclose(restored.predict_pairs(FIRST, SECOND), scores, atol=1e-5)

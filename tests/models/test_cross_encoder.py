@@ -1,14 +1,18 @@
-"""CrossEncoder on a tiny random BERT: pair packing, smart batching, fit, save, bad input."""
+"""CrossEncoder on a tiny random BERT and a tiny random MPNet: pair packing, smart batching, fit, save,
+bad input."""
+
+import os
 
 import keras
 import numpy as np
 import pytest
 import tensorflow as tf
+from tokenizers import Tokenizer
 
 from keras_sentemb.data.examples import LabeledPairs, ScoredPairs
 from keras_sentemb.data.pipelines import cross_pairs_dataset
 from keras_sentemb.models import CrossEncoder
-from tests.conftest import make_tiny_cross_encoder
+from tests.conftest import FIXTURES, make_tiny_cross_encoder
 from tests.layer_test_case import run_model_test
 
 FIRST = ["the cat sat on the mat", "a dog ran", "hello", "rain and storm", "the oven was hot ."]
@@ -130,13 +134,66 @@ def test_a_mean_pooling_head_reads_the_mean_of_the_real_tokens_and_round_trips(t
     restored = keras.models.load_model(path)
     assert restored.pooling == "mean"
     np.testing.assert_allclose(restored.predict_pairs(FIRST, SECOND), batched, atol=1e-6)
-    with pytest.raises(ValueError, match="pooling must be one of"):
-        make_tiny_cross_encoder(pooling="cls")
+    with pytest.raises(ValueError, match="pooling must be one of .* for BertBackbone, got 'max'"):
+        make_tiny_cross_encoder(pooling="max")
 
 
-def test_a_backbone_without_segment_ids_is_refused_clearly():
-    from keras_sentemb.backbones import MPNetBackbone
+def test_a_backbone_it_cannot_pack_pairs_for_is_refused_clearly():
+    import keras_hub
 
-    backbone = MPNetBackbone(vocabulary_size=20, num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=16)
-    with pytest.raises(ValueError, match="needs a BERT backbone.*got MPNetBackbone"):
+    backbone = keras_hub.models.DistilBertBackbone(
+        vocabulary_size=20, num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=16, max_sequence_length=8
+    )
+    with pytest.raises(ValueError, match="BERT backbone .* or an MPNetBackbone; got DistilBertBackbone"):
         CrossEncoder(backbone)
+
+
+# ------------------------------------------------------------------ MPNet
+MPNET_FOLDER = os.path.join(FIXTURES, "st_folders", "mpnet_mean_normalize_old")
+
+
+@pytest.fixture(scope="module")
+def mpnet_cross_encoder():
+    """A cross-encoder on the tiny random MPNet sentence-transformers folder of the fixtures."""
+    keras.utils.set_random_seed(0)
+    return CrossEncoder.from_pretrained(MPNET_FOLDER, num_labels=1, dropout=0.0)
+
+
+def test_mpnet_reads_pairs_as_its_tokenizer_json_packs_them_without_segment_ids(mpnet_cross_encoder):
+    reference = Tokenizer.from_file(os.path.join(MPNET_FOLDER, "tokenizer.json"))
+    ids, _ = mpnet_cross_encoder.tokenizer.pair_ids(tf.constant(FIRST), tf.constant(SECOND))
+    assert ids.to_list() == [reference.encode(a, b).ids for a, b in zip(FIRST, SECOND)]
+    assert mpnet_cross_encoder.input_names == ("token_ids", "padding_mask")
+    assert mpnet_cross_encoder.pooling == "cls"
+
+
+def test_mpnet_head_is_dense_tanh_on_the_first_token_then_the_output_layer(mpnet_cross_encoder):
+    model = mpnet_cross_encoder
+    ids, _ = model.tokenizer.pair_ids(tf.constant(FIRST), tf.constant(SECOND))
+    dense, logits = model.get_layer("cls_dense"), model.get_layer("logits")
+    expected = []
+    for row in ids.to_list():
+        one = model.backbone({"token_ids": tf.constant([row]), "padding_mask": tf.ones([1, len(row)], tf.int32)})
+        hidden = np.tanh(one.numpy()[0, 0] @ dense.kernel.numpy() + dense.bias.numpy())
+        expected.append((hidden @ logits.kernel.numpy() + logits.bias.numpy())[0])
+    np.testing.assert_allclose(model.predict_pairs(FIRST, SECOND, batch_size=2), expected, atol=1e-5)
+
+
+def test_mpnet_cross_encoder_fits_and_round_trips(mpnet_cross_encoder, tmp_path):
+    examples = ScoredPairs(FIRST * 8, SECOND * 8, [0.9, 0.8, 0.5, 0.3, 0.0] * 8)
+    model = CrossEncoder.from_pretrained(MPNET_FOLDER, num_labels=1, dropout=0.0)
+    model.compile(optimizer=keras.optimizers.Adam(1e-2))
+    data = cross_pairs_dataset(examples, model.tokenizer, batch_size=8, bucketing=False, input_names=model.input_names)
+    assert set(next(iter(data))[0]) == {"token_ids", "padding_mask"}
+    history = model.fit(data, epochs=3, verbose=0)
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    path = str(tmp_path / "mpnet_ce.keras")
+    model.save(path)
+    restored = keras.models.load_model(path)
+    assert restored.input_names == model.input_names and restored.tokenizer.pair_separators == 2
+    np.testing.assert_allclose(restored.predict_pairs(FIRST, SECOND), model.predict_pairs(FIRST, SECOND), atol=1e-6)
+
+
+def test_mpnet_has_no_pooler_to_read():
+    with pytest.raises(ValueError, match=r"pooling must be one of \('mean', 'cls'\) for MPNetBackbone"):
+        CrossEncoder.from_pretrained(MPNET_FOLDER, pooling="pooler")

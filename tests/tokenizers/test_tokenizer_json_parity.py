@@ -100,3 +100,18 @@ def test_an_over_long_word_is_unknown_by_characters_not_bytes(minilm_folder):
     texts = ["α" * 100, "α" * 101, "a" * 100, "a" * 101]
     assert in_graph_ids(minilm_folder, texts) == reference_ids(minilm_folder, texts)
     assert np.asarray(in_graph_ids(minilm_folder, texts[1:2])).tolist() == [[100]]
+
+
+@pytest.mark.parametrize("name", ["bert_mean_normalize_old", "mpnet_mean_normalize_old", "bert_cls_max_dense_new"])
+def test_pairs_get_the_tokenizer_json_pair_ids(name):
+    from keras_sentemb.pretrained.tokenizer_json import load_tokenizer
+
+    folder = os.path.join(FIXTURES, "st_folders", name)
+    first = [text for text in HOSTILE[:400] if len(text) < 40][:60]
+    second = list(reversed(first))
+    reference = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
+    reference.no_truncation()
+    reference.no_padding()
+    expected = [encoding.ids for encoding in reference.encode_batch(list(zip(first, second)))]
+    ids, _ = load_tokenizer(folder, max_length=1_000).pair_ids(tf.constant(first), tf.constant(second))
+    assert first_differences(first, ids.to_list(), expected) == []

@@ -47,3 +47,35 @@ def test_with_an_ema_optimizer_it_judges_the_averaged_weights_that_fit_ends_with
     averages = [a.numpy() for a in sbert.optimizer._model_variables_moving_average]
     for variable, average in zip(sbert.optimizer._trainable_variables, averages):
         np.testing.assert_array_equal(variable.numpy(), average)
+
+
+class ScoresByEpoch:
+    """A score_fn whose dev quality is set per call: good, then reversed (worst)."""
+
+    def __init__(self, good):
+        self.good = list(good)
+
+    def __call__(self, first, second):
+        scores = np.asarray(PAIRS.scores, np.float32)
+        return scores if self.good.pop(0) else -scores
+
+
+def test_a_resumed_run_still_ends_with_the_best_epoch_of_the_run_before_the_kill(tmp_path):
+    path = str(tmp_path / "backup" / "best_dev.npz")
+    model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
+    model.compile(keras.optimizers.SGD(0.1), "mse")
+    x, y = np.ones((4, 1)), np.full((4, 1), 3.0)
+
+    def fit(good):
+        evaluator = STSEvaluator(
+            None, PAIRS, score_fn=ScoresByEpoch(good), restore_best_weights=True, best_weights_path=path, verbose=0
+        )
+        model.fit(x, y, epochs=len(good), callbacks=[evaluator], verbose=0)
+        return evaluator
+
+    first = fit([True])  # the killed process: its only epoch is the best
+    best_weights = [w.copy() for w in model.get_weights()]
+    second = fit([False, False])  # the resumed process trains on, worse on dev
+    assert (second.best_epoch, second.best_spearman) == (0, first.best_spearman)
+    for restored, expected in zip(model.get_weights(), best_weights):
+        np.testing.assert_array_equal(restored, expected)

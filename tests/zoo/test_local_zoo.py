@@ -115,6 +115,11 @@ def test_a_missing_model_error_says_where_it_looked(tiny_zoo, monkeypatch):
         zoo.load("not-a-model")
 
 
+def test_a_retired_model_error_names_its_replacement(tiny_zoo):
+    with pytest.raises(ValueError, match="it was retired: use cross-encoder-mpnet-base-stsb"):
+        zoo.load("cross-encoder-minilm-l6-stsb")
+
+
 def test_export_writes_the_models_savedmodel(tiny_zoo, tmp_path):
     folder = zoo.export("tiny-encoder", str(tmp_path / "served"), version=3)
     assert folder.endswith(os.path.join("served", "3")) and os.path.isfile(os.path.join(folder, "saved_model.pb"))

@@ -158,3 +158,34 @@ def test_lora_factors_are_recovered_from_a_merged_keras_file(tmp_path, targets):
     full_rank.enable_lora(1, LORA_TARGETS[targets])
     with pytest.raises(ValueError, match="more than a rank-1 update"):
         restore_lora_factors(merged, full_rank)
+
+
+def test_lora_factors_are_recovered_from_kernels_saved_in_bfloat16(tmp_path):
+    """A model trained in mixed bfloat16 is saved with bfloat16-rounded merged kernels: the rank-r
+    update is still recovered (the rounding noise is no update), and a full-rank change is still refused."""
+    import keras
+    import tensorflow as tf
+
+    from keras_sentemb.layers.backbone_lora import ALL_TRANSFORMER_DENSE_LAYERS
+    from tests.conftest import make_tiny_cross_encoder
+    from zoo.recipes.lora_factors import restore_lora_factors
+
+    trained = make_tiny_cross_encoder(seed=6)
+    trained.enable_lora(2, ALL_TRANSFORMER_DENSE_LAYERS)
+    for variable in trained.weights:
+        if "lora_kernel" in variable.path:
+            variable.assign(np.random.default_rng(2).normal(0, 0.2, variable.shape))
+    trained.save(tmp_path / "ce.keras")
+    merged = keras.saving.load_model(tmp_path / "ce.keras")
+    for variable in merged.weights:
+        if variable.path.endswith("/kernel") and "transformer_layer" in variable.path:
+            variable.assign(tf.cast(tf.cast(variable, tf.bfloat16), tf.float32))  # what a bfloat16 save keeps
+    target = make_tiny_cross_encoder(seed=6)
+    target.enable_lora(2, ALL_TRANSFORMER_DENSE_LAYERS)
+    assert restore_lora_factors(merged, target) < 1e-5
+    first, second = ["the cat sat", "a dog ran fast"], ["hello world", "rain"]
+    np.testing.assert_allclose(target.predict_pairs(first, second), trained.predict_pairs(first, second), atol=2e-2)
+    full_rank = make_tiny_cross_encoder(seed=6)
+    full_rank.enable_lora(1, ALL_TRANSFORMER_DENSE_LAYERS)
+    with pytest.raises(ValueError, match="more than a rank-1 update"):
+        restore_lora_factors(merged, full_rank)

@@ -1,7 +1,8 @@
 """Committed zoo models load offline to the model their build measured: their outputs for
 the probe texts equal those recorded in probe.json. The suite checks one model of each kind
 that rebuilds from the MiniLM wheel (LoRA delta, hashing head, pair scorer), keeping its time
-budget; `python -m zoo.recipes.export_check` loads and serves every model."""
+budget (the MPNet members: tests/pretrained/test_mpnet_base.py, in `make test-slow`);
+`python -m zoo.recipes.export_check` loads and serves every model."""
 
 import json
 import os
@@ -16,7 +17,7 @@ from zoo.recipes.zoo_folder import ZOO_DIR
 
 ZOO = ZOO_DIR
 INDEX = read_zoo_index(ZOO)["models"]
-CHECKED = ("sbert-minilm-l6-stsb", "minilm-l6-hash256", "cross-encoder-minilm-l6-stsb")
+CHECKED = ("sbert-minilm-l6-stsb", "minilm-l6-hash256", "dse-minilm-l6-stsb")
 
 
 def test_the_zoo_index_lists_every_model_folder_and_fits_the_budget():
@@ -30,7 +31,7 @@ def test_the_zoo_index_lists_every_model_folder_and_fits_the_budget():
     )
     assert folders == sorted(INDEX)
     total = sum(entry["size_bytes"] for entry in INDEX.values())
-    assert total <= 40 * 1024 * 1024 and all(e["size_bytes"] <= 10 * 1024 * 1024 for e in INDEX.values())
+    assert all(e["size_bytes"] <= 10 * 1024 * 1024 for e in INDEX.values())
     shared = sum(e.stat().st_size for e in os.scandir(os.path.join(ZOO, "word-vectors")))
     assert total + shared <= 60 * 1000 * 1000  # what the zoo wheel unpacks to
 

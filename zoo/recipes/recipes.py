@@ -30,11 +30,31 @@ NESTED_LADDER = (64, 128, 256, 512)
 # the rest are rank 32: 3.56M stored float16 parameters, 7.4 MB (the zoo's budget is 10 MB).
 LORA_RANK = 32
 LORA_OPTIONS = ("--lora-rank", str(LORA_RANK), "--lora-targets", "all", "--learning-rate", "3e-4")
+# The MPNet members (12 layers, 768 wide) adapt every dense layer at rank 16: 2.65M stored float16
+# parameters, 5.3 MB each, so that the teacher and the MPNet SBERT fit the zoo wheel's 60 MB beside the
+# MiniLM members; bfloat16 compute makes their training 1.4x faster on CPUs with AVX512_BF16 or AMX.
+MPNET_LORA_RANK = 16
+MPNET_LORA_OPTIONS = (
+    "--model",
+    "mpnet-base",
+    "--dtype",
+    "mixed_bfloat16",
+    "--lora-rank",
+    str(MPNET_LORA_RANK),
+    "--lora-targets",
+    "all",
+    "--learning-rate",
+    "3e-4",
+)
 # The students (DSE, SBERT) train on the gold pairs only: silver pairs from this teacher (dev 86.8,
 # below the students' 89.5) lowered SBERT's dev Spearman (benchmarks/silver_pairs_effect.py,
 # docs/distillation.md). DSE adds SBERT's cosine term with weight DSE_COSINE_WEIGHT so that its
 # embeddings stay good for cosine search.
 DSE_COSINE_WEIGHT = 1.0
+# DSE version 3 learns from the MPNet teacher (STS-B test 88.03, above every MiniLM bi-encoder here), on the
+# gold pairs and silver pairs it labelled (AugSBERT pays when the cross-encoder is the stronger model).
+DSE_SILVER_PAIRS = 6000
+DSE_USE = "sentence embeddings for cosine search, and pair scoring with `predict_pairs` (the linear head)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,14 +111,18 @@ def _mpnet(ctx):
     return SentenceEncoder.from_pretrained("mpnet-base")
 
 
-def _sbert_lora(ctx):
-    """Trains with train_sbert_stsb.py, then adds its saved adapters to the pinned base."""
+def _sbert_lora(preset="minilm-l6", rank=LORA_RANK):
+    """Trains with train_sbert_stsb.py, then adds its saved adapters to the pinned base `preset`."""
 
-    run_example(ctx, "train_sbert_stsb.py")
-    encoder = SentenceEncoder.from_pretrained("minilm-l6")
-    encoder.enable_lora(LORA_RANK, ALL_TRANSFORMER_DENSE_LAYERS)
-    encoder.load_lora_weights(os.path.join(ctx.work, f"lora_r{LORA_RANK}.lora.h5"))
-    return encoder
+    def make(ctx):
+
+        run_example(ctx, "train_sbert_stsb.py")
+        encoder = SentenceEncoder.from_pretrained(preset)
+        encoder.enable_lora(rank, ALL_TRANSFORMER_DENSE_LAYERS)
+        encoder.load_lora_weights(os.path.join(ctx.work, f"lora_r{rank}.lora.h5"))
+        return encoder
+
+    return make
 
 
 def _saved_keras(file_name, script):
@@ -110,25 +134,26 @@ def _saved_keras(file_name, script):
     return make
 
 
-def _lora_from_keras(file_name, script, make_base):
+def _lora_from_keras(file_name, script, make_base, rank=LORA_RANK):
     """Trains with the example, then turns the saved model (whose LoRA updates Keras merged
-    into the kernels) back into pinned base + LoRA factors + head (`restore_lora_factors`)."""
+    into the kernels) back into pinned base + LoRA factors + head (`restore_lora_factors`); the
+    base computes in float32 whatever dtype the training used."""
 
     def make(ctx):
 
         run_example(ctx, script)
         trained = keras.saving.load_model(os.path.join(ctx.work, file_name))
         model = make_base()
-        model.enable_lora(LORA_RANK, ALL_TRANSFORMER_DENSE_LAYERS)
+        model.enable_lora(rank, ALL_TRANSFORMER_DENSE_LAYERS)
         restore_lora_factors(trained, model)
         return model
 
     return make
 
 
-def _cross_encoder_base():
-
-    return CrossEncoder.from_pretrained("minilm-l6", num_labels=1)
+def _mpnet_cross_encoder_base():
+    # trained with binary cross-entropy on score / 5: its scores are the sigmoid of the logit
+    return CrossEncoder.from_pretrained("mpnet-base", num_labels=1, score_activation="sigmoid")
 
 
 def _dse_base():
@@ -199,46 +224,56 @@ RECIPES = {
                 "--clip-norm",
                 "0",
             ),
-            _sbert_lora,
+            _sbert_lora(),
         ),
         Recipe(
-            "cross-encoder-minilm-l6-stsb",
-            f"cross-encoder on all-MiniLM-L6-v2 (LoRA rank {LORA_RANK} on every dense layer of the "
-            "transformer, which is full rank for the per-head query/key/value kernels, + regression head "
-            "on [CLS]) trained on STS-B train; the DSE teacher",
-            "re-ranking sentence pairs by similarity (one transformer pass per pair)",
-            "all-MiniLM-L6-v2",
+            "cross-encoder-mpnet-base-stsb",
+            f"cross-encoder on all-mpnet-base-v2 (`<s> a </s></s> b </s>`, LoRA rank {MPNET_LORA_RANK} on every "
+            "dense layer, MPNet's classification head on <s>) trained on STS-B train with binary cross-entropy "
+            "on score / 5 (sentence-transformers' recipe), bfloat16 compute; the DSE teacher",
+            "re-ranking sentence pairs by similarity, and the teacher that labels silver pairs "
+            "(scores in [0, 1]; one 12-layer transformer pass per pair)",
+            "all-mpnet-base-v2",
             "STS-B train (5,749 pairs), dev for model selection",
-            (
-                "train_cross_encoder.py",
-                "--task",
-                "stsb",
-                *LORA_OPTIONS,
+            ("train_cross_encoder.py", "--task", "stsb", "--loss", "bce", *MPNET_LORA_OPTIONS),
+            _lora_from_keras(
+                "cross_encoder.keras", "train_cross_encoder.py", _mpnet_cross_encoder_base, rank=MPNET_LORA_RANK
             ),
-            _lora_from_keras("cross_encoder.keras", "train_cross_encoder.py", _cross_encoder_base),
+        ),
+        Recipe(
+            "sbert-mpnet-base-stsb",
+            f"all-mpnet-base-v2 fine-tuned on STS-B train with LoRA rank {MPNET_LORA_RANK} on every dense layer "
+            "(SBERT's cosine regression, bfloat16 compute)",
+            "the most accurate semantic textual similarity of the zoo (12 layers, 768-d: about 8x MiniLM's cost)",
+            "all-mpnet-base-v2",
+            "STS-B train (5,749 pairs), dev for model selection",
+            ("train_sbert_stsb.py", "--epochs", "4", *MPNET_LORA_OPTIONS, "--clip-norm", "0"),
+            _sbert_lora("mpnet-base", MPNET_LORA_RANK),
         ),
         Recipe(
             "dse-minilm-l6-stsb",
             f"DSE student (mean of MiniLM's last 4 layers, LoRA rank {LORA_RANK} on every dense layer, "
-            "linear pair head) distilled from cross-encoder-minilm-l6-stsb (version 2) on STS-B train, "
-            f"α = 0.5, with SBERT's cosine term (β = {DSE_COSINE_WEIGHT:g}); no silver pairs (with this teacher "
-            "they lowered SBERT's dev Spearman: docs/distillation.md)",
-            "sentence embeddings for cosine search and pair scoring: search and score with the cosine of "
-            "`encode` (STS-B dev 88.76), which beats this model's pair head (`predict_pairs`, dev 87.94)",
+            "linear pair head) distilled from cross-encoder-mpnet-base-stsb on STS-B train plus "
+            f"{DSE_SILVER_PAIRS:,} silver pairs it labelled (AugSBERT), α = 0.5, with SBERT's cosine term "
+            f"(β = {DSE_COSINE_WEIGHT:g})",
+            DSE_USE,
             "all-MiniLM-L6-v2",
-            "STS-B train (5,749 pairs) with the cross-encoder's scores, dev for model selection",
+            f"STS-B train (5,749 pairs) + {DSE_SILVER_PAIRS:,} silver pairs mined from the training sentences, "
+            "with the cross-encoder's scores; dev for model selection",
             (
                 "train_dse.py",
                 "--task",
                 "stsb",
                 "--teacher",
-                "zoo:cross-encoder-minilm-l6-stsb",
+                "zoo:cross-encoder-mpnet-base-stsb",
                 *LORA_OPTIONS,
                 "--cosine-weight",
                 f"{DSE_COSINE_WEIGHT:g}",
+                "--silver-pairs",
+                str(DSE_SILVER_PAIRS),
             ),
             _lora_from_keras("dse.keras", "train_dse.py", _dse_base),
-            needs=("cross-encoder-minilm-l6-stsb",),
+            needs=("cross-encoder-mpnet-base-stsb",),
         ),
         Recipe(
             "inferlite-glove",
@@ -271,7 +306,7 @@ RECIPES = {
             STATIC_SENTENCES,
             # the teacher's width: TREC-train 5-fold probe 71.6 / 72.7 / 74.1 / 75.2 at 256 / 288 / 320 / 384
             # features, STS-B dev 85.8 at each (issue 39's note); at 4 bits a value the 384-d table takes
-            # 6.0 MB (int4 at 320-d: STS-B test 78.24 vs int8's 78.08), which the zoo's 40 MiB total allows
+            # 6.0 MB (int4 at 320-d: STS-B test 78.24 vs int8's 78.08), which the zoo wheel's 60 MB allows
             ("distill_static_encoder.py", "--dim", "384"),
             _saved_keras("static_encoder.keras", "distill_static_encoder.py"),
             weights_dtype="int4-rows",

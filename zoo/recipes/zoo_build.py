@@ -21,6 +21,7 @@ from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
 from keras_sentemb.evaluation.report import evaluate
 from keras_sentemb.evaluation.tasks import STSTask
 from keras_sentemb.utils.atomic_files import atomic_directory, atomic_open
+from keras_sentemb.utils.checked_files import read_json
 from keras_sentemb.zoo.model_artifact import artifact_files_sha256, file_sha256, load_artifact, save_artifact
 from keras_sentemb.zoo.zoo_index import INDEX_FILE, read_zoo_index
 from zoo.recipes.model_card import render_card
@@ -174,6 +175,9 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
     start = time.perf_counter()
     trained = recipe.make(context)
     train_seconds = time.perf_counter() - start
+    clock = os.path.join(work, "training_clock.json")
+    if os.path.isfile(clock):  # the example's own count of its fit seconds, summed over resumed runs
+        train_seconds = read_json(clock)["seconds"]
     previous_path = os.path.join(zoo_dir, name, "config.json")
     previous = None
     if os.path.isfile(previous_path):

@@ -1,0 +1,38 @@
+"""examples/train_cross_encoder.py end to end on a tiny random MPNet folder and the sample data:
+`--model` takes any sentence-transformers folder, BCE training gives scores on the label scale,
+and the run leaves its model, its result and its summed fit time (no backup: it finished)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import keras
+import numpy as np
+
+from tests.conftest import FIXTURES
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_an_mpnet_teacher_trains_from_a_folder_and_reports_its_fit_time(tmp_path):
+    output = tmp_path / "teacher"
+    arguments = ["--task", "stsb", "--data", os.path.join(REPO, "docs", "sample_data"), "--epochs", "2"]
+    arguments += ["--model", os.path.join(FIXTURES, "st_folders", "mpnet_mean_normalize_old"), "--loss", "bce"]
+    arguments += ["--lora-rank", "2", "--lora-targets", "all", "--output", str(output)]
+    subprocess.run(
+        [sys.executable, os.path.join(REPO, "examples", "train_cross_encoder.py"), *arguments],
+        check=True,
+        cwd=REPO,
+        capture_output=True,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": REPO},
+    )
+    result = json.loads((output / "result.json").read_text())
+    clock = json.loads((output / "training_clock.json").read_text())
+    assert result["base"].endswith("mpnet_mean_normalize_old") and result["epochs"] == 2
+    assert clock["epochs"] == 2 and result["fit_s"] == round(clock["seconds"])
+    assert not (output / "backup").exists()  # BackupAndRestore removes it when training ends
+    model = keras.saving.load_model(output / "cross_encoder.keras")
+    assert model.score_activation == "sigmoid" and model.input_names == ("token_ids", "padding_mask")
+    scores = model.predict_pairs(["a cat sat on the mat"], ["the cat sat"])
+    assert np.all((scores > 0) & (scores < 1))

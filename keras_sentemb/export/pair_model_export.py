@@ -39,7 +39,7 @@ class CrossEncoderModule(tf.Module):
         }
         inputs = {name: inputs[name] for name in self._model.input_names}  # MPNet reads no segment ids
         logits = tf.cast(self._model(inputs, training=False), tf.float32)
-        return {"scores": tf.sigmoid(logits) if self._model.score_activation == "sigmoid" else logits}
+        return {"scores": self._model.scores_from_logits(logits)}
 
 
 class DSEModule(tf.Module):

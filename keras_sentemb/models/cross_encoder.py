@@ -22,7 +22,7 @@ from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nest
 INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
 MPNET_INPUT_KEYS = ("token_ids", "padding_mask")
 POOLINGS = ("pooler", "mean", "cls")
-SCORE_ACTIVATIONS = {"linear": lambda logits: logits, "sigmoid": lambda logits: 1.0 / (1.0 + np.exp(-logits))}
+SCORE_ACTIVATIONS = ("linear", "sigmoid")
 
 
 def validate_pair_lists(first, second):
@@ -100,7 +100,7 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
         if not isinstance(num_labels, int) or num_labels < 1:
             raise ValueError(f"num_labels must be a positive int, got {num_labels!r}")
         if score_activation not in SCORE_ACTIVATIONS:
-            raise ValueError(f"score_activation must be one of {tuple(SCORE_ACTIVATIONS)}, got {score_activation!r}")
+            raise ValueError(f"score_activation must be one of {SCORE_ACTIVATIONS}, got {score_activation!r}")
         is_bert = isinstance(backbone, keras_hub.models.BertBackbone)
         if not is_bert and not isinstance(backbone, MPNetBackbone):
             raise ValueError(
@@ -230,5 +230,10 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
         check_batch_size(batch_size)
         rows = list(zip(*self.pair_rows(first, second))) if first else []
         logits = self.predict_rows(rows, batch_size, progress, unit="pair", desc="cross-encode")
-        scores = SCORE_ACTIVATIONS[self.score_activation](logits)
+        scores = np.asarray(self.scores_from_logits(logits), dtype=np.float32)
         return scores[:, 0] if self.num_labels == 1 else scores
+
+    def scores_from_logits(self, logits):
+        """`score_activation` of the logits (NumPy or tensors, eager or in a graph): what
+        `predict_pairs` and the exported SavedModel return."""
+        return keras.ops.sigmoid(logits) if self.score_activation == "sigmoid" else logits

@@ -23,7 +23,7 @@ decay, gradients clipped at norm 1; STS-B: 4 epochs, the dev set picks the best;
 dev split here): 3 epochs, the last is kept. `--model` is a preset ("minilm-l6",
 "mpnet-base") or a Hugging Face / sentence-transformers folder; `--dtype mixed_bfloat16`
 trains the backbone in bfloat16 (1.4x faster on CPUs with AVX512_BF16 or AMX). A killed run
-resumes from `<output>/backup` (`BackupAndRestore`). The model is saved as
+resumes from `<output>/backup` (`ExactBackupAndRestore`: LoRA adapters resume as they were). The model is saved as
 `<output>/cross_encoder.keras`.
 """
 
@@ -42,6 +42,7 @@ from keras_sentemb.layers.backbone_lora import LORA_TARGETS
 from keras_sentemb.models import CrossEncoder
 from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator, TrainingClock
 from keras_sentemb.training.cosine_pair_scorer import CosinePairScorer
+from keras_sentemb.training.exact_backup import ExactBackupAndRestore
 from keras_sentemb.training.silver_pairs import add_silver_arguments, silver_training_pairs
 from keras_sentemb.utils.atomic_files import atomic_open
 from keras_sentemb.zoo.loading import load_sentence_encoder
@@ -102,7 +103,7 @@ def main():
     start = time.perf_counter()
 
     callbacks = []
-    backup = os.path.join(output, "backup")  # BackupAndRestore's; it deletes the folder when training ends
+    backup = os.path.join(output, "backup")  # ExactBackupAndRestore's; it deletes the folder when training ends
     final_split = evaluation_split(args.data, args.task)  # "dev" where the test labels are secret (TFDS GLUE)
     train, test = read_split(args.data, args.task, "train"), read_split(args.data, args.task, final_split)
     if args.task == "stsb":
@@ -140,7 +141,7 @@ def main():
         train, model.tokenizer, labels=labels, batch_size=args.batch_size, seed=args.seed, input_names=model.input_names
     )
     clock = TrainingClock(os.path.join(output, "training_clock.json"), resume=os.path.isdir(backup))
-    callbacks += [keras.callbacks.BackupAndRestore(backup), clock]  # the clock sums fit seconds over resumed runs
+    callbacks += [ExactBackupAndRestore(backup), clock]  # the clock sums fit seconds over resumed runs
     steps = len(data) * epochs
     model.compile(
         optimizer=keras.optimizers.AdamW(

@@ -36,6 +36,7 @@ from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
 from keras_sentemb.layers.backbone_lora import LORA_TARGETS
 from keras_sentemb.models import DSE
 from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator, TrainingClock
+from keras_sentemb.training.exact_backup import ExactBackupAndRestore
 from keras_sentemb.training.silver_pairs import add_silver_arguments, silver_training_pairs
 from keras_sentemb.training.teacher_logits import cached_teacher_logits
 from keras_sentemb.zoo import load_cross_encoder
@@ -150,21 +151,20 @@ def main():
         f"{len(train)} pairs ({silver_count} silver), "
         f"{steps} steps, learning rate {learning_rate}"
     )
-    callbacks = []
-    backup = os.path.join(output, "backup")  # BackupAndRestore's; it deletes the folder when training ends
+    callbacks, dev_evaluator = [], None
+    backup = os.path.join(output, "backup")  # ExactBackupAndRestore's; it deletes the folder when training ends
     if args.task == "stsb":
-        callbacks.append(
-            STSEvaluator(
-                None,
-                dev,
-                name="stsb_dev",
-                restore_best_weights=True,
-                score_fn=lambda first, second: dse.predict_pairs(first, second, progress=False),
-                best_weights_path=os.path.join(backup, "best_dev.npz"),
-            )
+        dev_evaluator = STSEvaluator(
+            None,
+            dev,
+            name="stsb_dev",
+            restore_best_weights=True,
+            score_fn=lambda first, second: dse.predict_pairs(first, second, progress=False),
+            best_weights_path=os.path.join(backup, "best_dev.npz"),
         )
+        callbacks.append(dev_evaluator)
     clock = TrainingClock(os.path.join(output, "training_clock.json"), resume=os.path.isdir(backup))
-    callbacks += [keras.callbacks.BackupAndRestore(backup), clock]  # a killed run resumes; fit seconds summed
+    callbacks += [ExactBackupAndRestore(backup), clock]  # a killed run resumes; fit seconds summed
     dse.fit(data, epochs=epochs, callbacks=callbacks, verbose=2)
 
     student_test = test_metrics(dse, test)
@@ -184,6 +184,9 @@ def main():
                 "frozen": args.freeze_encoder,
                 "epochs": epochs,
                 "measured_on": final_split,
+                # the pair head's STS-B dev Spearman of the epoch kept (it picks the epoch): comparisons are made on it
+                **({"dev_spearman": round(dev_evaluator.best_spearman, 2)} if dev_evaluator else {}),
+                **({"dev_cosine_spearman": round(sts_spearman(dse, dev, progress=False), 2)} if dev_evaluator else {}),
                 "student": student_test,
                 "teacher": teacher_test,
                 "relative_to_teacher": round(student_test[headline] / teacher_test[headline], 4),

@@ -24,6 +24,7 @@ from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.evaluation import sts_spearman
 from keras_sentemb.models import SBERT
 from keras_sentemb.training import LinearWarmupLinearDecay, NaNGuard
+from keras_sentemb.training.exact_backup import ExactBackupAndRestore
 
 
 def main():
@@ -68,7 +69,7 @@ def main():
         verbose=2,
         callbacks=[
             NaNGuard(os.path.join(args.output, "last_good.weights.h5")),
-            keras.callbacks.BackupAndRestore(os.path.join(args.output, "backup")),
+            ExactBackupAndRestore(os.path.join(args.output, "backup")),
         ],
     )
 

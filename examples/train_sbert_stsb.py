@@ -38,6 +38,7 @@ from keras_sentemb.evaluation import sts_spearman
 from keras_sentemb.layers.backbone_lora import LORA_TARGETS
 from keras_sentemb.models import SBERT
 from keras_sentemb.training import LinearWarmupLinearDecay, NaNGuard, STSEvaluator, TrainingClock
+from keras_sentemb.training.exact_backup import ExactBackupAndRestore
 from keras_sentemb.training.silver_pairs import add_silver_arguments, silver_training_pairs
 from keras_sentemb.zoo import load_cross_encoder
 
@@ -135,7 +136,7 @@ def main():
                 best_weights_path=os.path.join(backup, "best_dev.npz"),
             ),
             NaNGuard(os.path.join(args.output, "last_good.weights.h5")),
-            keras.callbacks.BackupAndRestore(backup),
+            ExactBackupAndRestore(backup),
             clock,  # fit seconds, summed over resumed runs
         ],
         verbose=2,

@@ -2,6 +2,7 @@
 binary codes, teacher caches."""
 
 from keras_sentemb.training.code_distillation import corpus_pairs, distill_code, distill_hashed_encoder
+from keras_sentemb.training.exact_backup import ExactBackupAndRestore
 from keras_sentemb.training.sts_evaluator import STSEvaluator
 from keras_sentemb.training.teacher_logits import cached_teacher_logits
 from keras_sentemb.training.teacher_vectors import cached_teacher_vectors
@@ -11,6 +12,7 @@ from keras_sentemb.training.warmup_schedule import LinearWarmupLinearDecay
 from keras_sentemb.utils.nan_guard import NaNGuard
 
 __all__ = [
+    "ExactBackupAndRestore",
     "LinearWarmupLinearDecay",
     "NaNGuard",
     "STSEvaluator",

@@ -46,15 +46,20 @@ MPNET_LORA_OPTIONS = (
     "--learning-rate",
     "3e-4",
 )
-# The students (DSE, SBERT) train on the gold pairs only: silver pairs from this teacher (dev 86.8,
-# below the students' 89.5) lowered SBERT's dev Spearman (benchmarks/silver_pairs_effect.py,
+# The SBERT students train on the gold pairs only: silver pairs from the retired MiniLM teacher (dev
+# 86.8, below the students' 89.5) lowered SBERT's dev Spearman (benchmarks/silver_pairs_effect.py,
 # docs/distillation.md). DSE adds SBERT's cosine term with weight DSE_COSINE_WEIGHT so that its
 # embeddings stay good for cosine search.
 DSE_COSINE_WEIGHT = 1.0
 # DSE version 3 learns from the MPNet teacher (STS-B test 88.03, above every MiniLM bi-encoder here), on the
-# gold pairs and silver pairs it labelled (AugSBERT pays when the cross-encoder is the stronger model).
+# gold pairs and silver pairs it labelled (benchmarks/silver_pairs_effect.py --student dse compares it with
+# the gold pairs alone, docs/distillation.md).
 DSE_SILVER_PAIRS = 6000
-DSE_USE = "sentence embeddings for cosine search, and pair scoring with `predict_pairs` (the linear head)"
+# Which of its two scores to use, read on STS-B dev (version 3's run: cosine 88.75, linear head 87.99).
+DSE_USE = (
+    "sentence embeddings for cosine search and pair scoring: score pairs with the cosine of `encode` "
+    "(STS-B dev 88.75), which beats this model's linear pair head (`predict_pairs`, dev 87.99)"
+)
 
 
 @dataclasses.dataclass(frozen=True)

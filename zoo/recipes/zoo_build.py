@@ -187,6 +187,7 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
     if reuse_training and previous is not None:
         train_seconds = previous["build"]["train_seconds"]
     trained_metrics, texts = measure(trained, data_dir)
+    check_matches_training_run(context.log, trained_metrics)
     with atomic_directory(os.path.join(zoo_dir, name), overwrite=True) as staging:
         artifact = save_artifact(trained, staging, recipe_sources(trained), recipe.weights_dtype, cache_dir=cache_dir)
         loaded = load_artifact(staging, cache_dir=cache_dir)
@@ -241,6 +242,49 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
     index["models"][name] = index_entry(config)
     write_zoo_index(zoo_dir, index)
     return config
+
+
+# How far the STS-B test Spearman × 100 of the model a recipe rebuilds from the run's saved output
+# may be from what the run measured in its own process: float32 here vs bfloat16 there moves it by
+# hundredths; saved output that misses part of the training (adapters restarted by a resume) by points.
+RUN_AGREEMENT = 0.3
+
+
+def reported_test_scores(result):
+    """{metric of `measure`: STS-B test Spearman × 100} that a training example's JSON line
+    `result` reports (SBERT: the cosine; cross-encoder: its pair scores; DSE: both)."""
+    if result.get("measured_on", "test") != "test" or result.get("task", "stsb") != "stsb":
+        return {}
+    model = result.get("model")
+    if model == "sbert" and "stsb_test_spearman" in result:
+        return {"stsb_test_spearman": result["stsb_test_spearman"]}
+    if model == "cross-encoder" and "stsb_test_spearman" in result:
+        return {"stsb_test_pair_spearman": result["stsb_test_spearman"]}
+    if model == "dse" and "student" in result:
+        student = result["student"]
+        return {"stsb_test_pair_spearman": student["spearman"], "stsb_test_spearman": student["cosine_spearman"]}
+    return {}
+
+
+def check_matches_training_run(log, trained_metrics):
+    """Refuses to pack a model whose STS-B test Spearman differs by more than RUN_AGREEMENT from
+    the one its training run printed (the last JSON line of `log`): the model rebuilt from the
+    run's saved output is then not the model that was trained."""
+    if not os.path.isfile(log):
+        return
+    with open(log, encoding="utf-8", errors="replace") as f:
+        lines = [line for line in f if line.startswith("{")]
+    if not lines:
+        return
+    for metric, reported in reported_test_scores(json.loads(lines[-1])).items():
+        measured = trained_metrics.get(metric)
+        if measured is not None and abs(measured - reported) > RUN_AGREEMENT:
+            raise ValueError(
+                f"{log}: the training run measured {metric} = {reported:.2f} in its own process, but the "
+                f"model rebuilt from its saved output measures {measured:.2f}: the saved output does not hold "
+                "the trained model (e.g. LoRA adapters of a run resumed by Keras's BackupAndRestore); "
+                "train again (the examples now resume with ExactBackupAndRestore)"
+            )
 
 
 def check_reusable(name, zoo_dir, runs):

@@ -340,8 +340,8 @@ class DSE(PipelineTraining, keras.Model):
         to 79.5 on STS-B test, below the untuned model's 82.0). The head (`score`,
         `score_matrix`, `rank`, `predict_pairs`) scores every catalog entry; use it where it
         measures better on your dev set, e.g. to re-rank the top cosine hits. For the zoo's
-        `dse-minilm-l6-stsb` the cosine wins (its card: STS-B dev 88.76 against the head's
-        87.94), so search and score with `encode`. `truncate_dim` keeps the first features of ψ
+        `dse-minilm-l6-stsb` the cosine wins (version 3's card: STS-B dev 88.75 against the head's
+        87.99), so search and score with `encode`. `truncate_dim` keeps the first features of ψ
         (then normalises), as `SentenceEncoder.encode`."""
         return self.encoder.encode(
             texts, batch_size=batch_size, normalize=normalize, progress=progress, truncate_dim=truncate_dim

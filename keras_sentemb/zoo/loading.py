@@ -8,6 +8,7 @@ import keras
 
 from keras_sentemb.models.bilstm_sra import BiLSTMSRA
 from keras_sentemb.models.cross_encoder import CrossEncoder
+from keras_sentemb.models.dse import DSE
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.models.inferlite import InferLite
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
@@ -33,9 +34,10 @@ def load_sentence_encoder(name_or_path: str | os.PathLike = "minilm-l6", dtype: 
 
 
 def load_any_encoder(name_or_path: str | os.PathLike = "minilm-l6", dtype: str | None = None) -> keras.Model:
-    """Like `load_sentence_encoder`, but a `.keras` file may also hold a `HashedEncoder`."""
+    """Like `load_sentence_encoder`, but a `.keras` file or zoo model may also hold a `HashedEncoder`
+    or a `DSE` (whose `encode` gives its ψ vectors): anything `keras-sentemb evaluate` can measure."""
 
-    return _load(name_or_path, dtype, _sentence_encoders() + (HashedEncoder,))
+    return _load(name_or_path, dtype, _sentence_encoders() + (HashedEncoder, DSE))
 
 
 def load_cross_encoder(name_or_path: str | os.PathLike) -> CrossEncoder:

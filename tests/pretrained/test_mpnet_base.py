@@ -84,7 +84,7 @@ def zoo_members_on_mpnet():
 
 
 def test_the_zoo_has_trained_members_on_mpnet():
-    assert {"mpnet-base", "cross-encoder-mpnet-base-stsb"} <= set(zoo_members_on_mpnet())
+    assert {"mpnet-base", "cross-encoder-mpnet-base-stsb", "sbert-mpnet-base-stsb"} <= set(zoo_members_on_mpnet())
 
 
 @pytest.mark.parametrize("name", zoo_members_on_mpnet())

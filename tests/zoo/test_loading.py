@@ -31,3 +31,18 @@ def test_a_missing_keras_file_and_an_unknown_zoo_model_are_named(tmp_path):
         load_sentence_encoder(tmp_path / "missing.keras")
     with pytest.raises((KeyError, ValueError), match="no-such-model"):
         load_sentence_encoder("zoo:no-such-model")
+
+
+def test_a_dse_is_any_encoder_so_that_evaluate_measures_its_vectors(tmp_path):
+    from keras_sentemb.data.examples import ScoredPairs
+    from keras_sentemb.evaluation import evaluate
+    from keras_sentemb.evaluation.tasks import STSTask
+    from tests.models.test_dse import make_dse
+
+    make_dse(cosine_weight=1.0).save(tmp_path / "dse.keras")
+    dse = load_any_encoder(tmp_path / "dse.keras")
+    pairs = ScoredPairs(["the cat sat", "a dog ran", "rain"], ["a cat sat", "the mat", "a dog"], [4.0, 1.0, 0.5])
+    (result,) = evaluate(dse, [STSTask("tiny", pairs)])
+    assert type(dse).__name__ == "DSE" and -100 <= result.metrics[result.main_metric] <= 100
+    with pytest.raises(TypeError, match="holds a DSE, not a SentenceEncoder"):
+        load_sentence_encoder(tmp_path / "dse.keras")

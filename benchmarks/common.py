@@ -1,12 +1,13 @@
 """Helpers shared by the benchmarks: data paths, machine description, the anchor run."""
 
-import json
 import os
 import platform
 import shlex
 import subprocess
 import sys
 import time
+
+from keras_sentemb.utils.checked_files import last_json_line
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED_DATA = os.path.join(os.path.dirname(REPO), "shared", "data")
@@ -61,7 +62,10 @@ def run_anchor(anchor_python, task, data, extra=()):
     )
     if result.returncode != 0:
         raise RuntimeError(f"the anchor failed:\n{result.stderr[-3000:]}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    anchor = last_json_line(result.stdout.splitlines(), f"{ANCHOR_SCRIPT} {task}'s output")
+    if anchor is None:
+        raise RuntimeError(f"the anchor printed no JSON result line:\n{result.stdout[-3000:]}")
+    return anchor
 
 
 def run_example_streaming(script, options, label):
@@ -78,7 +82,9 @@ def run_example_streaming(script, options, label):
             lines.append(line)
     if child.returncode != 0:
         raise RuntimeError(f"{label} failed (exit {child.returncode}); its output is above")
-    result = next(json.loads(line) for line in reversed(lines) if line.startswith("{"))
+    result = last_json_line(lines, f"{script}'s output")
+    if result is None:
+        raise RuntimeError(f"{label}: {script} printed no JSON result line; its output is above")
     return result, lines, time.perf_counter() - start
 
 

@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import REPO, SHARED_DATA, machine_description, run_example_streaming  # noqa: E402
 
 from keras_sentemb.utils.atomic_files import atomic_open  # noqa: E402
+from keras_sentemb.utils.checked_files import last_json_line, read_json  # noqa: E402
 
 # student -> (its example, the arguments both runs add, how its JSON line reads: dev and test
 # Spearman, and for DSE, whose head scores pairs, also the cosine of `encode` on dev and test)
@@ -53,36 +54,38 @@ STUDENTS = {
 }
 
 
+def silver_report(lines):
+    """The example's "silver pairs: …" line (None for a run without them)."""
+    return next((line.strip() for line in lines if line.startswith("silver pairs:")), None)
+
+
 def finished_run(folder, silver_pairs):
-    """The result of a finished run of an example in `folder` (its train.log's last JSON line, its
-    training clock's seconds), checked to be a run with `silver_pairs` silver pairs."""
-    with open(os.path.join(folder, "train.log"), encoding="utf-8") as f:
+    """The result of a finished run of an example in `folder` (its train.log's last JSON line) and
+    its silver-pairs report, checked to be a run with `silver_pairs` silver pairs."""
+    log = os.path.join(folder, "train.log")
+    with open(log, encoding="utf-8") as f:
         lines = f.readlines()
-    result = next((json.loads(line) for line in reversed(lines) if line.startswith("{")), None)
+    result = last_json_line(lines, log)
     if result is None or result.get("silver_pairs") != silver_pairs:
-        raise ValueError(f"{folder}/train.log: no finished run with {silver_pairs} silver pairs at its end")
-    with open(os.path.join(folder, "training_clock.json"), encoding="utf-8") as f:
-        seconds = json.load(f)["seconds"]
-    silver = next((line.strip() for line in lines if line.startswith("silver pairs:")), None)
+        raise ValueError(f"{log}: no finished run with {silver_pairs} silver pairs at its end")
     print(f"[gold + silver] reading the finished run in {folder}", flush=True)
-    return result, seconds, silver
+    return result, silver_report(lines)
 
 
 def train(script, options, output, label, reuse):
     """Runs examples/`script` with `options` into `output` (or reads its finished result there with
-    `reuse`); returns its JSON line as a dict, its seconds and its report of the silver
-    pairs (None without them)."""
+    `reuse`); returns its JSON line as a dict and its report of the silver pairs (None without
+    them)."""
     finished = os.path.join(output, "result.json")
     if reuse and os.path.isfile(finished):
         print(f"[{label}] reusing the finished run in {output}", flush=True)
-        with open(finished) as f:
-            saved = json.load(f)
-        return saved["result"], saved["train_seconds"], saved["silver"]
-    result, lines, seconds = run_example_streaming(script, [*options, "--output", output], label)
-    silver = next((line.strip() for line in lines if line.startswith("silver pairs:")), None)
+        saved = read_json(finished)
+        return saved["result"], saved["silver"]
+    result, lines, _ = run_example_streaming(script, [*options, "--output", output], label)
+    silver = silver_report(lines)
     with atomic_open(finished, "w") as f:
-        json.dump({"result": result, "train_seconds": seconds, "silver": silver}, f)
-    return result, seconds, silver
+        json.dump({"result": result, "silver": silver}, f)
+    return result, silver
 
 
 def main():
@@ -129,7 +132,7 @@ def main():
     print(
         f"\n{args.student.upper()} on STS-B train {args.options or '(defaults)'}, seed {args.seed}; {machine_description()}"
     )
-    print(f"teacher {args.teacher}; {silver[2]}\n")
+    print(f"teacher {args.teacher}; {silver[1]}\n")
     cosine = args.student == "dse"
     print(
         "| training pairs | dev Spearman | test Spearman | test × gold only |"
@@ -138,7 +141,7 @@ def main():
     )
     print("|---|---:|---:|---:|" + ("---:|---:|" if cosine else "") + "---:|")
     gold_test = read(gold[0])[1]
-    for name, (result, _, _) in (("STS-B train (gold)", gold), (f"gold + {args.silver_pairs:,} silver", silver)):
+    for name, (result, _) in (("STS-B train (gold)", gold), (f"gold + {args.silver_pairs:,} silver", silver)):
         dev, test, dev_cosine, test_cosine = read(result)
         print(
             f"| {name} | {dev:.2f} | {test:.2f} | {test / gold_test:.4f} |"

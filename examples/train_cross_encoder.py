@@ -40,9 +40,9 @@ from keras_sentemb.data.pipelines import cross_pairs_dataset
 from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
 from keras_sentemb.layers.backbone_lora import LORA_TARGETS
 from keras_sentemb.models import CrossEncoder
-from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator, TrainingClock
+from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator
 from keras_sentemb.training.cosine_pair_scorer import CosinePairScorer
-from keras_sentemb.training.exact_backup import ExactBackupAndRestore
+from keras_sentemb.training.resumable_run import ResumableRun
 from keras_sentemb.training.silver_pairs import add_silver_arguments, silver_training_pairs
 from keras_sentemb.utils.atomic_files import atomic_open
 from keras_sentemb.zoo.loading import load_sentence_encoder
@@ -103,7 +103,7 @@ def main():
     start = time.perf_counter()
 
     callbacks = []
-    backup = os.path.join(output, "backup")  # ExactBackupAndRestore's; it deletes the folder when training ends
+    run = ResumableRun(output)  # a killed run resumes from output/backup; fit seconds summed
     final_split = evaluation_split(args.data, args.task)  # "dev" where the test labels are secret (TFDS GLUE)
     train, test = read_split(args.data, args.task, "train"), read_split(args.data, args.task, final_split)
     if args.task == "stsb":
@@ -129,7 +129,7 @@ def main():
                 name="stsb_dev",
                 score_fn=model.predict_pairs,
                 restore_best_weights=True,
-                best_weights_path=os.path.join(backup, "best_dev.npz"),
+                best_weights_path=run.best_weights_path,
             )
         )
     else:
@@ -140,8 +140,7 @@ def main():
     data = cross_pairs_dataset(
         train, model.tokenizer, labels=labels, batch_size=args.batch_size, seed=args.seed, input_names=model.input_names
     )
-    clock = TrainingClock(os.path.join(output, "training_clock.json"), resume=os.path.isdir(backup))
-    callbacks += [ExactBackupAndRestore(backup), clock]  # the clock sums fit seconds over resumed runs
+    callbacks += run.callbacks()
     steps = len(data) * epochs
     model.compile(
         optimizer=keras.optimizers.AdamW(
@@ -163,7 +162,7 @@ def main():
     os.makedirs(output, exist_ok=True)
     saved = os.path.join(output, "cross_encoder.keras")
     model.save(saved)
-    metrics["fit_s"] = round(clock.seconds)  # every epoch's, also when a killed run resumed
+    metrics["fit_s"] = round(run.fit_seconds)  # every epoch's, also when a killed run resumed
     metrics["wall_time_s"] = round(time.perf_counter() - start)
     silver = {"silver_pairs": args.silver_pairs, "silver_labeller": args.silver_labeller} if args.silver_pairs else {}
     result = {"model": "cross-encoder", "base": args.model, "task": args.task, "epochs": epochs, **silver, **metrics}

@@ -14,7 +14,10 @@ training pairs, computed once and cached under `--cache` (keyed by the data and 
 teacher's weights). `--cosine-weight β` adds β·(cos(u, v) − y)², so that the student's
 embeddings also serve cosine search. `--silver-pairs N` (STS-B) adds N pairs mined from the
 training sentences and labelled by the teacher (`keras_sentemb.training.silver_pairs`; y = T
-for them), AugSBERT's augmentation. Recipe as the teacher's: batch 16, AdamW 2e-5 (frozen ψ: 1e-3, only
+for them), AugSBERT's augmentation. `--teacher-cosine ENCODER` makes the teacher the mean of the
+cross-encoder's score and that bi-encoder's cosine (`MeanPairScorer`). `--unit-features` gives the
+pair head unit vectors and starts it as their cosine; `--psi checkpoint` keeps the checkpoint's own
+embedding as ψ (the zoo's DSE version 4 uses all three). Recipe as the teacher's: batch 16, AdamW 2e-5 (frozen ψ: 1e-3, only
 the head trains), weight decay 0.01, 10 % warm-up, clip norm 1; STS-B 4 epochs with the
 best dev epoch kept, MRPC 3 epochs. Prints one JSON line with the student's and the
 teacher's test metrics (validation metrics where the source keeps test labels secret: TFDS GLUE).
@@ -35,11 +38,14 @@ from keras_sentemb.evaluation import sts_spearman
 from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
 from keras_sentemb.layers.backbone_lora import LORA_TARGETS
 from keras_sentemb.models import DSE
-from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator, TrainingClock
-from keras_sentemb.training.exact_backup import ExactBackupAndRestore
+from keras_sentemb.models.dse import PSI_CHOICES
+from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator
+from keras_sentemb.training.cosine_pair_scorer import CosinePairScorer
+from keras_sentemb.training.mean_pair_scorer import MeanPairScorer
+from keras_sentemb.training.resumable_run import ResumableRun
 from keras_sentemb.training.silver_pairs import add_silver_arguments, silver_training_pairs
 from keras_sentemb.training.teacher_logits import cached_teacher_logits
-from keras_sentemb.zoo import load_cross_encoder
+from keras_sentemb.zoo import load_cross_encoder, load_sentence_encoder
 
 DEFAULT_EPOCHS = {"stsb": 4, "mrpc": 3}
 
@@ -58,6 +64,14 @@ def main():
         default=None,
         help="the CrossEncoder .keras file (default out/cross_encoder_<task>/cross_encoder.keras)",
     )
+    parser.add_argument(
+        "--teacher-cosine",
+        action="append",
+        default=[],
+        metavar="ENCODER",
+        help="(repeatable, STS-B) average the cosine of this bi-encoder (zoo:NAME, a .keras file) into the "
+        "teacher's scores: a mean ensemble (MeanPairScorer), both on the score / 5 scale",
+    )
     parser.add_argument("--alpha", type=float, default=0.5)
     parser.add_argument(
         "--cosine-weight",
@@ -66,6 +80,17 @@ def main():
         help="β of the cosine term β·(cos(u, v) − y)² (STS-B; 0 = the paper's loss)",
     )
     parser.add_argument("--freeze-encoder", action="store_true", help="train the head only (frozen ψ)")
+    parser.add_argument(
+        "--psi",
+        choices=PSI_CHOICES,
+        default="paper",
+        help="the student's embedding: DSE's mean of the last 4 layers (paper) or the checkpoint's own pooling",
+    )
+    parser.add_argument(
+        "--unit-features",
+        action="store_true",
+        help="the pair head reads unit vectors and starts as their cosine (DSE(unit_features=True))",
+    )
     parser.add_argument(
         "--lora-rank",
         type=int,
@@ -88,8 +113,8 @@ def main():
     add_silver_arguments(parser)
     args = parser.parse_args()
     args.task = named_dataset(args.task).name
-    if args.task != "stsb" and (args.silver_pairs or args.cosine_weight):
-        parser.error("--silver-pairs and --cosine-weight need a similarity score: --task stsb")
+    if args.task != "stsb" and (args.silver_pairs or args.cosine_weight or args.teacher_cosine):
+        parser.error("--silver-pairs, --cosine-weight and --teacher-cosine need a similarity score: --task stsb")
     keras.utils.set_random_seed(args.seed)
     epochs = args.epochs or DEFAULT_EPOCHS[args.task]
     learning_rate = args.learning_rate or (1e-3 if args.freeze_encoder else 5e-4 if args.lora_rank else 2e-5)
@@ -114,6 +139,11 @@ def main():
         labels = labels[: args.limit]
 
     teacher = load_cross_encoder(teacher_path)  # a .keras file or a zoo model (zoo:cross-encoder-mpnet-base-stsb)
+    members = {}  # an ensemble's members' own test metrics, to read the ensemble against them
+    if args.teacher_cosine:
+        bi_encoders = {spec: CosinePairScorer(load_sentence_encoder(spec)) for spec in args.teacher_cosine}
+        members = {name: test_metrics(m, test) for name, m in [(teacher_path, teacher), *bi_encoders.items()]}
+        teacher = MeanPairScorer([teacher, *bi_encoders.values()])
     teacher_logits = cached_teacher_logits(teacher, train.sentences1, train.sentences2, args.cache)
     teacher_test = test_metrics(teacher, test)
     silver_count = 0
@@ -130,6 +160,8 @@ def main():
         alpha=args.alpha,
         freeze_encoder=args.freeze_encoder,
         cosine_weight=args.cosine_weight,
+        unit_features=args.unit_features,
+        psi=args.psi,
     )
     if args.lora_rank:
         dse.enable_lora(args.lora_rank, LORA_TARGETS[args.lora_targets])
@@ -152,7 +184,7 @@ def main():
         f"{steps} steps, learning rate {learning_rate}"
     )
     callbacks, dev_evaluator = [], None
-    backup = os.path.join(output, "backup")  # ExactBackupAndRestore's; it deletes the folder when training ends
+    run = ResumableRun(output)  # a killed run resumes from output/backup; fit seconds summed
     if args.task == "stsb":
         dev_evaluator = STSEvaluator(
             None,
@@ -160,11 +192,10 @@ def main():
             name="stsb_dev",
             restore_best_weights=True,
             score_fn=lambda first, second: dse.predict_pairs(first, second, progress=False),
-            best_weights_path=os.path.join(backup, "best_dev.npz"),
+            best_weights_path=run.best_weights_path,
         )
         callbacks.append(dev_evaluator)
-    clock = TrainingClock(os.path.join(output, "training_clock.json"), resume=os.path.isdir(backup))
-    callbacks += [ExactBackupAndRestore(backup), clock]  # a killed run resumes; fit seconds summed
+    callbacks += run.callbacks()
     dse.fit(data, epochs=epochs, callbacks=callbacks, verbose=2)
 
     student_test = test_metrics(dse, test)
@@ -182,6 +213,8 @@ def main():
                 "cosine_weight": args.cosine_weight,
                 "silver_pairs": silver_count,
                 "frozen": args.freeze_encoder,
+                "unit_features": args.unit_features,
+                "psi": args.psi,
                 "epochs": epochs,
                 "measured_on": final_split,
                 # the pair head's STS-B dev Spearman of the epoch kept (it picks the epoch): comparisons are made on it
@@ -189,8 +222,9 @@ def main():
                 **({"dev_cosine_spearman": round(sts_spearman(dse, dev, progress=False), 2)} if dev_evaluator else {}),
                 "student": student_test,
                 "teacher": teacher_test,
+                **({"teacher_members": members} if members else {}),
                 "relative_to_teacher": round(student_test[headline] / teacher_test[headline], 4),
-                "fit_s": round(clock.seconds),
+                "fit_s": round(run.fit_seconds),
                 "wall_time_s": round(time.perf_counter() - start),
             }
         )

@@ -37,8 +37,8 @@ from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.evaluation import sts_spearman
 from keras_sentemb.layers.backbone_lora import LORA_TARGETS
 from keras_sentemb.models import SBERT
-from keras_sentemb.training import LinearWarmupLinearDecay, NaNGuard, STSEvaluator, TrainingClock
-from keras_sentemb.training.exact_backup import ExactBackupAndRestore
+from keras_sentemb.training import LinearWarmupLinearDecay, NaNGuard, STSEvaluator
+from keras_sentemb.training.resumable_run import ResumableRun
 from keras_sentemb.training.silver_pairs import add_silver_arguments, silver_training_pairs
 from keras_sentemb.zoo import load_cross_encoder
 
@@ -122,8 +122,7 @@ def main():
         f"{len(train)} training pairs, {steps} steps, learning rate {learning_rate}, {trainable:,} trainable parameters"
     )
 
-    backup = os.path.join(args.output, "backup")
-    clock = TrainingClock(os.path.join(args.output, "training_clock.json"), resume=os.path.isdir(backup))
+    run = ResumableRun(args.output)  # a killed run resumes from output/backup; fit seconds summed
     sbert.fit(
         train_data,
         epochs=args.epochs,
@@ -133,11 +132,10 @@ def main():
                 dev,
                 name="stsb_dev",
                 restore_best_weights=True,
-                best_weights_path=os.path.join(backup, "best_dev.npz"),
+                best_weights_path=run.best_weights_path,
             ),
             NaNGuard(os.path.join(args.output, "last_good.weights.h5")),
-            ExactBackupAndRestore(backup),
-            clock,  # fit seconds, summed over resumed runs
+            *run.callbacks(),
         ],
         verbose=2,
     )
@@ -164,7 +162,7 @@ def main():
                 "silver_pairs": args.silver_pairs,
                 "stsb_dev_spearman": round(dev_after, 2),
                 f"stsb_{final_split}_spearman": round(after, 2),
-                "fit_s": round(clock.seconds),
+                "fit_s": round(run.fit_seconds),
                 "wall_time_s": round(time.perf_counter() - start),
             }
         )

@@ -28,6 +28,10 @@ from keras_sentemb.utils.types import Texts
 DSE_FEATURES = ("u", "v", "product", "abs_diff")
 # DSE's ψ: mean over the tokens of each of the last four layers, [CLS] (and [SEP]) left out.
 DSE_LAYERS = (-4, -3, -2, -1)
+# The ψ of `DSE.from_pretrained`: "paper" is DSE's (above, width 4d); "checkpoint" is the sentence
+# embedding the checkpoint was trained to give, the mean of the last layer over every token, as
+# sentence-transformers pools all-MiniLM-L6-v2 (width d).
+PSI_CHOICES = ("paper", "checkpoint")
 # Default block size of `score_matrix`: the pairs whose [pairs, 4d] float32 intermediate
 # fits in 1 GiB (174,762 pairs at 4d = 1,536), so one query against a 100k catalog is one
 # memory-bound pass.
@@ -84,8 +88,11 @@ def _one_query_scores(u, v, linear_weights, hinge_weights, cols):
     return tf.concat(parts, axis=0)
 
 
-def pair_scores_block(U, V, row_start, col_start, rows, cols, weights):
+def pair_scores_block(U, V, row_start, col_start, rows, cols, weights, unit=False):
     """f for the pairs U[row_start:+rows] × V[col_start:+cols]: float32 [rows, cols, n].
+
+    `unit=True` (a `DSE(unit_features=True)` head) scales each row of the block to unit
+    length first, inside the compiled block, so no normalised copy of the catalog is made.
 
     With W = [W_u; W_v; W_×; W_d] (each [d, n]) and |x| = x + 2·relu(−x), per output o:
         f_o(u, v) = u·(W_u − W_d)_o + b_o + v·(W_v + W_d)_o + (u ∘ W_×,o)·v + 2·relu(u − v)·W_d,o
@@ -93,11 +100,13 @@ def pair_scores_block(U, V, row_start, col_start, rows, cols, weights):
     shape. The row slices of U and V are views (TF shares the buffer of an aligned
     leading-dimension slice), so the catalog is never copied.
     """
-    key = (rows, cols)
+    key = (rows, cols, unit)
     if key not in _BLOCK_FUNCTIONS:
 
         @tf.function(jit_compile=True)
         def block(u, v, w_u, w_v, w_x, w_d, b):
+            if unit:
+                u, v = tf.math.l2_normalize(u, axis=-1), tf.math.l2_normalize(v, axis=-1)
             outputs = []
             for o in range(w_u.shape[1]):
                 if rows == 1:  # one query: matrix-vector products, tile by tile
@@ -121,6 +130,19 @@ def pair_scores_block(U, V, row_start, col_start, rows, cols, weights):
     return _BLOCK_FUNCTIONS[key](u, v, *weights)
 
 
+def cosine_start_kernel(width, units):
+    """The head kernel [4·width, units] with f(û, v̂) = Σ_i û_i·v̂_i = cos(u, v): ones on the
+    u∘v block (DSE_FEATURES' third), zeros elsewhere.
+
+    >>> cosine_start_kernel(2, 1)[:, 0].tolist()
+    [0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0]
+    """
+    kernel = np.zeros((len(DSE_FEATURES) * width, units), np.float32)
+    start = DSE_FEATURES.index("product") * width
+    kernel[start : start + width] = 1.0
+    return kernel
+
+
 def _as_embeddings(array, width, what):
     """A float32 [N, width] `tf.Tensor` (no copy when `array` already is a float32 one;
     other float tensors, e.g. a bfloat16 catalog, are cast)."""
@@ -140,14 +162,23 @@ class DSE(PipelineTraining, keras.Model):
 
     Student ψ (one `SentenceEncoder` shared by both sentences): each of BERT's last four
     layers is mean-pooled over the tokens, [CLS] and [SEP] excluded, and the four means
-    are concatenated: u = ψ(a), v = ψ(b) ∈ R^{4d}. The pair score is linear in the pair
-    features:
+    are concatenated: u = ψ(a), v = ψ(b) ∈ R^{4d}. (`from_pretrained(psi="checkpoint")`
+    keeps the checkpoint's own embedding instead, the mean of the last layer, in R^d: the
+    one a bi-encoder checkpoint such as all-MiniLM-L6-v2 was trained to give.) The pair
+    score is linear in the pair features:
         f(u, v) = W·[u, v, u∘v, |u − v|] + b        (`PairFeatureHead`, n logits)
     trained with `DistillationLoss`: α·‖f(u, v) − T(a, b)‖² + (1 − α)·ℓ(f(u, v), y), T the
     teacher's logits (`CrossEncoder`), ℓ squared error (regression) or cross-entropy
     (classes). W starts at zero (f = b, no random function of the features to unlearn).
     `freeze_encoder=True` keeps ψ fixed and trains only W, b (the paper's
     frozen-ψ variant).
+
+    `unit_features=True` gives the head unit vectors, f(û, v̂) with û = u/‖u‖, and starts it
+    at the cosine: W_× = 1, the other blocks and b zero, so f = Σ_i û_i·v̂_i = cos(u, v) before
+    training, and training learns the teacher's corrections to the cosine instead of a
+    pair score from nothing (the linear head on raw ψ cannot express the cosine at all:
+    ‖u‖ and ‖v‖ vary by sentence). `embed` still gives the raw ψ; `score`, `score_matrix`
+    and `rank` normalise inside the head.
 
     `cosine_weight=β` > 0 (regression) adds SBERT's cosine objective β·(cos(u, v) − y)² to
     the loss, so that ψ's embeddings also serve cosine search (`encode`), not only the head:
@@ -171,6 +202,7 @@ class DSE(PipelineTraining, keras.Model):
         matryoshka_dims: prefix widths of ψ whose cosines the cosine term trains (None: the
             whole of ψ only); needs `cosine_weight` > 0.
         matryoshka_weights: one weight a prefix width (default 1 each).
+        unit_features: the head reads unit vectors and starts at the cosine (above).
 
     Inputs: `{"sentence1": {...}, "sentence2": {...}}` token batches of
     `examples_dataset`; labels `[y, T_1 … T_n]` per pair. Output: logits [batch, n].
@@ -194,6 +226,7 @@ class DSE(PipelineTraining, keras.Model):
         cosine_weight: float = 0.0,
         matryoshka_dims: Sequence[int] | None = None,
         matryoshka_weights: Sequence[float] | None = None,
+        unit_features: bool = False,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -229,9 +262,12 @@ class DSE(PipelineTraining, keras.Model):
             raise ValueError("matryoshka_weights needs matryoshka_dims")
         if self.freeze_encoder:
             encoder.trainable = False
+        self.unit_features = bool(unit_features)
         self.head = PairFeatureHead(num_labels, features=DSE_FEATURES, output_initializer="zeros", name="similarity")
         dummy = {"token_ids": ops.ones((1, 3), "int32"), "padding_mask": ops.ones((1, 3), "int32")}
         self({key: dummy for key in PAIR_KEYS})
+        if self.unit_features:  # f starts as cos(u, v); a loaded model's weights replace this
+            self.head.output_layer.kernel.assign(cosine_start_kernel(encoder.embedding_dim, num_labels))
 
     @classmethod
     def from_pretrained(
@@ -243,15 +279,23 @@ class DSE(PipelineTraining, keras.Model):
         cosine_weight: float = 0.0,
         dtype: str | None = None,
         max_length: int | None = None,
+        unit_features: bool = False,
+        psi: str = "paper",
     ) -> DSE:
-        """A DSE student on pretrained BERT weights: ψ = mean of the last 4 layers, CLS out."""
+        """A DSE student on pretrained BERT weights. `psi="paper"`: ψ = the mean of each of the
+        last 4 layers, [CLS] and [SEP] out, concatenated (DSE's); `psi="checkpoint"`: ψ = the
+        mean of the last layer over every token, the embedding a bi-encoder checkpoint
+        (all-MiniLM-L6-v2) was trained to give, so its cosine starts where that model's does."""
+        if psi not in PSI_CHOICES:
+            raise ValueError(f"psi must be one of {PSI_CHOICES}, got {psi!r}")
         backbone, tokenizer, _ = load_backbone_and_tokenizer(name_or_path, dtype=dtype, max_length=max_length)
+        paper = psi == "paper"
         encoder = SentenceEncoder(
             backbone,
             tokenizer,
             pooling="mean",
-            layer_indices=DSE_LAYERS,
-            exclude_special_tokens=True,
+            layer_indices=DSE_LAYERS if paper else (-1,),
+            exclude_special_tokens=paper,
             normalize=False,
             name="dse_student",
         )
@@ -261,6 +305,7 @@ class DSE(PipelineTraining, keras.Model):
             alpha=alpha,
             freeze_encoder=freeze_encoder,
             cosine_weight=cosine_weight,
+            unit_features=unit_features,
             name="dse",
         )
 
@@ -277,7 +322,7 @@ class DSE(PipelineTraining, keras.Model):
     def call(self, inputs, training=False):
         encoder_training = training and not self.freeze_encoder
         u, v = embed_columns(self.encoder, inputs, PAIR_KEYS, training=encoder_training)
-        logits = self.head([u, v], training=training)
+        logits = self.head(self._head_inputs(u, v), training=training)
         if training and self.cosine_weight:
             u, v = ops.cast(u, "float32"), ops.cast(v, "float32")
             widths = self.matryoshka_dims or (None,)
@@ -286,6 +331,10 @@ class DSE(PipelineTraining, keras.Model):
             ]
             return ops.concatenate([ops.cast(logits, "float32"), *cosines], axis=-1)
         return logits
+
+    def _head_inputs(self, u, v):
+        """[u, v] as the head reads them: unit length with `unit_features`."""
+        return [ops.normalize(u), ops.normalize(v)] if self.unit_features else [u, v]
 
     def compile(self, optimizer="adamw", loss=None, **kwargs):
         """`keras.Model.compile`; the default loss is `DistillationLoss(alpha, objective)`."""
@@ -306,6 +355,7 @@ class DSE(PipelineTraining, keras.Model):
             "cosine_weight": self.cosine_weight,
             "matryoshka_dims": None if self.matryoshka_dims is None else list(self.matryoshka_dims),
             "matryoshka_weights": None if self.matryoshka_weights is None else list(self.matryoshka_weights),
+            "unit_features": self.unit_features,
         }
 
     @classmethod
@@ -315,7 +365,7 @@ class DSE(PipelineTraining, keras.Model):
     # ------------------------------------------------------------------ inference
     @property
     def embedding_dim(self):
-        """4·d: the width of ψ's output."""
+        """The width of ψ's output: 4·d for DSE's ψ, d for the checkpoint's."""
         return self.encoder.embedding_dim
 
     def embed(self, texts: Texts, batch_size: int = 64, progress: bool | None = None) -> np.ndarray:
@@ -340,8 +390,8 @@ class DSE(PipelineTraining, keras.Model):
         to 79.5 on STS-B test, below the untuned model's 82.0). The head (`score`,
         `score_matrix`, `rank`, `predict_pairs`) scores every catalog entry; use it where it
         measures better on your dev set, e.g. to re-rank the top cosine hits. For the zoo's
-        `dse-minilm-l6-stsb` the cosine wins (version 3's card: STS-B dev 88.75 against the head's
-        87.99), so search and score with `encode`. `truncate_dim` keeps the first features of ψ
+        `dse-minilm-l6-stsb` the two tie and the cosine is marginally ahead (version 4's card:
+        STS-B dev 89.41 against the head's 89.38), so search and score with `encode`. `truncate_dim` keeps the first features of ψ
         (then normalises), as `SentenceEncoder.encode`."""
         return self.encoder.encode(
             texts, batch_size=batch_size, normalize=normalize, progress=progress, truncate_dim=truncate_dim
@@ -366,7 +416,9 @@ class DSE(PipelineTraining, keras.Model):
         if u.shape[0] != v.shape[0]:
             raise ValueError(f"u has {u.shape[0]} rows but v has {v.shape[0]}")
         logits = (
-            self.head([u, v]).numpy().astype(np.float32) if u.shape[0] else np.zeros((0, self.num_labels), np.float32)
+            self.head(self._head_inputs(u, v)).numpy().astype(np.float32)
+            if u.shape[0]
+            else np.zeros((0, self.num_labels), np.float32)
         )
         return logits[:, 0] if self.num_labels == 1 else logits
 
@@ -388,7 +440,7 @@ class DSE(PipelineTraining, keras.Model):
         for r0 in range(0, n_rows, rows):
             for c0 in range(0, n_cols, cols):
                 r, c = min(rows, n_rows - r0), min(cols, n_cols - c0)
-                out[r0 : r0 + r, c0 : c0 + c] = pair_scores_block(U, V, r0, c0, r, c, weights)
+                out[r0 : r0 + r, c0 : c0 + c] = pair_scores_block(U, V, r0, c0, r, c, weights, self.unit_features)
         return out[..., 0] if self.num_labels == 1 else out
 
     def predict_pairs(

@@ -61,6 +61,19 @@ def parse_json(data, source):
         raise ValueError(f"{source}: JSON nested too deeply") from None
 
 
+def last_json_line(lines, source):
+    """The last line of `lines` that starts with "{", parsed (a training run's result line, which our
+    examples print last); None when no line does. `source` names the log in errors.
+
+    >>> last_json_line(["Epoch 1/4", '{"dev": 88.1}', "done"], "train.log")
+    {'dev': 88.1}
+    """
+    for number in range(len(lines) - 1, -1, -1):
+        if lines[number].startswith("{"):
+            return parse_json(lines[number], f"{source}:{number + 1}")
+    return None
+
+
 def require_keys(mapping, keys, source):
     """`mapping` itself when it is a dict holding every key of `keys`; else a `ValueError`
     naming `source` and the missing keys (instead of a bare `KeyError` later)."""

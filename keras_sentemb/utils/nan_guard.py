@@ -4,6 +4,7 @@ import math
 import os
 
 import keras
+import numpy as np
 
 
 class NaNGuard(keras.callbacks.Callback):
@@ -12,7 +13,10 @@ class NaNGuard(keras.callbacks.Callback):
     With `checkpoint_path` (a `.weights.h5` file) the model's weights are written there
     atomically at the end of every epoch whose losses were all finite, so a NaN never
     overwrites the last good checkpoint. With `restore_on_nan=True` (default, needs the
-    checkpoint) the model is put back to those weights when it stops.
+    checkpoint) the model is put back to those weights when it stops, from an in-memory copy of
+    the raw `get_weights()` (exact for LoRA layers too: `load_weights` of a `.weights.h5` would
+    merge the adapters into the frozen kernels and zero them, so that `save_lora_weights` after
+    the stop would save nothing).
 
     `SBERT.fit`, `CrossEncoder.fit` and `DSE.fit` add a `NaNGuard()` unless the callbacks
     already hold one (`with_nan_guard`).
@@ -26,6 +30,7 @@ class NaNGuard(keras.callbacks.Callback):
         self.restore_on_nan = restore_on_nan
         self.stopped_at = None  # (epoch, batch) of the first non-finite loss
         self.last_good_epoch = None
+        self._last_good_weights = None
         self._epoch = 0
 
     def on_epoch_begin(self, epoch, logs=None):
@@ -60,15 +65,12 @@ class NaNGuard(keras.callbacks.Callback):
         self.model.save_weights(staging)
         os.replace(staging, self.checkpoint_path)
         self.last_good_epoch = epoch
+        if self.restore_on_nan:
+            self._last_good_weights = [np.array(w) for w in self.model.get_weights()]
 
     def on_train_end(self, logs=None):
-        if (
-            self.stopped_at is not None
-            and self.restore_on_nan
-            and self.checkpoint_path
-            and self.last_good_epoch is not None
-        ):
-            self.model.load_weights(self.checkpoint_path)
+        if self.stopped_at is not None and self.restore_on_nan and self._last_good_weights is not None:
+            self.model.set_weights(self._last_good_weights)
 
 
 def with_nan_guard(callbacks):

@@ -1,5 +1,7 @@
 """DSE on a tiny random BERT: f against NumPy, the α extremes, score_matrix, rank, bad input."""
 
+import os
+
 import keras
 import numpy as np
 import pytest
@@ -62,9 +64,9 @@ def test_score_matrix_equals_the_naive_double_loop_in_bounded_blocks(num_labels,
     blocks = []
     original = dse_module.pair_scores_block
 
-    def recording_block(U, V, row_start, col_start, rows, cols, weights):
+    def recording_block(U, V, row_start, col_start, rows, cols, weights, unit=False):
         blocks.append((rows, cols))
-        return original(U, V, row_start, col_start, rows, cols, weights)
+        return original(U, V, row_start, col_start, rows, cols, weights, unit)
 
     monkeypatch.setattr(dse_module, "pair_scores_block", recording_block)
     matrix = dse.score_matrix(U, V, chunk=20)
@@ -253,3 +255,44 @@ def test_one_query_walks_the_catalog_in_tiles_with_the_same_scores(monkeypatch):
     query, catalog = random_embeddings(1, dse, 5), random_embeddings(13, dse, 6)  # 3 tiles + 1 row
     expected = numpy_f(dse, np.repeat(query, 13, axis=0), catalog)
     np.testing.assert_allclose(dse.score_matrix(query, catalog)[0], expected, rtol=1e-4, atol=1e-4)
+
+
+def test_a_unit_features_head_starts_as_the_cosine_and_reads_unit_vectors(tmp_path):
+    encoder = make_tiny_encoder(
+        seed=3, pooling="mean", layer_indices=(-2, -1), exclude_special_tokens=True, normalize=False
+    )
+    dse = DSE(encoder, unit_features=True)
+    u, v = random_embeddings(6, dse, 7), random_embeddings(6, dse, 8)
+    cosine = np.sum(u * v, axis=1) / (np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1))
+    np.testing.assert_allclose(dse.score(u, v), cosine, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dse.score(3.0 * u, 0.5 * v), cosine, rtol=1e-5, atol=1e-6)  # lengths do not count
+
+    kernel = dse.head.output_layer.kernel  # any head: f is the linear head on û, v̂, in every scoring path
+    kernel.assign(np.random.default_rng(1).normal(scale=0.1, size=kernel.shape))
+    unit_u = u / np.linalg.norm(u, axis=1, keepdims=True)
+    unit_v = v / np.linalg.norm(v, axis=1, keepdims=True)
+    expected = numpy_f(dse, unit_u, unit_v)[:, 0]
+    np.testing.assert_allclose(dse.score(u, v), expected, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(np.diag(dse.score_matrix(u, v)), expected, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(
+        dse.score_matrix(u[:1], v)[0], numpy_f(dse, np.repeat(unit_u[:1], 6, axis=0), unit_v)[:, 0], atol=1e-4
+    )
+
+    path = str(tmp_path / "dse.keras")
+    dse.save(path)
+    restored = keras.models.load_model(path)
+    assert restored.unit_features
+    np.testing.assert_allclose(restored.score(u, v), expected, rtol=1e-4, atol=1e-5)
+
+
+def test_from_pretrained_with_the_checkpoints_psi_embeds_as_the_checkpoint_does():
+    from keras_sentemb import SentenceEncoder
+    from tests.conftest import FIXTURES
+
+    folder = os.path.join(FIXTURES, "st_folders", "bert_mean_normalize_old")  # 2 layers: too few for DSE's ψ
+    checkpoint = SentenceEncoder.from_pretrained(folder)
+    own = DSE.from_pretrained(folder, psi="checkpoint", unit_features=True)
+    assert own.embedding_dim == checkpoint.embedding_dim
+    np.testing.assert_allclose(own.encode(FIRST), checkpoint.encode(FIRST), atol=1e-5)  # the same unit vectors
+    with pytest.raises(ValueError, match="psi must be one of"):
+        DSE.from_pretrained(folder, psi="cls")

@@ -45,3 +45,20 @@ def test_stops_at_the_first_nan_and_keeps_the_last_good_checkpoint(tmp_path, cap
         np.testing.assert_array_equal(restored, good)
     assert os.listdir(tmp_path) == ["good.weights.h5"]  # no temporary file left
     POISON.assign(0.0)
+
+
+def test_a_lora_model_gets_its_adapters_back_not_merged_kernels(tmp_path):
+    keras.utils.set_random_seed(1)
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    model.layers[0].enable_lora(1)
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss=poisoned_mse)
+    x, y = np.random.rand(16, 3).astype("float32"), np.random.rand(16, 2).astype("float32")
+    guard, poison = NaNGuard(str(tmp_path / "good.weights.h5")), PoisonFromEpoch(2)
+    model.fit(x, y, batch_size=4, epochs=4, callbacks=[poison, guard], verbose=0)
+
+    good = poison.weights_after_epoch[1]
+    assert guard.stopped_at == (2, 0)
+    for restored, expected in zip(model.get_weights(), good):  # kernel, bias, lora_a, lora_b as trained
+        np.testing.assert_array_equal(restored, expected)
+    assert np.abs(model.layers[0].lora_kernel_b.numpy()).max() > 0  # the adapter is still there
+    POISON.assign(0.0)

@@ -21,7 +21,7 @@ from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
 from keras_sentemb.evaluation.report import evaluate
 from keras_sentemb.evaluation.tasks import STSTask
 from keras_sentemb.utils.atomic_files import atomic_directory, atomic_open
-from keras_sentemb.utils.checked_files import read_json
+from keras_sentemb.utils.checked_files import last_json_line, read_json
 from keras_sentemb.zoo.model_artifact import artifact_files_sha256, file_sha256, load_artifact, save_artifact
 from keras_sentemb.zoo.zoo_index import INDEX_FILE, read_zoo_index
 from zoo.recipes.model_card import render_card
@@ -273,10 +273,10 @@ def check_matches_training_run(log, trained_metrics):
     if not os.path.isfile(log):
         return
     with open(log, encoding="utf-8", errors="replace") as f:
-        lines = [line for line in f if line.startswith("{")]
-    if not lines:
+        result = last_json_line(f.readlines(), log)
+    if result is None:
         return
-    for metric, reported in reported_test_scores(json.loads(lines[-1])).items():
+    for metric, reported in reported_test_scores(result).items():
         measured = trained_metrics.get(metric)
         if measured is not None and abs(measured - reported) > RUN_AGREEMENT:
             raise ValueError(

@@ -36,6 +36,7 @@ from keras_sentemb.data.named_datasets import add_data_argument, evaluation_spli
 from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.evaluation import sts_spearman
 from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
+from keras_sentemb.evaluation.sts import correlations
 from keras_sentemb.layers.backbone_lora import LORA_TARGETS
 from keras_sentemb.models import DSE
 from keras_sentemb.models.dse import PSI_CHOICES
@@ -53,6 +54,12 @@ DEFAULT_EPOCHS = {"stsb": 4, "mrpc": 3}
 def test_metrics(model, test):
     """The test metrics of the teacher or the student, rounded for the report."""
     return {name: round(value, 2) for name, value in pair_scorer_metrics(model, test).items()}
+
+
+def sts_metrics(scores, test):
+    """`test_metrics` of scores already computed for the STS pairs `test`."""
+    spearman, pearson = correlations(scores, test.scores)
+    return {"spearman": round(spearman, 2), "pearson": round(pearson, 2)}
 
 
 def main():
@@ -142,10 +149,13 @@ def main():
     members = {}  # an ensemble's members' own test metrics, to read the ensemble against them
     if args.teacher_cosine:
         bi_encoders = {spec: CosinePairScorer(load_sentence_encoder(spec)) for spec in args.teacher_cosine}
-        members = {name: test_metrics(m, test) for name, m in [(teacher_path, teacher), *bi_encoders.items()]}
         teacher = MeanPairScorer([teacher, *bi_encoders.values()])
+        member_test = teacher.member_scores(test.sentences1, test.sentences2)  # scored once; the mean reuses them
+        members = {name: sts_metrics(s, test) for name, s in zip([teacher_path, *bi_encoders], member_test)}
+        teacher_test = sts_metrics(np.mean(member_test, axis=0), test)
+    else:
+        teacher_test = test_metrics(teacher, test)
     teacher_logits = cached_teacher_logits(teacher, train.sentences1, train.sentences2, args.cache)
-    teacher_test = test_metrics(teacher, test)
     silver_count = 0
     if args.silver_pairs:  # y = T for the silver pairs: the teacher's score is their only label
         train, silver_labels = silver_training_pairs(args, teacher, args.cache, gold=train)

@@ -62,9 +62,17 @@ class MeanPairScorer:
 
         Raises: ValueError when the lists differ in length.
         """
+        return np.mean(self.member_scores(first, second, batch_size, progress), axis=0).astype(np.float32)
+
+    def member_scores(self, first: Texts, second: Texts, batch_size: int = 64, progress: bool | None = None):
+        """Each member's score of each aligned pair, float32 [k, N] (their mean is `predict_pairs`):
+        to report the members beside the ensemble without scoring the pairs twice."""
         first, second = validate_pair_lists(first, second)
-        scores = [
-            np.asarray(scorer.predict_pairs(first, second, batch_size=batch_size, progress=progress), np.float32)
-            for scorer in self.scorers
-        ]
-        return np.mean([s.reshape(len(first)) for s in scores], axis=0).astype(np.float32)
+        return np.stack(
+            [
+                np.asarray(
+                    scorer.predict_pairs(first, second, batch_size=batch_size, progress=progress), np.float32
+                ).reshape(len(first))
+                for scorer in self.scorers
+            ]
+        )

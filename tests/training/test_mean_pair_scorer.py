@@ -47,3 +47,12 @@ def test_bad_members_and_bad_input_are_refused():
         MeanPairScorer([*members(0), three_classes])
     with pytest.raises(ValueError, match="differ in length"):
         MeanPairScorer(members(0, 1)).predict_pairs(["a"], ["a", "b"])
+
+
+def test_member_scores_are_each_members_own_and_their_mean_is_the_score():
+    ensemble = MeanPairScorer(members(0, 1))
+    each = ensemble.member_scores(FIRST, SECOND)
+    assert each.shape == (2, 3) and each.dtype == np.float32
+    for row, member in zip(each, ensemble.scorers):
+        np.testing.assert_allclose(row, member.predict_pairs(FIRST, SECOND), atol=1e-6)
+    np.testing.assert_array_equal(each.mean(axis=0), ensemble.predict_pairs(FIRST, SECOND))

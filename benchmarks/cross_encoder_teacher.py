@@ -5,10 +5,13 @@ Anchor: sentence-transformers' CrossEncoder STS-B recipe on the same all-MiniLM-
 anchor venv. Ours: `examples/train_cross_encoder.py --task stsb` with each `--ours` option set
 (same data, same batch, learning rate and schedule, best dev epoch kept). Both are scored on
 STS-B dev and test (Spearman × 100 of the pair scores) and timed: training seconds, and scoring
-pairs/s over the STS-B test pairs (batch 32).
+pairs/s over the STS-B test pairs (batch 32). `--ours-run FOLDER` adds a run finished earlier
+on this machine (a zoo build's training folder) without training it again.
 
     python benchmarks/cross_encoder_teacher.py --anchor-python .anchor-venv/bin/python \\
         --ours "--loss bce" --ours "--loss bce --lora-rank 32"
+    python benchmarks/cross_encoder_teacher.py --model mpnet-base --anchor-python .anchor-venv/bin/python \
+        --anchor-bf16 --ours-run out/zoo_build/cross-encoder-mpnet-base-stsb
 """
 
 import argparse
@@ -60,12 +63,34 @@ def main():
     parser.add_argument("--anchor-python", default=None)
     parser.add_argument("--anchor-bf16", action="store_true", help="the anchor trains under bfloat16 autocast")
     parser.add_argument("--reuse", action="store_true", help="reuse finished runs of ours (their result.json)")
+    parser.add_argument(
+        "--ours-run",
+        action="append",
+        default=[],
+        metavar="FOLDER",
+        help="(repeatable) also report a finished run of train_cross_encoder.py, e.g. a zoo build's "
+        "out/zoo_build/NAME (its cross_encoder.keras and result.json; it was trained on this machine)",
+    )
     parser.add_argument("--work", default=os.path.join(REPO, "out", "benchmarks", "cross_encoder_teacher"))
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     test = read_split(args.data, "stsb", "test")
     rows = []
-    for options in args.ours or ["--loss bce"]:
+    for folder in args.ours_run:
+        result = read_json(os.path.join(folder, "result.json"))
+        labeller = f", silver labeller {result['silver_labeller']}" if result.get("silver_pairs") else ""
+        rows.append(
+            (
+                f"keras-sentemb CrossEncoder, the run in {os.path.relpath(folder, REPO)} "
+                f"({result['epochs']} epochs, {result.get('silver_pairs', 0)} silver pairs{labeller})",
+                result["stsb_dev_spearman"],
+                result["stsb_test_spearman"],
+                result["fit_s"],
+                pairs_per_second(os.path.join(folder, "cross_encoder.keras"), test),
+            )
+        )
+        print(json.dumps({"ours_run": folder, **result}), flush=True)
+    for options in args.ours or ([] if args.ours_run else ["--loss bce"]):
         result, path = train_ours(args.model, shlex.split(options), args.data, args.work, args.epochs, args.reuse)
         rows.append(
             (

@@ -15,6 +15,11 @@ sets have no labels: the final metrics are then measured on the validation split
 adds pairs mined from the training sentences (`keras_sentemb.training.silver_pairs`, the
 `--silver-*` options) labelled with a bi-encoder's cosine (`CosinePairScorer`): the
 bi-encoder → cross-encoder step of Trans-Encoder (docs/distillation.md has its measured effect).
+`--silver-labeller` repeated labels them with the mean of several scorers, cross-encoders
+included (`MeanPairScorer`; `load_pair_scorer` says how each is read):
+
+    python examples/train_cross_encoder.py --task stsb --model mpnet-base --silver-pairs 6000 \
+        --silver-labeller zoo:cross-encoder-mpnet-base-stsb --silver-labeller zoo:sbert-mpnet-base-stsb --data DATA
 
 A plain Keras script: read pairs, build the cross-pair tf.data pipeline (each pair is one
 sequence `[CLS] a [SEP] b [SEP]`; MPNet: `<s> a </s></s> b </s>`), compile, fit, evaluate on
@@ -41,11 +46,11 @@ from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
 from keras_sentemb.layers.backbone_lora import LORA_TARGETS
 from keras_sentemb.models import CrossEncoder
 from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator
-from keras_sentemb.training.cosine_pair_scorer import CosinePairScorer
+from keras_sentemb.training.mean_pair_scorer import MeanPairScorer
 from keras_sentemb.training.resumable_run import ResumableRun
 from keras_sentemb.training.silver_pairs import add_silver_arguments, silver_training_pairs
 from keras_sentemb.utils.atomic_files import atomic_open
-from keras_sentemb.zoo.loading import load_sentence_encoder
+from keras_sentemb.zoo.loading import load_pair_scorer
 
 DEFAULT_EPOCHS = {"stsb": 4, "mrpc": 3}
 
@@ -88,15 +93,18 @@ def main():
     parser.add_argument("--output", default=None)
     parser.add_argument(
         "--silver-labeller",
-        default=None,
-        help="STS-B: the bi-encoder whose cosine labels the silver pairs (zoo:NAME, .keras or a preset)",
+        action="append",
+        default=[],
+        metavar="SCORER",
+        help="STS-B: what labels the silver pairs: a bi-encoder's cosine (zoo:NAME, .keras or a preset) or a "
+        "cross-encoder (zoo:NAME, .keras); repeat it to label with the mean of several (MeanPairScorer)",
     )
     parser.add_argument("--cache", default=os.path.join("out", "cache"), help="cache of silver pairs and labels")
     add_silver_arguments(parser)
     args = parser.parse_args()
     args.task = named_dataset(args.task).name
     if args.silver_pairs and not (args.silver_labeller and args.task == "stsb"):
-        parser.error("--silver-pairs needs --task stsb and --silver-labeller (the bi-encoder that scores them)")
+        parser.error("--silver-pairs needs --task stsb and --silver-labeller (what scores them)")
     keras.utils.set_random_seed(args.seed)
     epochs = args.epochs or DEFAULT_EPOCHS[args.task]
     output = args.output or os.path.join("out", f"cross_encoder_{args.task}")
@@ -109,7 +117,8 @@ def main():
     if args.task == "stsb":
         dev = read_split(args.data, args.task, "dev")
         if args.silver_pairs:  # Trans-Encoder's bi → cross step: the bi-encoder's cosine is the silver label
-            labeller = CosinePairScorer(load_sentence_encoder(args.silver_labeller))
+            scorers = [load_pair_scorer(spec) for spec in args.silver_labeller]
+            labeller = scorers[0] if len(scorers) == 1 else MeanPairScorer(scorers)
             train, _ = silver_training_pairs(args, labeller, args.cache, gold=train)
             del labeller
         model = CrossEncoder.from_pretrained(
@@ -164,7 +173,11 @@ def main():
     model.save(saved)
     metrics["fit_s"] = round(run.fit_seconds)  # every epoch's, also when a killed run resumed
     metrics["wall_time_s"] = round(time.perf_counter() - start)
-    silver = {"silver_pairs": args.silver_pairs, "silver_labeller": args.silver_labeller} if args.silver_pairs else {}
+    silver = (
+        {"silver_pairs": args.silver_pairs, "silver_labeller": " + ".join(args.silver_labeller)}
+        if args.silver_pairs
+        else {}
+    )
     result = {"model": "cross-encoder", "base": args.model, "task": args.task, "epochs": epochs, **silver, **metrics}
     with atomic_open(os.path.join(output, "result.json"), "w") as f:
         json.dump(result, f, indent=1)

@@ -17,7 +17,9 @@ training sentences and labelled by the teacher (`keras_sentemb.training.silver_p
 for them), AugSBERT's augmentation. `--teacher-cosine ENCODER` makes the teacher the mean of the
 cross-encoder's score and that bi-encoder's cosine (`MeanPairScorer`). `--unit-features` gives the
 pair head unit vectors and starts it as their cosine; `--psi checkpoint` keeps the checkpoint's own
-embedding as ψ (the zoo's DSE version 4 uses all three). Recipe as the teacher's: batch 16, AdamW 2e-5 (frozen ψ: 1e-3, only
+embedding as ψ (the zoo's DSE version 4 uses all three). `--student-init ENCODER` starts ψ from
+a fine-tuned bi-encoder of the same architecture (LoRA adapters merged), e.g.
+zoo:sbert-minilm-l6-stsb. Recipe as the teacher's: batch 16, AdamW 2e-5 (frozen ψ: 1e-3, only
 the head trains), weight decay 0.01, 10 % warm-up, clip norm 1; STS-B 4 epochs with the
 best dev epoch kept, MRPC 3 epochs. Prints one JSON line with the student's and the
 teacher's test metrics (validation metrics where the source keeps test labels secret: TFDS GLUE).
@@ -37,7 +39,7 @@ from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.evaluation import sts_spearman
 from keras_sentemb.evaluation.pair_scorer_metrics import pair_scorer_metrics
 from keras_sentemb.evaluation.sts import correlations
-from keras_sentemb.layers.backbone_lora import LORA_TARGETS
+from keras_sentemb.layers.backbone_lora import LORA_TARGETS, copy_backbone_weights
 from keras_sentemb.models import DSE
 from keras_sentemb.models.dse import PSI_CHOICES
 from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator
@@ -92,6 +94,13 @@ def main():
         choices=PSI_CHOICES,
         default="paper",
         help="the student's embedding: DSE's mean of the last 4 layers (paper) or the checkpoint's own pooling",
+    )
+    parser.add_argument(
+        "--student-init",
+        default=None,
+        metavar="ENCODER",
+        help="start ψ from this fine-tuned bi-encoder's backbone (zoo:NAME or a .keras SentenceEncoder of the "
+        "same architecture, e.g. zoo:sbert-minilm-l6-stsb) instead of the pretrained checkpoint",
     )
     parser.add_argument(
         "--unit-features",
@@ -173,6 +182,8 @@ def main():
         unit_features=args.unit_features,
         psi=args.psi,
     )
+    if args.student_init:
+        copy_backbone_weights(load_sentence_encoder(args.student_init).backbone, dse.encoder.backbone)
     if args.lora_rank:
         dse.enable_lora(args.lora_rank, LORA_TARGETS[args.lora_targets])
     data = examples_dataset(

@@ -1,5 +1,7 @@
 """LoRA on a keras-hub backbone, with every other backbone weight frozen."""
 
+import keras
+
 # Every dense layer of a keras-hub TransformerEncoder (BERT, MiniLM): attention query, key,
 # value and output projections, and both feed-forward layers. keras-hub's default LoRA
 # targets are the query and value projections only.
@@ -31,3 +33,51 @@ def enable_backbone_lora(backbone, rank, target_layer_names=None):
     for variable in backbone.trainable_weights:
         if "lora_kernel" not in variable.path:
             variable.trainable = False
+
+
+def merged_backbone_weights(backbone):
+    """The backbone's weights by path, with each LoRA adapter merged into its kernel:
+    W' = W + (α / r)·A·B (the kernel a LoRA-enabled Keras `Dense`/`EinsumDense` computes with),
+    and the `lora_kernel_*` variables left out. A backbone without LoRA gives its own weights.
+
+    >>> import keras_hub
+    >>> backbone = keras_hub.models.BertBackbone(100, 1, 2, 8, 16, max_sequence_length=8)
+    >>> plain = merged_backbone_weights(backbone)
+    >>> enable_backbone_lora(backbone, rank=2)
+    >>> sorted(merged_backbone_weights(backbone)) == sorted(plain)
+    True
+    """
+    merged = {
+        layer._kernel.path: layer.kernel
+        for layer in backbone._flatten_layers()
+        if getattr(layer, "lora_enabled", False)
+    }
+    return {
+        variable.path: keras.ops.convert_to_numpy(merged.get(variable.path, variable))
+        for variable in backbone.weights
+        if "lora_kernel" not in variable.path
+    }
+
+
+def copy_backbone_weights(source, target):
+    """Sets `target`'s backbone weights to `source`'s, LoRA adapters merged
+    (`merged_backbone_weights`): e.g. a DSE student started from a fine-tuned SBERT. Both must
+    have the same architecture; `target` must not have LoRA enabled yet.
+
+    Raises:
+        ValueError: naming the first weight whose path or shape differs.
+    """
+    weights = merged_backbone_weights(source)
+    variables = target.weights
+    if any("lora_kernel" in v.path for v in variables):
+        raise ValueError("copy the weights before enabling LoRA on the target backbone")
+    missing = sorted({v.path for v in variables} ^ set(weights))
+    if missing:
+        raise ValueError(f"the backbones differ: weight {missing[0]!r} is in only one of them")
+    for variable in variables:
+        if tuple(variable.shape) != weights[variable.path].shape:
+            raise ValueError(
+                f"the backbones differ: {variable.path} is {tuple(variable.shape)} in the target, "
+                f"{weights[variable.path].shape} in the source"
+            )
+        variable.assign(weights[variable.path])

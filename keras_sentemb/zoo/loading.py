@@ -13,6 +13,7 @@ from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.models.inferlite import InferLite
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.models.static_encoder import StaticEncoder
+from keras_sentemb.training.cosine_pair_scorer import CosinePairScorer
 from keras_sentemb.utils.checked_files import check_keras_file
 from keras_sentemb.zoo.local_zoo import load
 
@@ -51,6 +52,24 @@ def load_cross_encoder(name_or_path: str | os.PathLike) -> CrossEncoder:
     if not (spec.startswith("zoo:") or spec.endswith(".keras")):
         raise ValueError(f"a cross-encoder is a zoo model (zoo:NAME) or a .keras file, got {spec!r}")
     return _load(spec, None, (CrossEncoder,))
+
+
+def load_pair_scorer(spec: str | os.PathLike):
+    """A scorer of sentence pairs (`predict_pairs`, `weights`) to label or rank them with:
+    a cross-encoder (zoo:NAME or a `.keras` file holding a `CrossEncoder`) is itself; any
+    sentence encoder that `load_sentence_encoder` takes becomes its cosine
+    (`CosinePairScorer`); the prefix `cosine:` (`cosine:zoo:sbert-mpnet-base-stsb`) says so
+    explicitly. Several scorers average with `MeanPairScorer`.
+
+    (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+        teacher = MeanPairScorer([load_pair_scorer("zoo:cross-encoder-mpnet-base-stsb"),
+                                  load_pair_scorer("zoo:sbert-mpnet-base-stsb")])
+    """
+    spec = os.fspath(spec)
+    if spec.startswith("cosine:"):
+        return CosinePairScorer(load_sentence_encoder(spec[len("cosine:") :]))
+    model = _load(spec, None, (CrossEncoder, *_sentence_encoders()))
+    return model if isinstance(model, CrossEncoder) else CosinePairScorer(model)
 
 
 def _load(name_or_path, dtype, accepted):

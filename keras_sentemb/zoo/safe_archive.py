@@ -55,6 +55,8 @@ def _checked_name(member, prefix):
         raise ValueError(f"archive entry {name!r} is a {kind}; only regular files are accepted")
     if parts[0] != prefix:
         raise ValueError(f"archive entry {name!r} is outside the model folder {prefix!r}")
+    if member.isfile() and any(part in ("", ".") for part in parts[1:]):
+        raise ValueError(f"archive entry {name!r} is not a plain file name ('.' or an empty part)")
     return "/".join(parts[1:])
 
 

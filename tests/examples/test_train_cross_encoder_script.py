@@ -10,7 +10,7 @@ import sys
 import keras
 import numpy as np
 
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, make_tiny_cross_encoder, make_tiny_encoder
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -36,3 +36,28 @@ def test_an_mpnet_teacher_trains_from_a_folder_and_reports_its_fit_time(tmp_path
     assert model.score_activation == "sigmoid" and model.input_names == ("token_ids", "padding_mask")
     scores = model.predict_pairs(["a cat sat on the mat"], ["the cat sat"])
     assert np.all((scores > 0) & (scores < 1))
+
+
+def test_silver_pairs_labelled_by_the_mean_of_a_cross_encoder_and_a_cosine(tmp_path):
+    make_tiny_cross_encoder(seed=1).save(tmp_path / "labeller_cross.keras")
+    make_tiny_encoder(seed=2).save(tmp_path / "labeller_bi.keras")
+    labellers = [str(tmp_path / "labeller_cross.keras"), str(tmp_path / "labeller_bi.keras")]
+    folder = os.path.join(FIXTURES, "st_folders", "mpnet_mean_normalize_old")
+    output = tmp_path / "teacher"
+    arguments = ["--task", "stsb", "--data", os.path.join(REPO, "docs", "sample_data"), "--epochs", "1"]
+    arguments += ["--model", folder, "--loss", "bce", "--output", str(output), "--cache", str(tmp_path / "cache")]
+    arguments += ["--silver-pairs", "6", "--silver-encoder", folder]
+    arguments += [option for labeller in labellers for option in ("--silver-labeller", labeller)]
+    finished = subprocess.run(
+        [sys.executable, os.path.join(REPO, "examples", "train_cross_encoder.py"), *arguments],
+        check=True,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": REPO},
+    )
+    result = json.loads((output / "result.json").read_text())
+    assert result["silver_pairs"] == 6 and result["silver_labeller"] == " + ".join(labellers)
+    assert "silver pairs: 6 " in finished.stdout and "stsb: 22 training pairs" in finished.stdout  # 16 gold + 6
+    cached = sorted(path.name for path in (tmp_path / "cache").iterdir() if path.name.startswith("silver_labels"))
+    assert len(cached) == 2  # one chunk of the ensemble's labels: its array and its record

@@ -1,12 +1,15 @@
-"""One entry point for an encoder: a zoo name, a `.keras` file of an accepted class, or a
+"""One entry point for an encoder (and one for a pair scorer): a zoo name, a `.keras` file of an accepted class, or a
 preset / HF folder; anything else is named in the error."""
 
+import numpy as np
 import pytest
 
-from keras_sentemb.models import HashedEncoder
+from keras_sentemb.evaluation.sts import cosine_scores
+from keras_sentemb.models import CrossEncoder, HashedEncoder
 from keras_sentemb.training import distill_hashed_encoder
-from keras_sentemb.zoo.loading import load_any_encoder, load_sentence_encoder
-from tests.conftest import make_tiny_encoder
+from keras_sentemb.training.cosine_pair_scorer import CosinePairScorer
+from keras_sentemb.zoo.loading import load_any_encoder, load_pair_scorer, load_sentence_encoder
+from tests.conftest import make_tiny_cross_encoder, make_tiny_encoder
 
 
 def test_a_keras_file_loads_as_the_encoder_it_holds(tmp_path):
@@ -46,3 +49,34 @@ def test_a_dse_is_any_encoder_so_that_evaluate_measures_its_vectors(tmp_path):
     assert type(dse).__name__ == "DSE" and -100 <= result.metrics[result.main_metric] <= 100
     with pytest.raises(TypeError, match="holds a DSE, not a SentenceEncoder"):
         load_sentence_encoder(tmp_path / "dse.keras")
+
+
+def test_a_pair_scorer_is_a_cross_encoder_itself_or_an_encoders_cosine(tmp_path):
+    first, second = ["the cat sat", "a dog ran"], ["a cat sat", "rain"]
+    cross_encoder = make_tiny_cross_encoder(seed=1)
+    cross_encoder.save(tmp_path / "cross.keras")
+    scorer = load_pair_scorer(tmp_path / "cross.keras")
+    assert isinstance(scorer, CrossEncoder)
+    np.testing.assert_allclose(
+        scorer.predict_pairs(first, second, progress=False),
+        cross_encoder.predict_pairs(first, second, progress=False),
+        atol=1e-6,
+    )
+    encoder = make_tiny_encoder(seed=3)
+    encoder.save(tmp_path / "tiny.keras")
+    for spec in (str(tmp_path / "tiny.keras"), f"cosine:{tmp_path / 'tiny.keras'}"):
+        scorer = load_pair_scorer(spec)
+        assert isinstance(scorer, CosinePairScorer)
+        np.testing.assert_allclose(
+            scorer.predict_pairs(first, second, progress=False),
+            cosine_scores(encoder, first, second),
+            atol=1e-5,
+        )
+
+
+def test_a_pair_scorer_that_is_neither_is_named(tmp_path):
+    encoder = make_tiny_encoder(seed=3)
+    hashed = distill_hashed_encoder(encoder, encoder.encode(["a", "the cat", "a dog", "rain"]), 64, epochs=1, verbose=0)
+    hashed.save(tmp_path / "hashed.keras")
+    with pytest.raises(TypeError, match="holds a HashedEncoder, not a CrossEncoder or SentenceEncoder"):
+        load_pair_scorer(tmp_path / "hashed.keras")

@@ -99,6 +99,8 @@ def special(name, kind, **fields):
         (link("toy/hard", "toy/config.json", tarfile.LNKTYPE), "is a link"),
         (device("toy/null", tarfile.CHRTYPE), "only regular files"),
         (device("toy/pipe", tarfile.FIFOTYPE), "only regular files"),
+        (regular_file("toy/."), "not a plain file name"),  # a file named like its folder (hypothesis found it)
+        (regular_file("toy/sub//w.bin"), "not a plain file name"),
     ],
 )
 def test_a_malicious_archive_is_refused_before_anything_is_written(tmp_path, add, message):

@@ -37,6 +37,12 @@ def main(argv=None):
                 action="store_true",
                 help="re-pack the last training run in out/zoo_build/NAME (packing changed)",
             )
+            sub.add_argument(
+                "--pack-finished",
+                action="store_true",
+                help="publish the finished runs in out/zoo_build/NAME (and its stage folders), made by the "
+                "recipe's commands outside the build, as a new version without training",
+            )
         else:
             sub.add_argument(
                 "--update-speed",
@@ -70,6 +76,7 @@ def main(argv=None):
             seed=args.seed,
             load=zoo.load,
             reuse_training=args.reuse_training,
+            pack_finished=args.pack_finished,
         )
         print(
             f"built {args.name} v{config['version']} in {config['build']['seconds']} s: {json.dumps(config['metrics'])}"

@@ -131,6 +131,9 @@ def _word_table_lines(config):
 
 def _how_trained(config):
     build = config["build"]
+    if build.get("runs_first"):
+        first = "; then ".join(f"`{runs}`" for runs in build["runs_first"])
+        return f"runs {first}; then `{build['runs']}`"
     if build.get("runs"):
         return f"runs `{build['runs']}`"
     if config["training_data"].startswith("none"):

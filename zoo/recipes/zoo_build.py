@@ -25,7 +25,7 @@ from keras_sentemb.utils.checked_files import last_json_line, read_json
 from keras_sentemb.zoo.model_artifact import artifact_files_sha256, file_sha256, load_artifact, save_artifact
 from keras_sentemb.zoo.zoo_index import INDEX_FILE, read_zoo_index
 from zoo.recipes.model_card import render_card
-from zoo.recipes.recipes import RECIPES, recipe_sources
+from zoo.recipes.recipes import RECIPES, recipe_sources, run_example
 
 MODEL_BUDGET_BYTES = 10 * 1024 * 1024
 PROBE_FILE = "probe.json"
@@ -129,12 +129,16 @@ def write_zoo_index(zoo_dir, index):
         f.write((json.dumps(index, indent=1, sort_keys=True) + "\n").encode("utf-8"))
 
 
-def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None, reuse_training=False):
+def build_model(
+    name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None, reuse_training=False, pack_finished=False
+):
     """Builds zoo model `name` into `zoo_dir/name/`; returns its config dict.
 
     `reuse_training` packs the finished training run left in `out/zoo_build/<name>` again
     (after a change to the packing, not to the training): the version and the recorded
-    training time stay those of that run."""
+    training time stay those of that run. `pack_finished` publishes the finished runs left there
+    (run by the recipe's commands outside the build, e.g. by a benchmark) as a new version, with
+    their own fit time: nothing is trained, and the log's result must match the packed model."""
     if name not in RECIPES:
         raise ValueError(f"unknown zoo model {name!r}; recipes: {sorted(RECIPES)}")
     recipe = RECIPES[name]
@@ -155,9 +159,24 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
         ["--data", "DATA", "--output", os.path.relpath(work, repo), "--seed", str(seed)] if recipe.command else []
     )
     runs = f"python examples/{recipe.command[0]} " + " ".join(arguments) if recipe.command else None
+    stages = [  # (work folder, arguments) of each training run the recipe's own command builds on
+        (
+            os.path.join(work, f"stage{index}"),
+            [*stage[1:], "--data", "DATA", "--output", os.path.relpath(os.path.join(work, f"stage{index}"), repo)]
+            + ["--seed", str(seed)],
+        )
+        for index, stage in enumerate(recipe.stages, 1)
+    ]
+    runs_first = [f"python examples/{stage[0]} " + " ".join(a) for stage, (_, a) in zip(recipe.stages, stages)]
+    if reuse_training and pack_finished:
+        raise ValueError("--reuse-training repacks the committed version; --pack-finished publishes a new one")
     if reuse_training:
-        check_reusable(name, zoo_dir, runs)
-    else:
+        check_reusable(name, zoo_dir, runs, runs_first)
+    elif pack_finished:
+        for folder in [*(w for w, _ in stages), work]:
+            if not os.path.isfile(os.path.join(folder, "train.log")):
+                raise FileNotFoundError(f"--pack-finished: no finished run in {folder} (its train.log)")
+    elif not pack_finished:
         shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work, exist_ok=True)
     context = BuildContext(
@@ -170,14 +189,25 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
         # the run itself is given the real folder
         arguments=[os.path.abspath(data_dir) if argument == "DATA" else argument for argument in arguments],
         load=load,
-        reuse=reuse_training,
+        reuse=reuse_training or pack_finished,
     )
     start = time.perf_counter()
+    for stage, (stage_work, stage_arguments) in zip(recipe.stages, stages):
+        os.makedirs(stage_work, exist_ok=True)
+        run_example(
+            dataclasses.replace(
+                context,
+                work=stage_work,
+                log=os.path.join(stage_work, "train.log"),
+                arguments=[os.path.abspath(data_dir) if a == "DATA" else a for a in stage_arguments],
+            ),
+            stage[0],
+        )
     trained = recipe.make(context)
     train_seconds = time.perf_counter() - start
-    clock = os.path.join(work, "training_clock.json")
-    if os.path.isfile(clock):  # the example's own count of its fit seconds, summed over resumed runs
-        train_seconds = read_json(clock)["seconds"]
+    clocks = [os.path.join(folder, "training_clock.json") for folder in [*(w for w, _ in stages), work]]
+    if all(os.path.isfile(clock) for clock in clocks):  # the examples' own fit seconds, summed over resumed runs
+        train_seconds = sum(read_json(clock)["seconds"] for clock in clocks)
     previous_path = os.path.join(zoo_dir, name, "config.json")
     previous = None
     if os.path.isfile(previous_path):
@@ -213,6 +243,7 @@ def build_model(name, zoo_dir, data_dir, repo, seed=0, cache_dir=None, load=None
             "build": {
                 "command": f"python -m zoo.recipes build {name}",
                 "runs": runs,
+                **({"runs_first": runs_first} if runs_first else {}),
                 "seconds": round(time.perf_counter() - start)
                 if not (reuse_training and previous)
                 else previous["build"]["seconds"],
@@ -287,7 +318,7 @@ def check_matches_training_run(log, trained_metrics):
             )
 
 
-def check_reusable(name, zoo_dir, runs):
+def check_reusable(name, zoo_dir, runs, runs_first=()):
     """Refuses `--reuse-training` unless the committed `zoo_dir/name/config.json` records the
     training command the recipe runs now: a repack keeps that config's version, date and
     training time, which would mislabel a run of another recipe (e.g. a new version whose first
@@ -296,8 +327,9 @@ def check_reusable(name, zoo_dir, runs):
     if not os.path.isfile(path):
         return
     with open(path, encoding="utf-8") as f:
-        recorded = json.load(f)["build"].get("runs")
-    if recorded != runs:
+        build = json.load(f)["build"]
+    recorded = build.get("runs")
+    if recorded != runs or list(build.get("runs_first", [])) != list(runs_first):
         raise ValueError(
             f"--reuse-training repacks the run that {path} records ({recorded!r}), but the recipe now "
             f"runs {runs!r}: build without --reuse-training to train and publish a new version"

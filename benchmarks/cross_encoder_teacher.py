@@ -10,7 +10,7 @@ on this machine (a zoo build's training folder) without training it again.
 
     python benchmarks/cross_encoder_teacher.py --anchor-python .anchor-venv/bin/python \\
         --ours "--loss bce" --ours "--loss bce --lora-rank 32"
-    python benchmarks/cross_encoder_teacher.py --model mpnet-base --anchor-python .anchor-venv/bin/python \
+    python benchmarks/cross_encoder_teacher.py --model mpnet-base --anchor-python .anchor-venv/bin/python \\
         --anchor-bf16 --ours-run out/zoo_build/cross-encoder-mpnet-base-stsb
 """
 

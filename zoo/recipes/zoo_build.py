@@ -176,7 +176,7 @@ def build_model(
         for folder in [*(w for w, _ in stages), work]:
             if not os.path.isfile(os.path.join(folder, "train.log")):
                 raise FileNotFoundError(f"--pack-finished: no finished run in {folder} (its train.log)")
-    elif not pack_finished:
+    else:
         shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work, exist_ok=True)
     context = BuildContext(

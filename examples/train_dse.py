@@ -43,12 +43,11 @@ from keras_sentemb.layers.backbone_lora import LORA_TARGETS, copy_backbone_weigh
 from keras_sentemb.models import DSE
 from keras_sentemb.models.dse import PSI_CHOICES
 from keras_sentemb.training import LinearWarmupLinearDecay, STSEvaluator
-from keras_sentemb.training.cosine_pair_scorer import CosinePairScorer
 from keras_sentemb.training.mean_pair_scorer import MeanPairScorer
 from keras_sentemb.training.resumable_run import ResumableRun
 from keras_sentemb.training.silver_pairs import add_silver_arguments, silver_training_pairs
 from keras_sentemb.training.teacher_logits import cached_teacher_logits
-from keras_sentemb.zoo import load_cross_encoder, load_sentence_encoder
+from keras_sentemb.zoo import load_cross_encoder, load_pair_scorer, load_sentence_encoder
 
 DEFAULT_EPOCHS = {"stsb": 4, "mrpc": 3}
 
@@ -157,7 +156,7 @@ def main():
     teacher = load_cross_encoder(teacher_path)  # a .keras file or a zoo model (zoo:cross-encoder-mpnet-base-stsb)
     members = {}  # an ensemble's members' own test metrics, to read the ensemble against them
     if args.teacher_cosine:
-        bi_encoders = {spec: CosinePairScorer(load_sentence_encoder(spec)) for spec in args.teacher_cosine}
+        bi_encoders = {spec: load_pair_scorer(f"cosine:{spec}") for spec in args.teacher_cosine}
         teacher = MeanPairScorer([teacher, *bi_encoders.values()])
         member_test = teacher.member_scores(test.sentences1, test.sentences2)  # scored once; the mean reuses them
         members = {name: sts_metrics(s, test) for name, s in zip([teacher_path, *bi_encoders], member_test)}

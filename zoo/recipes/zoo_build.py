@@ -153,27 +153,21 @@ def build_model(
         )
     cache_dir = cache_dir or os.path.join(repo, "out", "cache")
     work = os.path.join(repo, "out", "zoo_build", name)
-    # paths relative to the checkout (the example runs there), so the card records no machine path;
-    # the data folder is named DATA, the benchmark data folder of docs/data.md, wherever it was
-    arguments = list(recipe.command[1:]) + (
-        ["--data", "DATA", "--output", os.path.relpath(work, repo), "--seed", str(seed)] if recipe.command else []
-    )
-    runs = f"python examples/{recipe.command[0]} " + " ".join(arguments) if recipe.command else None
-    stages = [  # (work folder, arguments) of each training run the recipe's own command builds on
-        (
-            os.path.join(work, f"stage{index}"),
-            [*stage[1:], "--data", "DATA", "--output", os.path.relpath(os.path.join(work, f"stage{index}"), repo)]
-            + ["--seed", str(seed)],
-        )
-        for index, stage in enumerate(recipe.stages, 1)
+    arguments = _run_arguments(recipe.command, work, repo, seed) if recipe.command else []
+    runs = _runs(recipe.command, arguments) if recipe.command else None
+    # the training runs the recipe's own command builds on: (folder, command, arguments)
+    stages = [
+        (folder, stage, _run_arguments(stage, folder, repo, seed))
+        for folder, stage in ((os.path.join(work, f"stage{i}"), stage) for i, stage in enumerate(recipe.stages, 1))
     ]
-    runs_first = [f"python examples/{stage[0]} " + " ".join(a) for stage, (_, a) in zip(recipe.stages, stages)]
+    runs_first = [_runs(stage, stage_arguments) for _, stage, stage_arguments in stages]
+    run_folders = [*(folder for folder, _, _ in stages), work]  # each holds one run's train.log and clock
     if reuse_training and pack_finished:
         raise ValueError("--reuse-training repacks the committed version; --pack-finished publishes a new one")
     if reuse_training:
         check_reusable(name, zoo_dir, runs, runs_first)
     elif pack_finished:
-        for folder in [*(w for w, _ in stages), work]:
+        for folder in run_folders:
             if not os.path.isfile(os.path.join(folder, "train.log")):
                 raise FileNotFoundError(f"--pack-finished: no finished run in {folder} (its train.log)")
     else:
@@ -187,25 +181,25 @@ def build_model(
         seed=seed,
         cache_dir=cache_dir,
         # the run itself is given the real folder
-        arguments=[os.path.abspath(data_dir) if argument == "DATA" else argument for argument in arguments],
+        arguments=_with_data_folder(arguments, data_dir),
         load=load,
         reuse=reuse_training or pack_finished,
     )
     start = time.perf_counter()
-    for stage, (stage_work, stage_arguments) in zip(recipe.stages, stages):
+    for stage_work, stage, stage_arguments in stages:
         os.makedirs(stage_work, exist_ok=True)
         run_example(
             dataclasses.replace(
                 context,
                 work=stage_work,
                 log=os.path.join(stage_work, "train.log"),
-                arguments=[os.path.abspath(data_dir) if a == "DATA" else a for a in stage_arguments],
+                arguments=_with_data_folder(stage_arguments, data_dir),
             ),
             stage[0],
         )
     trained = recipe.make(context)
     train_seconds = time.perf_counter() - start
-    clocks = [os.path.join(folder, "training_clock.json") for folder in [*(w for w, _ in stages), work]]
+    clocks = [os.path.join(folder, "training_clock.json") for folder in run_folders]
     if all(os.path.isfile(clock) for clock in clocks):  # the examples' own fit seconds, summed over resumed runs
         train_seconds = sum(read_json(clock)["seconds"] for clock in clocks)
     previous_path = os.path.join(zoo_dir, name, "config.json")
@@ -316,6 +310,23 @@ def check_matches_training_run(log, trained_metrics):
                 "the trained model (e.g. LoRA adapters of a run resumed by Keras's BackupAndRestore); "
                 "train again (the examples now resume with ExactBackupAndRestore)"
             )
+
+
+def _run_arguments(command, folder, repo, seed):
+    """The example's arguments for a run into `folder`. Paths are relative to the checkout (the
+    example runs there), so the card records no machine path; the data folder is named DATA, the
+    benchmark data folder of docs/data.md, wherever it was (`_with_data_folder` gives the real one)."""
+    return [*command[1:], "--data", "DATA", "--output", os.path.relpath(folder, repo), "--seed", str(seed)]
+
+
+def _runs(command, arguments):
+    """The command line a card records for one training run."""
+    return f"python examples/{command[0]} " + " ".join(arguments)
+
+
+def _with_data_folder(arguments, data_dir):
+    """`arguments` with DATA replaced by the real data folder (what the run itself is given)."""
+    return [os.path.abspath(data_dir) if argument == "DATA" else argument for argument in arguments]
 
 
 def check_reusable(name, zoo_dir, runs, runs_first=()):

@@ -224,6 +224,15 @@ def add_silver_arguments(parser):
     group = parser.add_argument_group("silver pairs (AugSBERT): teacher-labelled pairs beside the gold ones")
     group.add_argument("--silver-pairs", type=int, default=0, help="how many silver pairs to add (0 = none)")
     group.add_argument("--silver-pool", type=int, default=20_000, help="sentences sampled from the training files")
+    group.add_argument(
+        "--silver-source",
+        action="append",
+        choices=SILVER_SOURCE_FILES,
+        default=None,
+        metavar="FILE",
+        help="(repeatable) draw the pool from this training file only, e.g. stsb/train.tsv for in-domain pairs "
+        "(AugSBERT's setting); default: every training file of --data",
+    )
     group.add_argument("--silver-neighbours", type=int, default=3, help="nearest neighbours per sentence")
     group.add_argument(
         "--silver-random-share", type=float, default=0.5, help="share of random pairs (the rest: neighbours)"
@@ -240,7 +249,7 @@ def silver_training_pairs(args, teacher, cache_dir, gold, log=print):
     is 5·T clipped to [0, 5] (the teacher regresses score / 5). Prints what it did and the
     labelling throughput through `log`."""
     began = time.perf_counter()
-    pool = silver_sentence_pool(args.data, size=args.silver_pool, seed=args.seed)
+    pool = silver_sentence_pool(args.data, size=args.silver_pool, seed=args.seed, files=args.silver_source)
     embeddings = cached_teacher_vectors(
         SentenceEncoder.from_pretrained(args.silver_encoder), pool, cache_dir, progress=True
     )
@@ -255,8 +264,10 @@ def silver_training_pairs(args, teacher, cache_dir, gold, log=print):
     )
     labels = label_silver_pairs(teacher, pairs.sentences1, pairs.sentences2, cache_dir)
     rate = f"{labels.pairs_per_second:.0f} pairs/s" if labels.computed else "all cached"
+    sources = ", ".join(args.silver_source) if args.silver_source else "every training file"
     log(
-        f"silver pairs: {len(pairs)} ({pairs.counts()}) from a pool of {len(pool)} training sentences; "
+        f"silver pairs: {len(pairs)} ({pairs.counts()}) from a pool of {len(pool)} training sentences "
+        f"({sources}); "
         f"teacher labelling {rate}; {time.perf_counter() - began:.0f} s"
     )
     combined = ScoredPairs(

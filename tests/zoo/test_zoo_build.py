@@ -150,3 +150,5 @@ def test_finished_runs_are_packed_as_a_new_version_without_training(tmp_path, mo
     config = zoo_build.build_model(*build, repo=str(tmp_path), cache_dir=str(tmp_path / "cache"), pack_finished=True)
     assert config["version"] == 2 and config["build"]["train_seconds"] == 42
     assert (work / "train.log").is_file()  # the finished run is kept, not trained again
+    card = (zoo_dir / "tiny-encoder" / "card.md").read_text()
+    assert "training took 42 s (the runs' fit clocks)" in card  # not only the seconds the packing took

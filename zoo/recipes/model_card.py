@@ -66,8 +66,7 @@ def render_card(config):
         build["command"],
         "```",
         "",
-        _how_trained(config)
-        + f"; the build took {build['seconds']:.0f} s on {build['machine']} ({build['date']}), seed {build['seed']}.",
+        _how_trained(config) + f"; {_build_time(build)} on {build['machine']} ({build['date']}), seed {build['seed']}.",
         "",
         "## Metrics",
         "",
@@ -127,6 +126,16 @@ def _word_table_lines(config):
         f"it: {figures}.",
         "",
     ]
+
+
+def _build_time(build):
+    """The build's clock, and the training runs' own fit clock where the build ran commands: a build
+    that packs finished runs (`--pack-finished`) takes seconds, their training took hours."""
+    if build.get("runs") and build.get("train_seconds"):
+        return (
+            f"training took {build['train_seconds']:.0f} s (the runs' fit clocks), the build {build['seconds']:.0f} s"
+        )
+    return f"the build took {build['seconds']:.0f} s"
 
 
 def _how_trained(config):

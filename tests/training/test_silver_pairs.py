@@ -57,7 +57,7 @@ def test_the_pool_refuses_dev_or_test_files_and_an_empty_folder(data_dir, tmp_pa
         silver_sentence_pool(tmp_path_factory.mktemp("empty"))
 
 
-def silver_options(data_dir, tmp_path, *options):
+def silver_options(data_dir, *options):
     parser = argparse.ArgumentParser()
     add_silver_arguments(parser)
     encoder = os.path.join(FIXTURES, "st_folders", "mpnet_mean_normalize_old")
@@ -68,15 +68,15 @@ def silver_options(data_dir, tmp_path, *options):
 
 def test_silver_source_keeps_the_pairs_in_domain(data_dir, tmp_path):
     gold = ScoredPairs(["A cat."], ["A dog."], [1.0])
-    args = silver_options(data_dir, tmp_path, "--silver-pairs", "2", "--silver-source", "stsb/train.tsv")
+    args = silver_options(data_dir, "--silver-pairs", "2", "--silver-source", "stsb/train.tsv")
     combined, labels = silver_training_pairs(args, make_tiny_cross_encoder(), tmp_path, gold=gold, log=lambda _: None)
     silver = set(combined.sentences1[1:]) | set(combined.sentences2[1:])
     assert len(labels.logits) == 2 and silver <= {"A cat.", "A dog.", "The sun."}  # STS-B train only
-    everything = silver_options(data_dir, tmp_path, "--silver-pairs", "14")
+    everything = silver_options(data_dir, "--silver-pairs", "14")
     combined, _ = silver_training_pairs(everything, make_tiny_cross_encoder(), tmp_path, gold=gold, log=lambda _: None)
     assert "Who won?" in set(combined.sentences1) | set(combined.sentences2)  # default: every training file
     with pytest.raises(SystemExit):  # a dev or test file is not a choice
-        silver_options(data_dir, tmp_path, "--silver-source", "stsb/test.tsv")
+        silver_options(data_dir, "--silver-source", "stsb/test.tsv")
 
 
 def clustered(count_per_cluster=5, clusters=4, seed=0):

@@ -1,6 +1,7 @@
 """LoRA on a keras-hub backbone, with every other backbone weight frozen."""
 
 import keras
+import numpy as np
 
 # Every dense layer of a keras-hub TransformerEncoder (BERT, MiniLM): attention query, key,
 # value and output projections, and both feed-forward layers. keras-hub's default LoRA
@@ -36,7 +37,7 @@ def enable_backbone_lora(backbone, rank, target_layer_names=None):
 
 
 def merged_backbone_weights(backbone):
-    """The backbone's weights by path, with each LoRA adapter merged into its kernel:
+    """The backbone's (or any model's) weights by path, with each LoRA adapter merged into its kernel:
     W' = W + (α / r)·A·B (the kernel a LoRA-enabled Keras `Dense`/`EinsumDense` computes with),
     and the `lora_kernel_*` variables left out. A backbone without LoRA gives its own weights.
 
@@ -57,6 +58,27 @@ def merged_backbone_weights(backbone):
         for variable in backbone.weights
         if "lora_kernel" not in variable.path
     }
+
+
+def lora_factors(delta, rank, scale=1.0):
+    """LoRA factors A [*delta.shape[:-1], rank] and B [rank, delta.shape[-1]] with s·A·B the best
+    rank-`rank` approximation of the kernel update `delta` (as a matrix of its last axis against
+    the others; s = `scale`, a layer's lora_alpha / lora_rank): the truncated SVD
+    s·A·B = Σ_{i ≤ r} σ_i·u_i·v_iᵀ (Eckart–Young), A = U_r·Σ_r, B = V_rᵀ / s. Returns
+    (A, B, every singular value σ of `delta`, largest first): σ_{r+1}, … are what the factors drop.
+
+    >>> a, b, s = lora_factors(np.outer([1.0, 2.0], [3.0, 0.0, 1.0]), rank=1)
+    >>> a.shape, b.shape, np.allclose(a @ b, np.outer([1.0, 2.0], [3.0, 0.0, 1.0]))
+    ((2, 1), (1, 3), True)
+    """
+    rows = np.asarray(delta, np.float64).reshape(-1, delta.shape[-1])
+    u, singular_values, vt = np.linalg.svd(rows, full_matrices=False)
+    kept = min(rank, len(singular_values))
+    a = np.zeros((rows.shape[0], rank))
+    b = np.zeros((rank, rows.shape[1]))
+    a[:, :kept] = u[:, :kept] * singular_values[:kept]
+    b[:kept] = vt[:kept] / scale
+    return a.reshape(delta.shape[:-1] + (rank,)).astype(np.float32), b.astype(np.float32), singular_values
 
 
 def copy_backbone_weights(source, target):

@@ -315,6 +315,14 @@ class DSE(PipelineTraining, keras.Model):
         return self.encoder.tokenizer
 
     @property
+    def psi(self):
+        """ "paper" (DSE's mean of the last 4 layers, [CLS] and [SEP] out) or "checkpoint" (the
+        last layer's mean over every token): the `psi` that `from_pretrained` was given; None for
+        an encoder built otherwise."""
+        choice = (tuple(self.encoder.layer_indices), bool(self.encoder.exclude_special_tokens))
+        return {(DSE_LAYERS, True): "paper", ((-1,), False): "checkpoint"}.get(choice)
+
+    @property
     def objective(self):
         """ "regression" for one logit, else "classification"."""
         return "regression" if self.num_labels == 1 else "classification"

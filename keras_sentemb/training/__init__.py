@@ -1,8 +1,9 @@
 """Procedures that train models (never model classes): schedules, callbacks, distillation of
-binary codes, teacher caches."""
+binary codes, teacher caches, model soups."""
 
 from keras_sentemb.training.code_distillation import corpus_pairs, distill_code, distill_hashed_encoder
 from keras_sentemb.training.exact_backup import ExactBackupAndRestore
+from keras_sentemb.training.model_soup import load_soup, soup_weights
 from keras_sentemb.training.sts_evaluator import STSEvaluator
 from keras_sentemb.training.teacher_logits import cached_teacher_logits
 from keras_sentemb.training.teacher_vectors import cached_teacher_vectors
@@ -23,4 +24,6 @@ __all__ = [
     "corpus_pairs",
     "distill_code",
     "distill_hashed_encoder",
+    "load_soup",
+    "soup_weights",
 ]

@@ -293,6 +293,8 @@ def test_from_pretrained_with_the_checkpoints_psi_embeds_as_the_checkpoint_does(
     checkpoint = SentenceEncoder.from_pretrained(folder)
     own = DSE.from_pretrained(folder, psi="checkpoint", unit_features=True)
     assert own.embedding_dim == checkpoint.embedding_dim
+    assert own.psi == "checkpoint"
+    assert make_dse().psi is None  # ψ of the last two layers: neither choice of from_pretrained
     np.testing.assert_allclose(own.encode(FIRST), checkpoint.encode(FIRST), atol=1e-5)  # the same unit vectors
     with pytest.raises(ValueError, match="psi must be one of"):
         DSE.from_pretrained(folder, psi="cls")

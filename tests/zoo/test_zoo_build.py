@@ -81,12 +81,14 @@ if args.labeller:  # the recipe's own command reads what the stage trained
     assert open(args.labeller).read() == "stage one", args.labeller
 with open(os.path.join(args.output, "model.txt"), "w") as f:
     f.write("stage one" if args.labeller is None else "final")
+with open(os.path.join(args.output, "seed.txt"), "w") as f:
+    f.write(args.seed)
 with open(os.path.join(args.output, "training_clock.json"), "w") as f:
     json.dump({"seconds": 7 if args.labeller is None else 5, "epochs": 1}, f)
 """
 
 
-def test_a_recipe_s_stages_train_first_and_the_card_records_every_command(tmp_path, monkeypatch):
+def test_a_recipe_s_stages_train_first_with_their_own_seeds_and_the_card_records_every_command(tmp_path, monkeypatch):
     (tmp_path / "examples").mkdir()
     (tmp_path / "examples" / "train.py").write_text(STAGE_SCRIPT)
     labeller = "out/zoo_build/tiny-encoder/stage1/model.txt"
@@ -105,7 +107,7 @@ def test_a_recipe_s_stages_train_first_and_the_card_records_every_command(tmp_pa
         ("train.py", "--labeller", labeller),
         make,
         weights_dtype="float32",
-        stages=(("train.py",),),
+        stages=(("train.py",), ("train.py", "--seed", "7")),  # the second names its seed (a soup's run)
     )
     monkeypatch.setitem(zoo_build.RECIPES, "tiny-encoder", recipe)
     monkeypatch.setattr(zoo_build, "measure", lambda model, data_dir: ({"stsb_test_spearman": 0.5}, ["the cat"]))
@@ -116,14 +118,17 @@ def test_a_recipe_s_stages_train_first_and_the_card_records_every_command(tmp_pa
         "tiny-encoder", str(zoo_dir), str(tmp_path / "data"), repo=str(tmp_path), cache_dir=str(tmp_path / "cache")
     )
     stage = "python examples/train.py --data DATA --output out/zoo_build/tiny-encoder/stage1 --seed 0"
-    assert config["build"]["runs_first"] == [stage]
+    seeded = "python examples/train.py --seed 7 --data DATA --output out/zoo_build/tiny-encoder/stage2"
+    assert config["build"]["runs_first"] == [stage, seeded]
+    work = tmp_path / "out" / "zoo_build" / "tiny-encoder"
+    assert [(work / f"stage{i}" / "seed.txt").read_text() for i in (1, 2)] == ["0", "7"]
     assert config["build"]["runs"].startswith(f"python examples/train.py --labeller {labeller} --data DATA")
-    assert config["build"]["train_seconds"] == 12  # both runs' own fit clocks
+    assert config["build"]["train_seconds"] == 19  # every run's own fit clock
     card = (zoo_dir / "tiny-encoder" / "card.md").read_text()
-    assert f"`{stage}`; then `{config['build']['runs']}`" in card
+    assert f"`{stage}`; then `{seeded}`; then `{config['build']['runs']}`" in card
     with pytest.raises(ValueError, match="build without --reuse-training"):  # a stage is part of the recipe
         check_reusable("tiny-encoder", str(zoo_dir), config["build"]["runs"], [])
-    check_reusable("tiny-encoder", str(zoo_dir), config["build"]["runs"], [stage])
+    check_reusable("tiny-encoder", str(zoo_dir), config["build"]["runs"], [stage, seeded])
 
 
 def test_finished_runs_are_packed_as_a_new_version_without_training(tmp_path, monkeypatch):

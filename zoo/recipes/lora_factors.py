@@ -18,6 +18,8 @@ above (all-mpnet-base-v2's 72 kernels after a rank-16 fit: at most 0.61 of that 
 import keras
 import numpy as np
 
+from keras_sentemb.layers.backbone_lora import lora_factors
+
 # Rounding to bfloat16 (8 significant bits) moves a value by at most 2⁻⁸ of it.
 _BFLOAT16_ROUNDING = 2.0**-8
 
@@ -52,18 +54,16 @@ def restore_lora_factors(trained, target, tolerance=1e-4):
         delta = (values[layer._kernel.path] - base).astype(np.float64)
         rank, scale = layer.lora_rank, layer.lora_alpha / layer.lora_rank
         rows = delta.reshape(-1, delta.shape[-1])
-        u, s, vt = np.linalg.svd(rows, full_matrices=False)
-        a = (u[:, :rank] * s[:rank]).reshape(delta.shape[:-1] + (rank,))
-        b = vt[:rank] / scale
-        rebuilt = scale * a.reshape(-1, rank) @ b
+        a, b, s = lora_factors(delta, rank, scale)
+        rebuilt = scale * a.reshape(-1, rank).astype(np.float64) @ b
         merged = values[layer._kernel.path]
         if _is_bfloat16(merged):  # rank r + rounding noise: judged by the first dropped singular value
             dropped = float(s[rank]) if len(s) > rank else 0.0
             worst = max(worst, dropped - _rounding_noise_floor(merged, rows.shape), 0.0)
         else:
             worst = max(worst, float(np.abs(rebuilt - rows).max()))
-        layer.lora_kernel_a.assign(a.astype(np.float32))
-        layer.lora_kernel_b.assign(b.astype(np.float32))
+        layer.lora_kernel_a.assign(a)
+        layer.lora_kernel_b.assign(b)
         adapted.update({layer._kernel.path, layer.lora_kernel_a.path, layer.lora_kernel_b.path})
     if worst > tolerance:
         raise ValueError(

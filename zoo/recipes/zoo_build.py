@@ -315,8 +315,17 @@ def check_matches_training_run(log, trained_metrics):
 def _run_arguments(command, folder, repo, seed):
     """The example's arguments for a run into `folder`. Paths are relative to the checkout (the
     example runs there), so the card records no machine path; the data folder is named DATA, the
-    benchmark data folder of docs/data.md, wherever it was (`_with_data_folder` gives the real one)."""
-    return [*command[1:], "--data", "DATA", "--output", os.path.relpath(folder, repo), "--seed", str(seed)]
+    benchmark data folder of docs/data.md, wherever it was (`_with_data_folder` gives the real one).
+    The run gets the build's `seed` unless its command names its own (the seeds of a soup's runs)."""
+    own_seed = "--seed" in command[1:]
+    return [
+        *command[1:],
+        "--data",
+        "DATA",
+        "--output",
+        os.path.relpath(folder, repo),
+        *([] if own_seed else ["--seed", str(seed)]),
+    ]
 
 
 def _runs(command, arguments):

@@ -81,6 +81,45 @@ def lora_factors(delta, rank, scale=1.0):
     return a.reshape(delta.shape[:-1] + (rank,)).astype(np.float32), b.astype(np.float32), singular_values
 
 
+def load_merged_weights(target, weights, source="the weights"):
+    """Sets `target`'s weights to `weights` ({path: array} of a model of its architecture whose LoRA
+    updates are merged into its kernels: `merged_backbone_weights`, or a `.keras` file's, which Keras
+    saves merged). In each LoRA-enabled `Dense`/`EinsumDense` of `target` the update ΔW =
+    weights[kernel] − the layer's own (pinned base) kernel becomes its adapters' best rank-r
+    approximation (`lora_factors`); every other weight is copied by path.
+
+    Returns [(layer, singular values of its ΔW)] for the adapted layers: σ_{r+1}, … are what the
+    adapters could not hold.
+
+    Raises:
+        ValueError: "`source` has no weight …", naming a weight of `target` that `weights` lacks or
+            holds in another shape.
+    """
+    adapted, spectra = set(), []
+    for layer in target._flatten_layers():
+        if not (isinstance(layer, (keras.layers.EinsumDense, keras.layers.Dense)) and layer.lora_enabled):
+            continue
+        base = keras.ops.convert_to_numpy(layer._kernel)
+        merged = _required_weight(weights, layer._kernel.path, base.shape, source)
+        a, b, singular_values = lora_factors(merged - base, layer.lora_rank, layer.lora_alpha / layer.lora_rank)
+        layer.lora_kernel_a.assign(a)
+        layer.lora_kernel_b.assign(b)
+        adapted.update({layer._kernel.path, layer.lora_kernel_a.path, layer.lora_kernel_b.path})
+        spectra.append((layer, singular_values))
+    for variable in target.weights:
+        if variable.path not in adapted:
+            variable.assign(_required_weight(weights, variable.path, tuple(variable.shape), source))
+    return spectra
+
+
+def _required_weight(weights, path, shape, source):
+    """weights[path], checked to exist with `shape`."""
+    if path not in weights or tuple(weights[path].shape) != tuple(shape):
+        found = tuple(weights[path].shape) if path in weights else "no such weight"
+        raise ValueError(f"{source} has no weight {path} of shape {tuple(shape)} ({found})")
+    return weights[path]
+
+
 def copy_backbone_weights(source, target):
     """Sets `target`'s backbone weights to `source`'s, LoRA adapters merged
     (`merged_backbone_weights`): e.g. a DSE student started from a fine-tuned SBERT. Both must

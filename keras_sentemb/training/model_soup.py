@@ -25,10 +25,9 @@ Example:
     dropped = load_soup(target, soup_weights(runs))   # four DSE runs: 0.32 of ΔW's energy
 """
 
-import keras
 import numpy as np
 
-from keras_sentemb.layers.backbone_lora import lora_factors, merged_backbone_weights
+from keras_sentemb.layers.backbone_lora import load_merged_weights, merged_backbone_weights
 
 
 def soup_weights(models):
@@ -62,7 +61,8 @@ def soup_weights(models):
 def load_soup(target, weights):
     """Sets `target`'s weights to the soup `weights` (`soup_weights`). In each LoRA-enabled
     layer of `target` the soup's kernel minus the layer's own (pinned base) kernel becomes the
-    adapters' best rank-r approximation; every other weight is copied by path.
+    adapters' best rank-r approximation; every other weight is copied by path
+    (`load_merged_weights`).
 
     Returns the largest share, over the adapted kernels, of the update's energy ‖ΔW‖²_F that
     the rank-r truncation drops (0 when the soup's updates fit the rank; `target` without LoRA: 0).
@@ -70,28 +70,9 @@ def load_soup(target, weights):
     Raises:
         ValueError: naming a weight of `target` that `weights` lacks or holds in another shape.
     """
-    adapted, dropped = set(), 0.0
-    for layer in target._flatten_layers():
-        if not (isinstance(layer, (keras.layers.EinsumDense, keras.layers.Dense)) and layer.lora_enabled):
-            continue
-        base = keras.ops.convert_to_numpy(layer._kernel)
-        soup = _required(weights, layer._kernel.path, base.shape)
-        a, b, singular_values = lora_factors(soup - base, layer.lora_rank, layer.lora_alpha / layer.lora_rank)
+    dropped = 0.0
+    for layer, singular_values in load_merged_weights(target, weights, source="the soup"):
         energy = float(np.square(singular_values).sum())
         if energy > 0:
             dropped = max(dropped, float(np.square(singular_values[layer.lora_rank :]).sum()) / energy)
-        layer.lora_kernel_a.assign(a)
-        layer.lora_kernel_b.assign(b)
-        adapted.update({layer._kernel.path, layer.lora_kernel_a.path, layer.lora_kernel_b.path})
-    for variable in target.weights:
-        if variable.path not in adapted:
-            variable.assign(_required(weights, variable.path, tuple(variable.shape)))
     return dropped
-
-
-def _required(weights, path, shape):
-    """weights[path], checked to exist with `shape`."""
-    if path not in weights or tuple(weights[path].shape) != tuple(shape):
-        found = tuple(weights[path].shape) if path in weights else "no such weight"
-        raise ValueError(f"the soup has no weight {path} of shape {tuple(shape)} ({found})")
-    return weights[path]

@@ -15,10 +15,9 @@ last place, so their mean square is a third of the largest), while a change of h
 above (all-mpnet-base-v2's 72 kernels after a rank-16 fit: at most 0.61 of that bound).
 """
 
-import keras
 import numpy as np
 
-from keras_sentemb.layers.backbone_lora import lora_factors
+from keras_sentemb.layers.backbone_lora import load_merged_weights
 
 # Rounding to bfloat16 (8 significant bits) moves a value by at most 2⁻⁸ of it.
 _BFLOAT16_ROUNDING = 2.0**-8
@@ -45,35 +44,20 @@ def restore_lora_factors(trained, target, tolerance=1e-4):
     singular value exceeds the rounding noise's); raises ValueError when it exceeds `tolerance`
     (the difference was not low-rank: the model was not trained with LoRA of this rank)."""
     values = {variable.path: variable.numpy() for variable in trained.weights}
-    adapted = set()
     worst = 0.0
-    for layer in target._flatten_layers():
-        if not (isinstance(layer, (keras.layers.EinsumDense, keras.layers.Dense)) and layer.lora_enabled):
-            continue
-        base = layer._kernel.numpy()
-        delta = (values[layer._kernel.path] - base).astype(np.float64)
+    for layer, s in load_merged_weights(target, values, source="the trained model"):
         rank, scale = layer.lora_rank, layer.lora_alpha / layer.lora_rank
-        rows = delta.reshape(-1, delta.shape[-1])
-        a, b, s = lora_factors(delta, rank, scale)
-        rebuilt = scale * a.reshape(-1, rank).astype(np.float64) @ b
         merged = values[layer._kernel.path]
+        rows = (merged - layer._kernel.numpy()).astype(np.float64).reshape(-1, merged.shape[-1])
         if _is_bfloat16(merged):  # rank r + rounding noise: judged by the first dropped singular value
             dropped = float(s[rank]) if len(s) > rank else 0.0
             worst = max(worst, dropped - _rounding_noise_floor(merged, rows.shape), 0.0)
         else:
-            worst = max(worst, float(np.abs(rebuilt - rows).max()))
-        layer.lora_kernel_a.assign(a)
-        layer.lora_kernel_b.assign(b)
-        adapted.update({layer._kernel.path, layer.lora_kernel_a.path, layer.lora_kernel_b.path})
+            a = layer.lora_kernel_a.numpy().reshape(-1, rank).astype(np.float64)
+            worst = max(worst, float(np.abs(scale * a @ layer.lora_kernel_b.numpy() - rows).max()))
     if worst > tolerance:
         raise ValueError(
             f"the trained kernels differ from the base by more than a rank-{rank} update "
             f"(error {worst:.2e}); was the model trained with LoRA of this rank?"
         )
-    for variable in target.weights:
-        if variable.path in adapted:
-            continue
-        if variable.path not in values or values[variable.path].shape != tuple(variable.shape):
-            raise ValueError(f"the trained model has no weight {variable.path} {tuple(variable.shape)}")
-        variable.assign(values[variable.path])
     return worst

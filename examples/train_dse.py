@@ -12,9 +12,10 @@
 Loss α·‖S − T‖² + (1 − α)·ℓ(S, y) (`DistillationLoss`); T are the teacher's logits on the
 training pairs, computed once and cached under `--cache` (keyed by the data and the
 teacher's weights). `--cosine-weight β` adds β·(cos(u, v) − y)², so that the student's
-embeddings also serve cosine search. `--silver-pairs N` (STS-B) adds N pairs mined from the
-training sentences and labelled by the teacher (`keras_sentemb.training.silver_pairs`; y = T
-for them), AugSBERT's augmentation. `--teacher-cosine ENCODER` makes the teacher the mean of the
+embeddings also serve cosine search; `--ranking-weight γ` adds CoSENT's ranking terms on the
+head's scores and the cosine over each batch (their order, which Spearman reads).
+`--silver-pairs N` (STS-B) adds N pairs mined from the training sentences and labelled by the
+teacher (`keras_sentemb.training.silver_pairs`; y = T for them), AugSBERT's augmentation. `--teacher-cosine ENCODER` makes the teacher the mean of the
 cross-encoder's score and that bi-encoder's cosine (`MeanPairScorer`). `--unit-features` gives the
 pair head unit vectors and starts it as their cosine; `--psi checkpoint` keeps the checkpoint's own
 embedding as ψ (the zoo's DSE version 4 uses all three). `--student-init ENCODER` starts ψ from
@@ -87,6 +88,12 @@ def main():
         default=0.0,
         help="β of the cosine term β·(cos(u, v) − y)² (STS-B; 0 = the paper's loss)",
     )
+    parser.add_argument(
+        "--ranking-weight",
+        type=float,
+        default=0.0,
+        help="γ of CoSENT's ranking terms on the head's scores and the cosine over each batch (STS-B; 0 = none)",
+    )
     parser.add_argument("--freeze-encoder", action="store_true", help="train the head only (frozen ψ)")
     parser.add_argument(
         "--psi",
@@ -128,8 +135,10 @@ def main():
     add_silver_arguments(parser)
     args = parser.parse_args()
     args.task = named_dataset(args.task).name
-    if args.task != "stsb" and (args.silver_pairs or args.cosine_weight or args.teacher_cosine):
-        parser.error("--silver-pairs, --cosine-weight and --teacher-cosine need a similarity score: --task stsb")
+    if args.task != "stsb" and (args.silver_pairs or args.cosine_weight or args.teacher_cosine or args.ranking_weight):
+        parser.error(
+            "--silver-pairs, --cosine-weight, --ranking-weight and --teacher-cosine need a similarity score: --task stsb"
+        )
     keras.utils.set_random_seed(args.seed)
     epochs = args.epochs or DEFAULT_EPOCHS[args.task]
     learning_rate = args.learning_rate or (1e-3 if args.freeze_encoder else 5e-4 if args.lora_rank else 2e-5)
@@ -180,6 +189,7 @@ def main():
         cosine_weight=args.cosine_weight,
         unit_features=args.unit_features,
         psi=args.psi,
+        ranking_weight=args.ranking_weight,
     )
     if args.student_init:
         copy_backbone_weights(load_sentence_encoder(args.student_init).backbone, dse.encoder.backbone)
@@ -199,7 +209,7 @@ def main():
         )
     )
     print(
-        f"DSE {args.task} α={args.alpha} β={args.cosine_weight} frozen ψ={args.freeze_encoder}: "
+        f"DSE {args.task} α={args.alpha} β={args.cosine_weight} γ={args.ranking_weight} frozen ψ={args.freeze_encoder}: "
         f"{len(train)} pairs ({silver_count} silver), "
         f"{steps} steps, learning rate {learning_rate}"
     )
@@ -231,6 +241,7 @@ def main():
                 "task": args.task,
                 "alpha": args.alpha,
                 "cosine_weight": args.cosine_weight,
+                "ranking_weight": args.ranking_weight,
                 "silver_pairs": silver_count,
                 "frozen": args.freeze_encoder,
                 "unit_features": args.unit_features,

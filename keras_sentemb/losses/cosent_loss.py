@@ -15,14 +15,30 @@ def cosent_loss(scores, embeddings, scale=20.0):
     each replica computes the loss of the global batch.
     """
     u, v = unstack_embeddings(embeddings, 2, "cosent_loss")[:2]
-    cos = pairwise_cosine(u, v) * scale
-    scores = ops.cast(ops.reshape(scores, (-1,)), cos.dtype)
-    (cos, scores), _ = gather_across_replicas(cos, scores)
-    differences = cos[None, :] - cos[:, None]  # [i, j] = cos_j − cos_i
-    ordered = ops.cast(scores[:, None] > scores[None, :], cos.dtype)  # s_i > s_j
+    return ranking_loss(pairwise_cosine(u, v), scores, scale)
+
+
+def ranking_loss(similarities, scores, scale=20.0):
+    """CoSENT's ranking term on any pair scores: log(1 + Σ_{(i,j): s_i > s_j} exp(scale·(p_j − p_i)))
+    over the batch (a scalar), `similarities` p [batch] the model's scores of the pairs, `scores`
+    s [batch] the targets whose order p must follow. Only the order of s matters.
+
+    `cosent_loss` is this on the cosines of (u, v); `DistillationLoss(ranking_weight=γ)` applies it
+    to DSE's pair head and cosine. Under tf.distribute, p and s of every replica are gathered.
+
+    Example:
+    >>> import numpy as np
+    >>> round(float(ranking_loss(np.array([0.9, 0.1]), np.array([5.0, 1.0]))), 6)  # log(1 + e^-16)
+    0.0
+    """
+    p = ops.reshape(similarities, (-1,)) * scale
+    scores = ops.cast(ops.reshape(scores, (-1,)), p.dtype)
+    (p, scores), _ = gather_across_replicas(p, scores)
+    differences = p[None, :] - p[:, None]  # [i, j] = p_j − p_i
+    ordered = ops.cast(scores[:, None] > scores[None, :], p.dtype)  # s_i > s_j
     # Pairs that do not count get −1e12, so exp(·) = 0; the 0 stands for the "1 +".
     masked = differences - (1.0 - ordered) * 1e12
-    flat = ops.concatenate([ops.zeros((1,), cos.dtype), ops.reshape(masked, (-1,))], axis=0)
+    flat = ops.concatenate([ops.zeros((1,), p.dtype), ops.reshape(masked, (-1,))], axis=0)
     return ops.logsumexp(flat)
 
 

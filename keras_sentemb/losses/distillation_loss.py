@@ -3,12 +3,25 @@
 import keras
 from keras import ops
 
+from keras_sentemb.losses.cosent_loss import ranking_loss
+
 OBJECTIVES = ("regression", "classification")
 
 
-def distillation_loss(targets, student_logits, alpha=0.5, objective="regression", cosine_weight=0.0):
+def distillation_loss(
+    targets,
+    student_logits,
+    alpha=0.5,
+    objective="regression",
+    cosine_weight=0.0,
+    ranking_weight=0.0,
+    ranking_scale=20.0,
+):
     """Per-pair α·‖S − T‖² + (1 − α)·ℓ(S, y) (Barkan et al. 2020, DSE eq. 2), plus
-    Σ_c β_c·(cos_c(u, v) − y)² with β = `cosine_weight` > 0.
+    Σ_c β_c·(cos_c(u, v) − y)² with β = `cosine_weight` > 0, plus, with γ = `ranking_weight` > 0,
+    the batch's CoSENT ranking terms γ·[R(S, α·T + (1 − α)·y) + Σ_c R(cos_c, y)] (`ranking_loss`,
+    R(p, s) = log(1 + Σ_{s_i > s_j} exp(λ·(p_j − p_i))), λ = `ranking_scale`): pair scores in the
+    order of their targets, which is what a Spearman correlation reads.
 
     Args:
         targets: [batch, 1 + n]: column 0 the label y (a score for regression, a class
@@ -23,15 +36,23 @@ def distillation_loss(targets, student_logits, alpha=0.5, objective="regression"
             the student's embeddings good for cosine search, not only for its head. A
             sequence gives one weight a cosine column (the prefixes' weights); a number
             weighs every column alike.
+        ranking_weight: γ ≥ 0 (regression only); the batch's ranking terms are one number,
+            added to every pair's loss (so their mean over the batch is that number).
+        ranking_scale: λ of the ranking terms (CoSENT's 20).
 
     Returns: [batch] losses.
     """
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    if ranking_weight and objective != "regression":
+        raise ValueError("the ranking terms need a similarity score y: objective='regression'")
     student_logits = ops.cast(student_logits, "float32")
     targets = ops.cast(targets, "float32")
     labels, teacher_logits = targets[:, 0], targets[:, 1:]
-    cosine_term = 0.0
+    cosine_term, ranking_term = 0.0, 0.0
+    if ranking_weight and _any_weight(cosine_weight):
+        for column in range(teacher_logits.shape[-1], student_logits.shape[-1]):
+            ranking_term = ranking_term + ranking_loss(student_logits[:, column], labels, ranking_scale)
     if _any_weight(cosine_weight):
         if objective != "regression":
             raise ValueError("the cosine term needs a similarity score y: objective='regression'")
@@ -47,7 +68,11 @@ def distillation_loss(targets, student_logits, alpha=0.5, objective="regression"
         label_term = keras.losses.sparse_categorical_crossentropy(
             ops.cast(labels, "int32"), student_logits, from_logits=True
         )
-    return alpha * teacher_term + (1.0 - alpha) * label_term + cosine_term
+    if ranking_weight:
+        target = alpha * teacher_logits[:, 0] + (1.0 - alpha) * labels
+        ranking_term = ranking_term + ranking_loss(student_logits[:, 0], target, ranking_scale)
+        ranking_term = ranking_weight * ranking_term
+    return alpha * teacher_term + (1.0 - alpha) * label_term + cosine_term + ranking_term
 
 
 def _any_weight(cosine_weight):
@@ -99,6 +124,9 @@ class DistillationLoss(keras.losses.Loss):
     `cosine_weight` does so in training). A Matryoshka DSE (`matryoshka_dims`) carries one
     cosine a prefix width, cos(u[:m], v[:m]), and the term is Σ_m β_m·(cos_m − y)²:
     `MatryoshkaLoss`'s rule on DSE's cosine term, β a number or one weight a prefix.
+    `ranking_weight=γ` > 0 (regression) adds CoSENT's ranking term over the batch,
+    γ·[R(S, α·T + (1 − α)·y) + Σ_c R(cos_c, y)], R(p, s) = log(1 + Σ_{s_i > s_j} exp(λ(p_j − p_i))):
+    the squared errors fit the values, R their order, which is all a Spearman correlation reads.
 
     Build `y_true` with `np.column_stack([labels, teacher_logits])` and pass it as
     `labels=` to `examples_dataset` (`keras_sentemb.training.teacher_logits` caches T).
@@ -113,7 +141,16 @@ class DistillationLoss(keras.losses.Loss):
     0.625
     """
 
-    def __init__(self, alpha=0.5, objective="regression", cosine_weight=0.0, name="distillation_loss", **kwargs):
+    def __init__(
+        self,
+        alpha=0.5,
+        objective="regression",
+        cosine_weight=0.0,
+        ranking_weight=0.0,
+        ranking_scale=20.0,
+        name="distillation_loss",
+        **kwargs,
+    ):
         super().__init__(name=name, **kwargs)
         alpha = float(alpha)
         if not 0.0 <= alpha <= 1.0:
@@ -123,12 +160,21 @@ class DistillationLoss(keras.losses.Loss):
         cosine_weight = check_cosine_weight(cosine_weight)
         if _any_weight(cosine_weight) and objective != "regression":
             raise ValueError("the cosine term needs a similarity score y: objective='regression'")
+        ranking_weight, ranking_scale = float(ranking_weight), float(ranking_scale)
+        if ranking_weight < 0.0 or ranking_scale <= 0.0:
+            raise ValueError(f"ranking_weight must be ≥ 0 and ranking_scale > 0, got {ranking_weight}, {ranking_scale}")
+        if ranking_weight and objective != "regression":
+            raise ValueError("the ranking terms need a similarity score y: objective='regression'")
         self.alpha = alpha
         self.objective = objective
         self.cosine_weight = cosine_weight
+        self.ranking_weight = ranking_weight
+        self.ranking_scale = ranking_scale
 
     def call(self, y_true, y_pred):
-        return distillation_loss(y_true, y_pred, self.alpha, self.objective, self.cosine_weight)
+        return distillation_loss(
+            y_true, y_pred, self.alpha, self.objective, self.cosine_weight, self.ranking_weight, self.ranking_scale
+        )
 
     def get_config(self):
         return {
@@ -136,4 +182,6 @@ class DistillationLoss(keras.losses.Loss):
             "alpha": self.alpha,
             "objective": self.objective,
             "cosine_weight": self.cosine_weight,
+            "ranking_weight": self.ranking_weight,
+            "ranking_scale": self.ranking_scale,
         }

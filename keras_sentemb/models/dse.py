@@ -188,6 +188,9 @@ class DSE(PipelineTraining, keras.Model):
     rule): the output carries cos(u[:m], v[:m]) for every m, the loss is
     Σ_m β·w_m·(cos_m − y)² (`matryoshka_weights` w, default 1 each), and
     `encode(..., truncate_dim=m)` gives embeddings that keep their cosine quality at m.
+    `ranking_weight=γ` > 0 (regression) adds CoSENT's ranking term on the head's scores and on
+    the cosine(s) over each batch (`DistillationLoss`): the order of the pairs' targets, which
+    is what STS's Spearman reads, not only their values.
 
     Inference splits the work: `embed` each sentence once (the expensive part), then
     `score` aligned pairs, `score_matrix` all pairs of two sets in bounded memory, or
@@ -203,6 +206,7 @@ class DSE(PipelineTraining, keras.Model):
             whole of ψ only); needs `cosine_weight` > 0.
         matryoshka_weights: one weight a prefix width (default 1 each).
         unit_features: the head reads unit vectors and starts at the cosine (above).
+        ranking_weight: γ, the weight of the default loss's ranking terms (0 = none).
 
     Inputs: `{"sentence1": {...}, "sentence2": {...}}` token batches of
     `examples_dataset`; labels `[y, T_1 … T_n]` per pair. Output: logits [batch, n].
@@ -227,6 +231,7 @@ class DSE(PipelineTraining, keras.Model):
         matryoshka_dims: Sequence[int] | None = None,
         matryoshka_weights: Sequence[float] | None = None,
         unit_features: bool = False,
+        ranking_weight: float = 0.0,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -245,6 +250,12 @@ class DSE(PipelineTraining, keras.Model):
             raise ValueError(
                 f"cosine_weight must be ≥ 0, and > 0 only for one-score regression (num_labels=1); "
                 f"got {cosine_weight!r} with num_labels={num_labels}"
+            )
+        self.ranking_weight = float(ranking_weight)
+        if self.ranking_weight < 0.0 or (self.ranking_weight and num_labels != 1):
+            raise ValueError(
+                f"ranking_weight must be ≥ 0, and > 0 only for one-score regression (num_labels=1); "
+                f"got {ranking_weight!r} with num_labels={num_labels}"
             )
         self.matryoshka_dims = None if matryoshka_dims is None else matryoshka_ladder(matryoshka_dims)
         self.matryoshka_weights = None
@@ -281,6 +292,7 @@ class DSE(PipelineTraining, keras.Model):
         max_length: int | None = None,
         unit_features: bool = False,
         psi: str = "paper",
+        ranking_weight: float = 0.0,
     ) -> DSE:
         """A DSE student on pretrained BERT weights. `psi="paper"`: ψ = the mean of each of the
         last 4 layers, [CLS] and [SEP] out, concatenated (DSE's); `psi="checkpoint"`: ψ = the
@@ -306,6 +318,7 @@ class DSE(PipelineTraining, keras.Model):
             freeze_encoder=freeze_encoder,
             cosine_weight=cosine_weight,
             unit_features=unit_features,
+            ranking_weight=ranking_weight,
             name="dse",
         )
 
@@ -350,7 +363,12 @@ class DSE(PipelineTraining, keras.Model):
             cosine_weight = self.cosine_weight
             if self.matryoshka_weights is not None:
                 cosine_weight = [self.cosine_weight * w for w in self.matryoshka_weights]
-            loss = DistillationLoss(alpha=self.alpha, objective=self.objective, cosine_weight=cosine_weight)
+            loss = DistillationLoss(
+                alpha=self.alpha,
+                objective=self.objective,
+                cosine_weight=cosine_weight,
+                ranking_weight=self.ranking_weight,
+            )
         super().compile(optimizer=optimizer, loss=loss, **kwargs)
 
     def get_config(self):
@@ -364,6 +382,7 @@ class DSE(PipelineTraining, keras.Model):
             "matryoshka_dims": None if self.matryoshka_dims is None else list(self.matryoshka_dims),
             "matryoshka_weights": None if self.matryoshka_weights is None else list(self.matryoshka_weights),
             "unit_features": self.unit_features,
+            "ranking_weight": self.ranking_weight,
         }
 
     @classmethod

@@ -19,11 +19,18 @@ FIRST = ["the cat sat on the mat", "a dog ran", "hello", "rain and storm", "the 
 SECOND = ["a cat sat", "the dog ran fast", "hello world", "storm", "bread"]
 
 
-def make_dse(num_labels=1, alpha=0.5, freeze_encoder=False, seed=0, cosine_weight=0.0):
+def make_dse(num_labels=1, alpha=0.5, freeze_encoder=False, seed=0, cosine_weight=0.0, ranking_weight=0.0):
     encoder = make_tiny_encoder(
         seed=seed, pooling="mean", layer_indices=(-2, -1), exclude_special_tokens=True, normalize=False
     )
-    dse = DSE(encoder, num_labels=num_labels, alpha=alpha, freeze_encoder=freeze_encoder, cosine_weight=cosine_weight)
+    dse = DSE(
+        encoder,
+        num_labels=num_labels,
+        alpha=alpha,
+        freeze_encoder=freeze_encoder,
+        cosine_weight=cosine_weight,
+        ranking_weight=ranking_weight,
+    )
     kernel = dse.head.output_layer.kernel  # zeros at the start; make f non-trivial
     kernel.assign(np.random.default_rng(seed).normal(scale=0.1, size=kernel.shape))
     return dse
@@ -145,6 +152,30 @@ def test_the_cosine_weight_is_only_for_one_score_and_survives_saving(tmp_path):
     path = str(tmp_path / "dse.keras")
     dse.save(path)
     assert keras.models.load_model(path).cosine_weight == 0.5
+
+
+def test_the_ranking_weight_orders_the_head_scores_like_the_targets_and_survives_saving(tmp_path):
+    """γ > 0: the default loss gains CoSENT's ranking term, and fitting puts the head's scores
+    of the pairs into the order of the teacher's."""
+    with pytest.raises(ValueError, match="one-score regression"):
+        DSE(make_tiny_encoder(normalize=False), num_labels=2, ranking_weight=1.0)
+    dse = make_dse(seed=4, ranking_weight=1.0)
+    pairs = ScoredPairs(FIRST, SECOND, [0.0] * 5)
+    teacher = np.array([0.9, 0.1, 0.7, 0.3, 0.5], np.float32)
+    targets = np.column_stack([np.zeros(5), teacher]).astype(np.float32)
+    dse.compile(optimizer=keras.optimizers.Adam(1e-2))
+    assert dse.loss.ranking_weight == 1.0
+
+    def rank_correlation():
+        scores = np.reshape(dse.predict_pairs(FIRST, SECOND, progress=False), -1)
+        return np.corrcoef(np.argsort(np.argsort(scores)), np.argsort(np.argsort(teacher)))[0, 1]
+
+    before = rank_correlation()
+    dse.fit(examples_dataset(pairs, dse.tokenizer, labels=targets, shuffle=False), epochs=20, verbose=0)
+    assert before < 0.9 and rank_correlation() == pytest.approx(1.0)
+    path = str(tmp_path / "dse.keras")
+    dse.save(path)
+    assert keras.models.load_model(path).ranking_weight == 1.0
 
 
 def test_a_matryoshka_dse_trains_the_cosine_of_every_prefix_toward_the_score(tmp_path):

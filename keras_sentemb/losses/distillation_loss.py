@@ -50,9 +50,6 @@ def distillation_loss(
     targets = ops.cast(targets, "float32")
     labels, teacher_logits = targets[:, 0], targets[:, 1:]
     cosine_term, ranking_term = 0.0, 0.0
-    if ranking_weight and _any_weight(cosine_weight):
-        for column in range(teacher_logits.shape[-1], student_logits.shape[-1]):
-            ranking_term = ranking_term + ranking_loss(student_logits[:, column], labels, ranking_scale)
     if _any_weight(cosine_weight):
         if objective != "regression":
             raise ValueError("the cosine term needs a similarity score y: objective='regression'")
@@ -60,6 +57,9 @@ def distillation_loss(
         cosines = student_logits[:, logits:]
         weights = _cosine_weights(cosine_weight, cosines.shape[-1])
         cosine_term = ops.sum(weights * ops.square(cosines - labels[:, None]), axis=-1)
+        if ranking_weight:
+            for column in range(cosines.shape[-1]):
+                ranking_term = ranking_term + ranking_loss(cosines[:, column], labels, ranking_scale)
         student_logits = student_logits[:, :logits]
     teacher_term = ops.sum(ops.square(student_logits - teacher_logits), axis=-1)
     if objective == "regression":

@@ -155,6 +155,17 @@ def _as_embeddings(array, width, what):
     return tf.cast(array, tf.float32) if isinstance(array, tf.Tensor) else tf.convert_to_tensor(array)
 
 
+def _score_term_weight(name, weight, num_labels):
+    """`weight` as a float: ≥ 0, and > 0 only for one-score regression (the terms that need a score y)."""
+    value = float(weight)
+    if value < 0.0 or (value and num_labels != 1):
+        raise ValueError(
+            f"{name} must be ≥ 0, and > 0 only for one-score regression (num_labels=1); "
+            f"got {weight!r} with num_labels={num_labels}"
+        )
+    return value
+
+
 @keras.saving.register_keras_serializable(package="keras_sentemb")
 class DSE(PipelineTraining, keras.Model):
     """Distilled Sentence Embedding (Barkan et al. 2020): a cross-encoder's accuracy at
@@ -245,18 +256,8 @@ class DSE(PipelineTraining, keras.Model):
         self.num_labels = num_labels
         self.alpha = float(alpha)
         self.freeze_encoder = bool(freeze_encoder)
-        self.cosine_weight = float(cosine_weight)
-        if self.cosine_weight < 0.0 or (self.cosine_weight and num_labels != 1):
-            raise ValueError(
-                f"cosine_weight must be ≥ 0, and > 0 only for one-score regression (num_labels=1); "
-                f"got {cosine_weight!r} with num_labels={num_labels}"
-            )
-        self.ranking_weight = float(ranking_weight)
-        if self.ranking_weight < 0.0 or (self.ranking_weight and num_labels != 1):
-            raise ValueError(
-                f"ranking_weight must be ≥ 0, and > 0 only for one-score regression (num_labels=1); "
-                f"got {ranking_weight!r} with num_labels={num_labels}"
-            )
+        self.cosine_weight = _score_term_weight("cosine_weight", cosine_weight, num_labels)
+        self.ranking_weight = _score_term_weight("ranking_weight", ranking_weight, num_labels)
         self.matryoshka_dims = None if matryoshka_dims is None else matryoshka_ladder(matryoshka_dims)
         self.matryoshka_weights = None
         if self.matryoshka_dims is not None:

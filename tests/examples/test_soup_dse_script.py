@@ -4,8 +4,6 @@ that is not such a run is refused by name."""
 
 import json
 import os
-import subprocess
-import sys
 
 import keras
 import numpy as np
@@ -14,8 +12,8 @@ from keras_sentemb.layers.backbone_lora import ALL_TRANSFORMER_DENSE_LAYERS
 from keras_sentemb.models import DSE
 from keras_sentemb.training.model_soup import load_soup, soup_weights
 from tests.conftest import FIXTURES, make_tiny_encoder
+from tests.examples.example_scripts import SAMPLE_DATA, run_example
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHECKPOINT = os.path.join(FIXTURES, "st_folders", "bert_mean_normalize_old")
 PAIRS = (["a cat sat on the mat", "rain"], ["the cat sat", "a storm"])
 
@@ -31,13 +29,7 @@ def dse_run(seed, rank=2):
 
 
 def soup_script(*arguments):
-    return subprocess.run(
-        [sys.executable, os.path.join(REPO, "examples", "soup_dse.py"), *arguments],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": REPO},
-    )
+    return run_example("soup_dse.py", *arguments)
 
 
 def test_two_runs_make_one_soup_stored_at_the_sum_of_their_ranks(tmp_path):
@@ -47,9 +39,7 @@ def test_two_runs_make_one_soup_stored_at_the_sum_of_their_ranks(tmp_path):
         run.save(path)
     output = tmp_path / "soup"
     options = ["--checkpoint", CHECKPOINT, "--lora-rank", "4", "--lora-targets", "all", "--output", str(output)]
-    finished = soup_script(
-        "--model", paths[0], "--model", paths[1], *options, "--data", os.path.join(REPO, "docs", "sample_data")
-    )
+    finished = soup_script("--model", paths[0], "--model", paths[1], *options, "--data", SAMPLE_DATA)
     assert finished.returncode == 0, finished.stderr[-2000:]
 
     result = json.loads(finished.stdout.strip().splitlines()[-1])
@@ -76,12 +66,12 @@ def test_a_file_that_is_not_a_dse_run_is_refused_by_name(tmp_path):
         "--checkpoint",
         CHECKPOINT,
         "--data",
-        os.path.join(REPO, "docs", "sample_data"),
+        SAMPLE_DATA,
     )
     assert finished.returncode == 2
     assert (
         f"--model {tmp_path / 'encoder.keras'}: not a DSE that DSE.from_pretrained built (SentenceEncoder)"
         in finished.stderr
     )
-    single = soup_script("--model", str(tmp_path / "run.keras"), "--data", os.path.join(REPO, "docs", "sample_data"))
+    single = soup_script("--model", str(tmp_path / "run.keras"), "--data", SAMPLE_DATA)
     assert single.returncode == 2 and "a soup needs at least two runs, got 1" in single.stderr

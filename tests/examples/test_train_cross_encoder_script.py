@@ -4,29 +4,21 @@ and the run leaves its model, its result and its summed fit time (no backup: it 
 
 import json
 import os
-import subprocess
-import sys
 
 import keras
 import numpy as np
 
 from tests.conftest import FIXTURES, make_tiny_cross_encoder, make_tiny_encoder
-
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.examples.example_scripts import SAMPLE_DATA, run_example
 
 
 def test_an_mpnet_teacher_trains_from_a_folder_and_reports_its_fit_time(tmp_path):
     output = tmp_path / "teacher"
-    arguments = ["--task", "stsb", "--data", os.path.join(REPO, "docs", "sample_data"), "--epochs", "2"]
+    arguments = ["--task", "stsb", "--data", SAMPLE_DATA, "--epochs", "2"]
     arguments += ["--model", os.path.join(FIXTURES, "st_folders", "mpnet_mean_normalize_old"), "--loss", "bce"]
     arguments += ["--lora-rank", "2", "--lora-targets", "all", "--output", str(output)]
-    subprocess.run(
-        [sys.executable, os.path.join(REPO, "examples", "train_cross_encoder.py"), *arguments],
-        check=True,
-        cwd=REPO,
-        capture_output=True,
-        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": REPO},
-    )
+    finished = run_example("train_cross_encoder.py", *arguments)
+    assert finished.returncode == 0, finished.stderr[-2000:]
     result = json.loads((output / "result.json").read_text())
     clock = json.loads((output / "training_clock.json").read_text())
     assert result["base"].endswith("mpnet_mean_normalize_old") and result["epochs"] == 2
@@ -44,18 +36,12 @@ def test_silver_pairs_labelled_by_the_mean_of_a_cross_encoder_and_a_cosine(tmp_p
     labellers = [str(tmp_path / "labeller_cross.keras"), str(tmp_path / "labeller_bi.keras")]
     folder = os.path.join(FIXTURES, "st_folders", "mpnet_mean_normalize_old")
     output = tmp_path / "teacher"
-    arguments = ["--task", "stsb", "--data", os.path.join(REPO, "docs", "sample_data"), "--epochs", "1"]
+    arguments = ["--task", "stsb", "--data", SAMPLE_DATA, "--epochs", "1"]
     arguments += ["--model", folder, "--loss", "bce", "--output", str(output), "--cache", str(tmp_path / "cache")]
     arguments += ["--silver-pairs", "6", "--silver-encoder", folder]
     arguments += [option for labeller in labellers for option in ("--silver-labeller", labeller)]
-    finished = subprocess.run(
-        [sys.executable, os.path.join(REPO, "examples", "train_cross_encoder.py"), *arguments],
-        check=True,
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": REPO},
-    )
+    finished = run_example("train_cross_encoder.py", *arguments)
+    assert finished.returncode == 0, finished.stderr[-2000:]
     result = json.loads((output / "result.json").read_text())
     assert result["silver_pairs"] == 6 and result["silver_labeller"] == " + ".join(labellers)
     assert "silver pairs: 6 " in finished.stdout and "stsb: 22 training pairs" in finished.stdout  # 16 gold + 6

@@ -73,14 +73,14 @@ def embed_pairs(dse, pairs):
     return u, v
 
 
-def pair_features(u, v):
-    """The head's input features x = [u, v, u∘v, |u − v|] (its kernel's order), [N, 4d]."""
-    return np.concatenate([u, v, u * v, np.abs(u - v)], axis=1)
+def pair_features(dse, u, v):
+    """The head's input features x = [u, v, u∘v, |u − v|] in the order its kernel reads them, float64 [N, 4d]."""
+    return np.asarray(keras.ops.convert_to_numpy(dse.head.pair_features(u, v)), np.float64)
 
 
 def refit_head(dse, features, targets, lambdas):
     """{λ: (W_λ [4d], b_λ)}: the ridge fit towards the trained head's kernel W_0 (module docstring)."""
-    w_0 = np.concatenate([np.asarray(w)[:, 0] for w in dse.head_weights()[:4]]).astype(np.float64)
+    w_0 = np.asarray(dse.head.output_layer.kernel, np.float64)[:, 0]
     mean_x, mean_t = features.mean(axis=0), float(np.mean(targets))
     centred = features - mean_x
     gram, moment = centred.T @ centred, centred.T @ (targets - mean_t)
@@ -162,9 +162,9 @@ def main():
     spearmans, head_cosine_pearson = scorer_spearmans(dse, u, v, pairs.scores, blends)
     if args.refit:
         train, targets = training_targets(dse, args)
-        fits = refit_head(dse, pair_features(*embed_pairs(dse, train)), targets, args.refit)
+        fits = refit_head(dse, pair_features(dse, *embed_pairs(dse, train)), targets, args.refit)
         for lam, (w, b) in fits.items():
-            spearmans[f"head_refit_{lam:g}"] = round(correlations(pair_features(u, v) @ w + b, pairs.scores)[0], 2)
+            spearmans[f"head_refit_{lam:g}"] = round(correlations(pair_features(dse, u, v) @ w + b, pairs.scores)[0], 2)
     width = max(map(len, spearmans))
     for name, value in spearmans.items():
         print(f"STS-B {args.split} Spearman, {name:<{width}} {value:6.2f}")

@@ -38,22 +38,17 @@ import numpy as np
 
 from keras_sentemb.data.named_datasets import add_data_argument, read_split
 from keras_sentemb.evaluation.sts import correlations
-from keras_sentemb.models import DSE
 from keras_sentemb.training.silver_pairs import add_silver_arguments, silver_training_pairs
 from keras_sentemb.training.teacher_logits import cached_teacher_logits
-from keras_sentemb.zoo import load, load_cross_encoder
+from keras_sentemb.zoo import load_cross_encoder, load_dse
 
 
-def load_dse(spec):
-    """A DSE from a zoo model (zoo:NAME) or a `.keras` file; anything else is refused by name."""
-    model = load(spec[len("zoo:") :]) if spec.startswith("zoo:") else keras.saving.load_model(spec)
-    if not isinstance(model, DSE):
-        raise ValueError(f"--model {spec}: not a DSE ({type(model).__name__})")
-    if model.num_labels != 1:
-        raise ValueError(
-            f"--model {spec}: the head has {model.num_labels} logits; this script reads a one-score STS head"
-        )
-    return model
+def load_one_score_dse(spec):
+    """A DSE (zoo:NAME or a .keras file, `zoo.load_dse`) whose head gives one STS score."""
+    dse = load_dse(spec)
+    if dse.num_labels != 1:
+        raise ValueError(f"{spec}: the head has {dse.num_labels} logits; this script reads a one-score STS head")
+    return dse
 
 
 def head_anatomy(dse):
@@ -153,9 +148,9 @@ def main():
     if any(lam <= 0 for lam in args.refit):
         parser.error(f"--refit λ must be > 0, got {args.refit}")
     try:
-        dse = load_dse(args.model)
-    except ValueError as error:
-        parser.error(str(error))
+        dse = load_one_score_dse(args.model)
+    except (TypeError, ValueError, FileNotFoundError) as error:
+        parser.error(f"--model: {error}")
     blends = args.blend or [0.5, 1.0, 2.0]
     pairs = read_split(args.data, "stsb", args.split)
     u, v = embed_pairs(dse, pairs)

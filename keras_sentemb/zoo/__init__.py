@@ -14,7 +14,13 @@ checkout's `zoo/`, or a folder a store was mirrored to), else the companion dist
 library never guesses where a checkout is: `zoo_dir()` is the one place that decides.
 """
 
-from keras_sentemb.zoo.loading import load_any_encoder, load_cross_encoder, load_pair_scorer, load_sentence_encoder
+from keras_sentemb.zoo.loading import (
+    load_any_encoder,
+    load_cross_encoder,
+    load_dse,
+    load_pair_scorer,
+    load_sentence_encoder,
+)
 from keras_sentemb.zoo.local_zoo import (
     card,
     export,
@@ -42,6 +48,7 @@ __all__ = [
     "load",
     "load_any_encoder",
     "load_cross_encoder",
+    "load_dse",
     "load_pair_scorer",
     "load_sentence_encoder",
     "model_dir",

@@ -54,6 +54,19 @@ def load_cross_encoder(name_or_path: str | os.PathLike) -> CrossEncoder:
     return _load(spec, None, (CrossEncoder,))
 
 
+def load_dse(name_or_path: str | os.PathLike) -> DSE:
+    """A `DSE` (a distilled student) from a zoo model ("zoo:dse-minilm-l6-stsb") or a `.keras`
+    file saved with `dse.save(...)`; another class in either is a TypeError naming it.
+
+    (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+        student = load_dse("zoo:dse-minilm-l6-stsb")
+    """
+    spec = os.fspath(name_or_path)
+    if not (spec.startswith("zoo:") or spec.endswith(".keras")):
+        raise ValueError(f"a DSE is a zoo model (zoo:NAME) or a .keras file, got {spec!r}")
+    return _load(spec, None, (DSE,))
+
+
 def load_pair_scorer(spec: str | os.PathLike):
     """A scorer of sentence pairs (`predict_pairs`, `weights`) to label or rank them with:
     a cross-encoder (zoo:NAME or a `.keras` file holding a `CrossEncoder`) is itself; any

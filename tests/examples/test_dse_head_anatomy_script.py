@@ -107,7 +107,7 @@ def test_a_fresh_unit_feature_head_is_reported_as_exactly_its_cosine(tmp_path):
 def test_bad_options_are_refused_by_name(tmp_path):
     make_tiny_encoder().save(tmp_path / "encoder.keras")
     not_a_dse = anatomy_script("--model", str(tmp_path / "encoder.keras"))
-    assert not_a_dse.returncode == 2 and "not a DSE (SentenceEncoder)" in not_a_dse.stderr
+    assert not_a_dse.returncode == 2 and "holds a SentenceEncoder, not a DSE" in not_a_dse.stderr
 
     no_teacher = anatomy_script("--model", str(tmp_path / "encoder.keras"), "--refit", "1")
     assert no_teacher.returncode == 2 and "--refit needs --teacher" in no_teacher.stderr

@@ -8,7 +8,7 @@ from keras_sentemb.evaluation.sts import cosine_scores
 from keras_sentemb.models import CrossEncoder, HashedEncoder
 from keras_sentemb.training import distill_hashed_encoder
 from keras_sentemb.training.cosine_pair_scorer import CosinePairScorer
-from keras_sentemb.zoo.loading import load_any_encoder, load_pair_scorer, load_sentence_encoder
+from keras_sentemb.zoo.loading import load_any_encoder, load_dse, load_pair_scorer, load_sentence_encoder
 from tests.conftest import make_tiny_cross_encoder, make_tiny_encoder
 
 
@@ -49,6 +49,23 @@ def test_a_dse_is_any_encoder_so_that_evaluate_measures_its_vectors(tmp_path):
     assert type(dse).__name__ == "DSE" and -100 <= result.metrics[result.main_metric] <= 100
     with pytest.raises(TypeError, match="holds a DSE, not a SentenceEncoder"):
         load_sentence_encoder(tmp_path / "dse.keras")
+
+
+def test_a_dse_loads_from_a_keras_file_and_anything_else_is_named(tmp_path):
+    from tests.models.test_dse import make_dse
+
+    dse = make_dse(cosine_weight=1.0)
+    dse.save(tmp_path / "dse.keras")
+    loaded = load_dse(tmp_path / "dse.keras")
+    first, second = ["the cat sat", "a dog ran"], ["a cat sat", "rain"]
+    np.testing.assert_allclose(
+        loaded.predict_pairs(first, second, progress=False), dse.predict_pairs(first, second, progress=False), atol=1e-6
+    )
+    make_tiny_encoder(seed=3).save(tmp_path / "tiny.keras")
+    with pytest.raises(TypeError, match="holds a SentenceEncoder, not a DSE"):
+        load_dse(tmp_path / "tiny.keras")
+    with pytest.raises(ValueError, match="a DSE is a zoo model .* or a .keras file, got 'minilm-l6'"):
+        load_dse("minilm-l6")
 
 
 def test_a_pair_scorer_is_a_cross_encoder_itself_or_an_encoders_cosine(tmp_path):

@@ -48,10 +48,7 @@ def load_cross_encoder(name_or_path: str | os.PathLike) -> CrossEncoder:
     (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
         teacher = load_cross_encoder("zoo:cross-encoder-mpnet-base-stsb")
     """
-    spec = os.fspath(name_or_path)
-    if not (spec.startswith("zoo:") or spec.endswith(".keras")):
-        raise ValueError(f"a cross-encoder is a zoo model (zoo:NAME) or a .keras file, got {spec!r}")
-    return _load(spec, None, (CrossEncoder,))
+    return _load_trained(name_or_path, CrossEncoder, "a cross-encoder")
 
 
 def load_dse(name_or_path: str | os.PathLike) -> DSE:
@@ -61,10 +58,7 @@ def load_dse(name_or_path: str | os.PathLike) -> DSE:
     (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
         student = load_dse("zoo:dse-minilm-l6-stsb")
     """
-    spec = os.fspath(name_or_path)
-    if not (spec.startswith("zoo:") or spec.endswith(".keras")):
-        raise ValueError(f"a DSE is a zoo model (zoo:NAME) or a .keras file, got {spec!r}")
-    return _load(spec, None, (DSE,))
+    return _load_trained(name_or_path, DSE, "a DSE")
 
 
 def load_pair_scorer(spec: str | os.PathLike):
@@ -83,6 +77,15 @@ def load_pair_scorer(spec: str | os.PathLike):
         return CosinePairScorer(load_sentence_encoder(spec[len("cosine:") :]))
     model = _load(spec, None, (CrossEncoder, *_sentence_encoders()))
     return model if isinstance(model, CrossEncoder) else CosinePairScorer(model)
+
+
+def _load_trained(name_or_path, cls, what):
+    """A trained model of class `cls` from a zoo model (zoo:NAME) or a `.keras` file: there is no
+    preset of a trained model, so anything else is a ValueError that says `what` was expected."""
+    spec = os.fspath(name_or_path)
+    if not (spec.startswith("zoo:") or spec.endswith(".keras")):
+        raise ValueError(f"{what} is a zoo model (zoo:NAME) or a .keras file, got {spec!r}")
+    return _load(spec, None, (cls,))
 
 
 def _load(name_or_path, dtype, accepted):

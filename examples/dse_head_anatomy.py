@@ -4,6 +4,8 @@
     python examples/dse_head_anatomy.py --model out/dse/dse.keras --split dev --blend 0.5 --blend 1 --data DATA
     python examples/dse_head_anatomy.py --model zoo:dse-minilm-l6-stsb --teacher zoo:cross-encoder-mpnet-base-stsb \\
         --silver-pairs 6000 --refit 1 --refit 100 --data DATA
+    python examples/dse_head_anatomy.py --teacher zoo:cross-encoder-mpnet-base-stsb --silver-pairs 6000 --seed 7 \\
+        --refit-silver-only --refit 100 --data DATA      # teacher labels the embeddings never saw
 
 DSE scores a pair with a linear head on pair features, f(u, v) = W_u·u + W_v·v + W_×·(u∘v) + W_d·|u − v| + b.
 With `unit_features` (û = u/‖u‖) the head starts as the cosine, W_× = 1 and the rest zero, and the cosine is one
@@ -23,7 +25,9 @@ regression towards the trained head W_0,
 
 with t = α·T + (1 − α)·y/5 the model's own distillation target (STS-B train, T from `--teacher`, cached; plus the
 `--silver-pairs` of `--seed`, y = T for them, as train_dse.py draws them). λ → ∞ keeps the trained head; small λ
-gives the head that fits the teacher best where the embeddings were trained. Then the head's anatomy: the norms of W_u, W_v, W_×, W_d, the mean and spread of W_×, and the Pearson
+gives the head that fits the teacher best where the embeddings were trained. `--refit-silver-only` refits on
+the silver pairs alone, t = T: with a `--seed` that no training run drew, on teacher labels of pairs the
+embeddings were not trained on. Then the head's anatomy: the norms of W_u, W_v, W_×, W_d, the mean and spread of W_×, and the Pearson
 correlation of the head's scores with the cosine's on the split. A head whose W_× stays near 1 and whose
 other blocks stay near 0 is a per-dimension re-weighting of the cosine: it cannot score far from the
 embeddings it reads. Prints one JSON line.
@@ -36,6 +40,7 @@ import os
 import keras
 import numpy as np
 
+from keras_sentemb.data.examples import ScoredPairs
 from keras_sentemb.data.named_datasets import add_data_argument, read_split
 from keras_sentemb.evaluation.sts import correlations
 from keras_sentemb.training.silver_pairs import add_silver_arguments, silver_training_pairs
@@ -87,13 +92,20 @@ def refit_head(dse, features, targets, lambdas):
 
 
 def training_targets(dse, args):
-    """STS-B train (+ silver pairs) and t = α·T + (1 − α)·y/5, as train_dse.py builds them."""
+    """STS-B train (+ silver pairs) and t = α·T + (1 − α)·y/5, as train_dse.py builds them; with
+    `--refit-silver-only` the silver pairs alone and t = T."""
     train = read_split(args.data, "stsb", "train")
     teacher = load_cross_encoder(args.teacher)
     logits = cached_teacher_logits(teacher, train.sentences1, train.sentences2, args.cache)[:, 0]
     gold = np.asarray(train.scores, np.float64) / 5.0
     if args.silver_pairs:
+        gold_count = len(train)
         train, silver = silver_training_pairs(args, teacher, args.cache, gold=train)
+        if args.refit_silver_only:
+            silver_only = ScoredPairs(
+                train.sentences1[gold_count:], train.sentences2[gold_count:], train.scores[gold_count:]
+            )
+            return silver_only, silver.logits[:, 0].astype(np.float64)
         gold = np.concatenate([gold, silver.logits[:, 0]])
         logits = np.concatenate([logits, silver.logits[:, 0]])
     return train, dse.alpha * logits + (1.0 - dse.alpha) * gold
@@ -127,6 +139,11 @@ def main():
         metavar="LAMBDA",
         help="(repeatable) refit the head, ridge λ",
     )
+    parser.add_argument(
+        "--refit-silver-only",
+        action="store_true",
+        help="refit on the --silver-pairs alone (teacher labels; pick a --seed no training run drew)",
+    )
     parser.add_argument("--teacher", default=None, help="the teacher of the refit's targets: zoo:NAME or a .keras")
     parser.add_argument("--cache", default=os.path.join("out", "cache"), help="teacher outputs are cached here")
     parser.add_argument("--seed", type=int, default=0, help="the seed whose silver pairs the refit uses")
@@ -145,6 +162,8 @@ def main():
     args = parser.parse_args()
     if args.refit and not args.teacher:
         parser.error("--refit needs --teacher: the refit's targets are the teacher's scores")
+    if args.refit_silver_only and not (args.refit and args.silver_pairs):
+        parser.error("--refit-silver-only needs --refit and --silver-pairs N > 0")
     if any(lam <= 0 for lam in args.refit):
         parser.error(f"--refit λ must be > 0, got {args.refit}")
     try:

@@ -104,6 +104,20 @@ def test_a_fresh_unit_feature_head_is_reported_as_exactly_its_cosine(tmp_path):
     assert report["head"]["norms"]["W_u"] == report["head"]["norms"]["W_d"] == 0.0
 
 
+def test_a_refit_on_silver_pairs_alone_reads_only_teacher_labels(tmp_path):
+    unit_feature_dse().save(tmp_path / "dse.keras")
+    make_tiny_cross_encoder().save(tmp_path / "teacher.keras")
+    options = ["--model", str(tmp_path / "dse.keras"), "--teacher", str(tmp_path / "teacher.keras")]
+    options += ["--cache", str(tmp_path / "cache"), "--silver-pairs", "6", "--silver-encoder", CHECKPOINT]
+    finished = anatomy_script(*options, "--seed", "7", "--refit-silver-only", "--refit", "1e12", "--refit", "1e-6")
+    assert finished.returncode == 0, finished.stderr[-2000:]
+
+    assert "silver pairs: 6 " in finished.stdout
+    spearman = json.loads(finished.stdout.strip().splitlines()[-1])["spearman"]
+    assert spearman["head_refit_1e+12"] == spearman["head"]
+    assert -100 <= spearman["head_refit_1e-06"] <= 100
+
+
 def test_bad_options_are_refused_by_name(tmp_path):
     make_tiny_encoder().save(tmp_path / "encoder.keras")
     not_a_dse = anatomy_script("--model", str(tmp_path / "encoder.keras"))
@@ -111,3 +125,7 @@ def test_bad_options_are_refused_by_name(tmp_path):
 
     no_teacher = anatomy_script("--model", str(tmp_path / "encoder.keras"), "--refit", "1")
     assert no_teacher.returncode == 2 and "--refit needs --teacher" in no_teacher.stderr
+    no_silver = anatomy_script("--teacher", "zoo:x", "--refit", "1", "--refit-silver-only")
+    assert (
+        no_silver.returncode == 2 and "--refit-silver-only needs --refit and --silver-pairs N > 0" in no_silver.stderr
+    )

@@ -177,8 +177,9 @@ def main():
     if args.refit:
         train, targets = training_targets(dse, args)
         fits = refit_head(dse, pair_features(dse, *embed_pairs(dse, train)), targets, args.refit)
+        features = pair_features(dse, u, v)
         for lam, (w, b) in fits.items():
-            spearmans[f"head_refit_{lam:g}"] = round(correlations(pair_features(dse, u, v) @ w + b, pairs.scores)[0], 2)
+            spearmans[f"head_refit_{lam:g}"] = round(correlations(features @ w + b, pairs.scores)[0], 2)
     width = max(map(len, spearmans))
     for name, value in spearmans.items():
         print(f"STS-B {args.split} Spearman, {name:<{width}} {value:6.2f}")

@@ -414,8 +414,20 @@ def _output_file(path):
     return path
 
 
-def _encode(args):
+def _check_runtime_options(args):
+    """Options that contradict each other, refused before anything is loaded."""
+    if args.calibration and args.precision != "int8":
+        raise ValueError(f"--calibration FILE calibrates --precision int8; it means nothing with {args.precision}")
+    openvino = args.backend == "openvino" or (args.backend is None and args.precision != "float32")
+    if openvino and args.dtype not in (None, "float32"):
+        raise ValueError(
+            f"--dtype {args.dtype} is TensorFlow's compute policy; OpenVINO converts the float32 model: "
+            "use --precision bfloat16 (or --backend tensorflow with --dtype)"
+        )
 
+
+def _encode(args):
+    _check_runtime_options(args)
     _output_file(args.output)
     texts = read_lines(args.input)
     start = time.perf_counter()
@@ -611,12 +623,15 @@ def _given(args, names):
 
 
 def _reason(error):
-    """One line for the user: the message, with what urllib and the OS leave out."""
+    """One line for the user: the message, with what urllib and the OS leave out, and the
+    exception's notes (e.g. where a failed download's bytes were kept)."""
     reason = getattr(error, "reason", None)  # urllib.error.URLError
     if reason is not None and not isinstance(error, ValueError):
         url = getattr(error, "url", None) or getattr(error, "filename", None)
-        return f"{url + ': ' if url else ''}{type(error).__name__}: {reason}"
-    return str(error) or type(error).__name__
+        line = f"{url + ': ' if url else ''}{type(error).__name__}: {reason}"
+    else:
+        line = str(error) or type(error).__name__
+    return "; ".join([line, *getattr(error, "__notes__", ())])
 
 
 # Optional dependencies a command may need: the top-level module → the extra that installs it.

@@ -49,6 +49,9 @@ def int8_calibration_extras(utf8_texts, joined=8, repeated=8, repeats=INT8_MAX_T
     return long_texts + [b" ".join([word] * repeats) for word in words]
 
 
+REDUCED_FLOATS = ("bfloat16", "float16")  # compute dtypes OpenVINO cannot convert from a Keras graph
+
+
 class EmbeddingModel:
     """Base (placed before `keras.Model` in the bases) of the models that map token inputs to
     one output row per text or pair.
@@ -152,10 +155,21 @@ class EmbeddingModel:
         converted from `openvino_graph_fn()` (the same math) at `precision`, built once and
         cached (per backend and precision) until `forget_traced_functions`. int8 is calibrated
         on `calibration_texts` and the empty text (each packed alone, as `encode` pads it),
-        needed the first time only.
+        needed the first time only (other precisions take none: the CLI refuses `--calibration` there).
+        OpenVINO converts float32 models only: a model with a reduced-precision dtype policy
+        (`dtype="mixed_bfloat16"`) is refused there, with `precision="bfloat16"` named instead.
         See `keras_sentemb.runtime.resolve_runtime` for the defaults and errors.
         """
         backend, precision = resolve_runtime(backend, precision)
+        if backend == "openvino":
+            reduced = sorted(
+                {layer.dtype_policy.name for layer in self._flatten_layers() if layer.compute_dtype in REDUCED_FLOATS}
+            )
+            if reduced:
+                raise ValueError(
+                    f"backend='openvino' converts a float32 model; this one computes in {', '.join(reduced)} "
+                    "(its dtype policy): load it at float32 and pass precision='bfloat16' for OpenVINO's bfloat16"
+                )
         if backend == "tensorflow":
             embed = self.embed_fn()
             return lambda *arrays: embed(*arrays).numpy()

@@ -1,7 +1,9 @@
 """CheckpointTensors: the tensors of a Hugging Face folder's safetensors, by name, as NumPy.
 
 Reads `model.safetensors` or the shards a `model.safetensors.index.json` lists (memory-mapped;
-nothing is loaded until asked for). Names are looked up with or without the model's prefix
+nothing is loaded until asked for), each header checked first (`read_safetensors_header`: a
+truncated, empty or forged file is one `ValueError` naming it), so `shape(name)` answers from the
+header before any layer is built. Names are looked up with or without the model's prefix
 (`bert.`, `mpnet.`, `distilbert.` … as a task model such as `MPNetForMaskedLM` saves them), and
 `assign` checks every shape, so a folder of another architecture or size is an error naming the
 tensor, never a silently wrong model. `unused()` lists what was never read.
@@ -16,15 +18,29 @@ Example (all-MiniLM-L6-v2's folder, from its wheel):
 import concurrent.futures
 import contextlib
 import os
+import re
 
 import numpy as np
 import tensorflow as tf
 from safetensors import safe_open
 
-from keras_sentemb.utils.checked_files import read_json
+from keras_sentemb.pretrained.safetensors_header import read_safetensors_header
+from keras_sentemb.utils.checked_files import read_json_object, regular_file_present
 
 SAFETENSORS = "model.safetensors"
 SAFETENSORS_INDEX = "model.safetensors.index.json"
+
+
+def _shard_names(index_path):
+    """The shard files a sharded checkpoint's index names: plain file names beside it."""
+    weight_map = read_json_object(index_path).get("weight_map")
+    if not isinstance(weight_map, dict) or not all(isinstance(name, str) for name in weight_map.values()):
+        raise ValueError(f"{index_path}: no 'weight_map' object of file names")
+    names = sorted(set(weight_map.values()))
+    outside = [name for name in names if os.path.basename(name) != name or name in ("", ".", "..")]
+    if outside:
+        raise ValueError(f"{index_path}: shard {outside[0]!r} is not a file name in the checkpoint's folder")
+    return names
 
 
 class CheckpointTensors(contextlib.ExitStack):
@@ -39,13 +55,10 @@ class CheckpointTensors(contextlib.ExitStack):
         super().__init__()
         self.folder = os.fspath(folder)
         index_path = os.path.join(self.folder, SAFETENSORS_INDEX)
-        if os.path.isfile(os.path.join(self.folder, SAFETENSORS)):
-            files = {SAFETENSORS: None}
-        elif os.path.isfile(index_path):
-            weight_map = read_json(index_path).get("weight_map")
-            if not isinstance(weight_map, dict):
-                raise ValueError(f"{index_path}: no 'weight_map' object")
-            files = {name: None for name in sorted(set(weight_map.values()))}
+        if regular_file_present(os.path.join(self.folder, SAFETENSORS)):
+            files = [SAFETENSORS]
+        elif regular_file_present(index_path):
+            files = _shard_names(index_path)
         else:
             found = [
                 name for name in ("pytorch_model.bin", "tf_model.h5") if os.path.isfile(os.path.join(folder, name))
@@ -59,11 +72,16 @@ class CheckpointTensors(contextlib.ExitStack):
                     else ""
                 )
             )
-        self._where = {}
+        self._where, self._entries, self._file_of = {}, {}, {}
         for name in files:
-            handle = self.enter_context(safe_open(os.path.join(self.folder, name), framework="np"))
-            for key in handle.keys():
-                self._where[key] = handle
+            path = os.path.join(self.folder, name)
+            # Checked before safetensors opens it: a damaged or forged file is one ValueError naming it.
+            entries = read_safetensors_header(path)
+            handle = self.enter_context(safe_open(path, framework="np"))
+            for key, entry in entries.items():
+                if key in self._entries:
+                    raise ValueError(f"{path}: tensor {key!r} is in another shard too")
+                self._where[key], self._entries[key], self._file_of[key] = handle, entry, name
         self._prefixes = tuple(prefixes)
         self._read = set()
         self._pending = []
@@ -73,6 +91,34 @@ class CheckpointTensors(contextlib.ExitStack):
     def names(self):
         """Every tensor name in the checkpoint, as stored."""
         return sorted(self._where)
+
+    def shape(self, name):
+        """The shape of tensor `name` (with or without prefix) from the checked header, without
+        reading it; None when the checkpoint has no such tensor."""
+        stored = self._stored_name(name)
+        return None if stored is None else self._entries[stored].shape
+
+    def file_of(self, name):
+        """The file (e.g. `model.safetensors`) that holds tensor `name`; None when none does."""
+        stored = self._stored_name(name)
+        return None if stored is None else self._file_of[stored]
+
+    def describe(self):
+        """The checkpoint's files, for errors: "<folder>/model.safetensors" or its shards."""
+        files = sorted(set(self._file_of.values())) or [SAFETENSORS]
+        return os.path.join(self.folder, files[0]) + (f" (+{len(files) - 1} shards)" if len(files) > 1 else "")
+
+    def layer_indices(self, pattern):
+        """The indices the first group of `pattern` (e.g. `r"encoder\\.layer\\.(\\d+)\\."`) matches at the
+        start of the tensor names, each name tried with and without the model's prefixes."""
+        compiled = re.compile(pattern)
+        found = set()
+        for stored in self._where:
+            for candidate in (stored, *(stored[len(p) :] for p in self._prefixes if stored.startswith(p))):
+                match = compiled.match(candidate)
+                if match:
+                    found.add(int(match.group(1)))
+        return found
 
     def _stored_name(self, name):
         for candidate in (name, *(prefix + name for prefix in self._prefixes)):

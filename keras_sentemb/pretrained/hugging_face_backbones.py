@@ -10,7 +10,9 @@
 | roberta     | `HuggingFaceRobertaBackbone` (this project) | config `hidden_act`|
 | xlm-roberta | `HuggingFaceRobertaBackbone` (the same network) | config `hidden_act`|
 
-and copies the weights from `model.safetensors` by name, checking every shape (`CheckpointTensors`);
+after checking config.json against the checkpoint's tensor shapes (`checkpoint_config`: nothing is
+built that the checkpoint does not fill), and copies the weights from `model.safetensors` by name,
+checking every shape (`CheckpointTensors`);
 BERT's pooler too, which a cross-encoder reads. A tensor the model does not use, other than the
 heads sentence embeddings never read (MPNet's pooler, masked-LM heads, position-id buffers), is an
 error: a folder that does not match its config is never
@@ -34,8 +36,9 @@ from keras_sentemb.backbones.hidden_activations import hidden_activation
 from keras_sentemb.backbones.hugging_face_bert_backbone import HuggingFaceBertBackbone
 from keras_sentemb.backbones.hugging_face_roberta_backbone import HuggingFaceRobertaBackbone
 from keras_sentemb.backbones.mpnet_backbone import MPNetBackbone
+from keras_sentemb.pretrained.checkpoint_config import check_config_against_checkpoint
 from keras_sentemb.pretrained.checkpoint_tensors import CheckpointTensors
-from keras_sentemb.utils.checked_files import read_json
+from keras_sentemb.utils.checked_files import read_json_object, regular_file_present
 
 # Tensors a sentence embedding never reads.
 _IGNORED = re.compile(r"(^|\.)(pooler|lm_head|cls|vocab_transform|vocab_layer_norm|vocab_projector)\.|position_ids$")
@@ -260,45 +263,65 @@ ARCHITECTURES = {
 
 def hugging_face_model_type(folder):
     """`config.json`'s `model_type` of a Hugging Face folder; ValueError when it is not one we load."""
+    return _model_type_and_config(folder)[0]
+
+
+def _model_type_and_config(folder):
+    """`(model_type, config)` of a Hugging Face folder whose config.json names a type we load."""
     path = os.path.join(os.fspath(folder), "config.json")
-    if not os.path.isfile(path):
+    if not regular_file_present(path):
         raise FileNotFoundError(f"{folder}: no config.json (not a Hugging Face model folder)")
-    model_type = read_json(path).get("model_type")
-    if model_type in ARCHITECTURES:
-        return model_type
-    why = KERAS_HUB_CONVERTS_ONLY.get(model_type, "no Keras implementation here")
+    config = read_json_object(path)
+    model_type = config.get("model_type")
+    if isinstance(model_type, str) and model_type in ARCHITECTURES:
+        return model_type, config
+    why = (
+        KERAS_HUB_CONVERTS_ONLY.get(model_type, "no Keras implementation here")
+        if isinstance(model_type, str)
+        else ("not a name")
+    )
     raise ValueError(
         f"{path}: model_type {model_type!r} is not supported ({why}); supported: {', '.join(sorted(ARCHITECTURES))}"
     )
 
 
 def load_hugging_face_backbone(folder, dtype=None):
-    """The Keras backbone of a Hugging Face folder with its weights (see the module docstring)."""
+    """The Keras backbone of a Hugging Face folder with its weights (see the module docstring).
+    config.json is checked against the checkpoint's tensor shapes before anything is built
+    (`check_config_against_checkpoint`)."""
     folder = os.fspath(folder)
-    model_type = hugging_face_model_type(folder)
-    config = read_json(os.path.join(folder, "config.json"))
-    build, load, prefixes = ARCHITECTURES[model_type]
-    try:
-        backbone = build(config, os.path.join(folder, "config.json"), dtype)
-    except KeyError as error:
-        raise ValueError(f"{folder}/config.json: {model_type} config without {error.args[0]!r}") from None
-    return load_hugging_face_weights(backbone, folder)
+    model_type, config = _model_type_and_config(folder)
+    build, _, prefixes = ARCHITECTURES[model_type]
+    source = os.path.join(folder, "config.json")
+    with CheckpointTensors(folder, prefixes) as tensors:
+        check_config_against_checkpoint(config, model_type, tensors, source)
+        try:
+            backbone = build(config, source, dtype)
+        except KeyError as error:
+            raise ValueError(f"{source}: {model_type} config without {error.args[0]!r}") from None
+        return _assign_weights(backbone, tensors, model_type)
 
 
 def load_hugging_face_weights(backbone, folder):
     """Assigns the checkpoint of the Hugging Face `folder` to `backbone`, an already built model
     of the architecture its config.json names (as `load_hugging_face_backbone` builds it; the zoo
     fills the backbone of a rebuilt artifact this way instead of building a second one).
-    Returns `backbone`; ValueError when the checkpoint and the model do not fit each other."""
+    Returns `backbone`; ValueError when the config, the checkpoint and the model do not fit each other."""
     folder = os.fspath(folder)
-    model_type = hugging_face_model_type(folder)
-    _, load, prefixes = ARCHITECTURES[model_type]
-    with CheckpointTensors(folder, prefixes) as tensors:
-        load(backbone, tensors)
-        extra = [name for name in tensors.unused() if not _IGNORED.search(name)]
+    model_type, config = _model_type_and_config(folder)
+    with CheckpointTensors(folder, ARCHITECTURES[model_type][2]) as tensors:
+        check_config_against_checkpoint(config, model_type, tensors, os.path.join(folder, "config.json"))
+        return _assign_weights(backbone, tensors, model_type)
+
+
+def _assign_weights(backbone, tensors, model_type):
+    """Fills `backbone` from the open checkpoint `tensors`; every tensor must be used (or ignorable)."""
+    ARCHITECTURES[model_type][1](backbone, tensors)
+    tensors.wait()
+    extra = [name for name in tensors.unused() if not _IGNORED.search(name)]
     if extra:
         raise ValueError(
-            f"{folder}: {len(extra)} checkpoint tensors do not belong to the {model_type} model its config.json "
+            f"{tensors.folder}: {len(extra)} checkpoint tensors do not belong to the {model_type} model its config.json "
             f"describes (e.g. {', '.join(extra[:3])})"
         )
     return backbone

@@ -13,6 +13,7 @@ import importlib.util
 import os
 
 from keras_sentemb.pretrained.split_zip_wheels import SplitZipSource, assembled_folder
+from keras_sentemb.utils.checked_files import regular_file_present
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,7 +82,7 @@ def resolve_pretrained_dir(name_or_path):
         raise ValueError(
             f"Unknown pretrained encoder {name_or_path!r}: not a folder and not one of {sorted(PRETRAINED_SOURCES)}."
         )
-    missing = [f for f in REQUIRED_FILES if not os.path.isfile(os.path.join(folder, f))]
+    missing = [f for f in REQUIRED_FILES if not regular_file_present(os.path.join(folder, f))]
     if missing:
         raise FileNotFoundError(f"{folder} is not a Hugging Face model folder: missing {', '.join(missing)}.")
     return folder

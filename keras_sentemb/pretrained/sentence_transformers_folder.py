@@ -30,7 +30,10 @@ Example (all-MiniLM-L6-v2's folder, from its wheel):
 import dataclasses
 import os
 
-from keras_sentemb.utils.checked_files import read_json, read_json_if_present
+from keras_sentemb.pretrained.safetensors_header import read_safetensors_header
+from keras_sentemb.utils.checked_files import read_json, read_json_if_present, regular_file_present
+
+SAFETENSORS = "model.safetensors"
 
 # sentence-transformers' Pooling modes, in the order its legacy flags concatenate them.
 LEGACY_POOLING_FLAGS = {
@@ -107,6 +110,17 @@ class SentenceTransformersFolder:
 
 
 def _module_kind(entry, path):
+    if not isinstance(entry, dict):
+        raise ValueError(f"{path}: a module entry must be an object, got {type(entry).__name__}")
+    module_path = entry.get("path")
+    if module_path is not None and (
+        not isinstance(module_path, str)
+        or os.path.isabs(module_path)
+        or ".." in module_path.replace("\\", "/").split("/")
+    ):
+        raise ValueError(
+            f"{path}: module {entry.get('name')!r} has path {module_path!r}, not a folder inside the model's"
+        )
     kind = str(entry.get("type", ""))
     if not kind.startswith("sentence_transformers."):
         raise ValueError(f"{path}: module {entry.get('name')!r} has type {kind!r}, not a sentence-transformers module")
@@ -138,21 +152,52 @@ def _dense(folder, config, source):
         "module_output_name", "sentence_embedding"
     ) not in (None, "sentence_embedding"):
         raise ValueError(f"{source}: a Dense module on token embeddings is not supported")
-    return DenseModule(
+    module = DenseModule(
         folder=folder,
-        in_features=int(config["in_features"]),
-        out_features=int(config["out_features"]),
+        in_features=_positive_integer(config, "in_features", source),
+        out_features=_positive_integer(config, "out_features", source),
         bias=bool(config.get("bias", True)),
         activation=DENSE_ACTIVATIONS[name],
         use_residual=bool(config.get("use_residual", False)),
     )
+    _check_dense_checkpoint(module, source)
+    return module
 
 
-def _token_limit(transformer_folder, sbert_config):
+def _positive_integer(config, key, source):
+    """`config[key]` when it is an integer ≥ 1; else a ValueError naming `source` and the key."""
+    value = config.get(key)
+    if type(value) is not int or value < 1:
+        raise ValueError(f"{source}: {key} must be an integer ≥ 1, got {value!r}")
+    return value
+
+
+def _check_dense_checkpoint(module, source):
+    """The Dense module's weights (its model.safetensors header) against its config.json, before a
+    layer of `out_features × in_features` is built: a config that disagrees is a ValueError."""
+    path = os.path.join(module.folder, SAFETENSORS)
+    if not regular_file_present(path):
+        raise FileNotFoundError(f"{source}: no {SAFETENSORS} in {module.folder} (a torch .bin needs PyTorch to read)")
+    entries = read_safetensors_header(path)
+    expected = {"linear.weight": (module.out_features, module.in_features)}
+    if module.bias:
+        expected["linear.bias"] = (module.out_features,)
+    if module.use_residual and module.in_features != module.out_features:
+        expected["residual.weight"] = (module.out_features, module.in_features)
+    for name, shape in expected.items():
+        found = entries[name].shape if name in entries else None
+        if found != shape:
+            raise ValueError(
+                f"{source}: in_features={module.in_features}, out_features={module.out_features} need {name} of "
+                f"shape {shape}; {path} has {'none' if found is None else found}"
+            )
+
+
+def _token_limit(transformer_folder, sbert_config, sbert_config_name):
     """sentence-transformers' limit: max_seq_length, else the tokenizer's model_max_length; None when
     neither says (the model's positions then)."""
     if sbert_config.get("max_seq_length"):
-        return int(sbert_config["max_seq_length"])
+        return _positive_integer(sbert_config, "max_seq_length", os.path.join(transformer_folder, sbert_config_name))
     for arguments in ("processor_kwargs", "tokenizer_args"):
         limit = (sbert_config.get(arguments) or {}).get("model_max_length")
         if limit:
@@ -168,7 +213,7 @@ def read_sentence_transformers_folder(folder):
     root = os.fspath(folder)
     modules_path = os.path.join(root, "modules.json")
     settings = read_json_if_present(root, "config_sentence_transformers.json")
-    if not os.path.isfile(modules_path):
+    if not regular_file_present(modules_path):
         entries = [{"type": "sentence_transformers.models.Transformer", "path": ""}]
         entries.append({"type": "sentence_transformers.models.Pooling", "path": None})
     else:
@@ -176,6 +221,7 @@ def read_sentence_transformers_folder(folder):
         if not isinstance(entries, list) or not entries:
             raise ValueError(f"{modules_path}: expected a non-empty list of modules")
     transformer_folder, sbert_config, modes, include_prompt, normalize = None, {}, None, True, False
+    sbert_config_name = SENTENCE_BERT_CONFIGS[0]
     dense = []
     for entry in entries:
         kind = _module_kind(entry, modules_path)
@@ -192,8 +238,8 @@ def read_sentence_transformers_folder(folder):
             if transformer_folder is not None:
                 raise ValueError(f"{where}: a second Transformer is not supported")
             transformer_folder = module_folder
-            for name in SENTENCE_BERT_CONFIGS:
-                sbert_config = read_json_if_present(module_folder, name)
+            for sbert_config_name in SENTENCE_BERT_CONFIGS:
+                sbert_config = read_json_if_present(module_folder, sbert_config_name)
                 if sbert_config:
                     break
         elif kind == "Pooling":
@@ -229,7 +275,7 @@ def read_sentence_transformers_folder(folder):
     return SentenceTransformersFolder(
         root=root,
         transformer_folder=transformer_folder,
-        max_length=_token_limit(transformer_folder, sbert_config),
+        max_length=_token_limit(transformer_folder, sbert_config, sbert_config_name),
         do_lower_case=bool(sbert_config.get("do_lower_case", False)),
         pooling_modes=modes,
         include_prompt=include_prompt,
@@ -237,6 +283,8 @@ def read_sentence_transformers_folder(folder):
         normalize=normalize,
         prompts=dict(prompts),
         default_prompt_name=default_prompt_name,
-        truncate_dim=int(truncate_dim) if truncate_dim else None,
+        truncate_dim=_positive_integer(settings, "truncate_dim", f"{root}/config_sentence_transformers.json")
+        if truncate_dim
+        else None,
         similarity_fn_name=settings.get("similarity_fn_name"),
     )

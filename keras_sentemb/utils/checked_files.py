@@ -17,6 +17,7 @@ ValueError: .../meta.json:2:10: not valid JSON (Expecting value)
 
 import json
 import os
+import stat
 import zipfile
 
 import numpy as np
@@ -24,28 +25,97 @@ import numpy as np
 MAX_JSON_BYTES = 64 * 2**20  # index.json, model.json, meta.json: kilobytes in practice
 
 
-def read_json(path, max_bytes=MAX_JSON_BYTES):
-    """The parsed JSON document at `path`, read only when it is at most `max_bytes` long.
+# What a path that is not a regular file is, for the error (a symlink is followed first).
+_FILE_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
-    Raises `FileNotFoundError("path: no such file")`, or `ValueError` naming
-    `path:line:column` for bad JSON, `path` for bad UTF-8, an oversized file or nesting too deep
-    for Python's parser.
+
+def _not_regular(path, mode):
+    kind = next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
+    link = f" (a symlink to {os.readlink(path)})" if os.path.islink(path) else ""
+    return ValueError(f"{path}: {kind}{link}, not a regular file")
+
+
+def open_regular_file(path):
+    """`path` opened for binary reading when it is a regular file (after symlinks); else
+    `FileNotFoundError("path: no such file")` or `ValueError` naming what it is (a FIFO, a device,
+    a socket, a folder). A FIFO nobody writes is refused at once, never waited on: the file is
+    opened non-blocking and checked with `fstat` before anything is read.
+
+    >>> import os, tempfile
+    >>> fifo = os.path.join(tempfile.mkdtemp(), "tokenizer.json")
+    >>> os.mkfifo(fifo)
+    >>> open_regular_file(fifo)
+    Traceback (most recent call last):
+    ValueError: .../tokenizer.json: a FIFO, not a regular file
     """
     path = os.fspath(path)
     try:
-        size = os.path.getsize(path)
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
-        raise FileNotFoundError(f"{path}: no such file") from None
-    if size > max_bytes:
-        raise ValueError(f"{path}: {size} bytes is more than the {max_bytes} a JSON file of ours may hold")
-    with open(path, "rb") as f:
+        link = f" (a symlink to the missing {os.readlink(path)})" if os.path.islink(path) else ""
+        raise FileNotFoundError(f"{path}: no such file{link}") from None
+    except IsADirectoryError:
+        raise _not_regular(path, os.stat(path).st_mode) from None
+    mode = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
+        raise _not_regular(path, mode)
+    os.set_blocking(descriptor, True)
+    return os.fdopen(descriptor, "rb")
+
+
+def regular_file_present(path):
+    """Whether `path` is there, as a regular file: False when nothing is at `path`, True for a
+    regular file (or a symlink to one), and the `ValueError` of `open_regular_file` for anything
+    else that is there (a FIFO, a device, a socket, a folder, a dangling symlink), so that a file
+    that exists but cannot be read is an error rather than "absent"."""
+    path = os.fspath(path)
+    if not os.path.lexists(path):
+        return False
+    if os.path.islink(path) and not os.path.exists(path):
+        raise ValueError(f"{path}: a symlink to the missing {os.readlink(path)}")
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise _not_regular(path, mode)
+    return True
+
+
+def read_json(path, max_bytes=MAX_JSON_BYTES):
+    """The parsed JSON document at `path`, read only when it is a regular file of at most
+    `max_bytes`.
+
+    Raises `FileNotFoundError("path: no such file")`, or `ValueError` naming
+    `path:line:column` for bad JSON, `path` for bad UTF-8, an oversized file, nesting too deep
+    for Python's parser, or a path that is not a regular file (`open_regular_file`).
+    """
+    path = os.fspath(path)
+    with open_regular_file(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > max_bytes:
+            raise ValueError(f"{path}: {size} bytes is more than the {max_bytes} a JSON file of ours may hold")
         return parse_json(f.read(max_bytes + 1), path)
 
 
+def read_json_object(path, max_bytes=MAX_JSON_BYTES):
+    """`read_json(path)` when the document is a JSON object (a dict); else `ValueError` naming the
+    file and what it holds instead (a config that is a list or a string)."""
+    document = read_json(path, max_bytes)
+    if not isinstance(document, dict):
+        raise ValueError(f"{os.fspath(path)}: expected a JSON object, got {type(document).__name__}")
+    return document
+
+
 def read_json_if_present(folder, filename, max_bytes=MAX_JSON_BYTES):
-    """`read_json(folder/filename)`, or `{}` when there is no such file (optional config files)."""
+    """`read_json_object(folder/filename)`, or `{}` when there is no such file (optional config
+    files); a path that is there but not a regular file is an error, never "absent"."""
     path = os.path.join(folder, filename)
-    return read_json(path, max_bytes) if os.path.isfile(path) else {}
+    return read_json_object(path, max_bytes) if regular_file_present(path) else {}
 
 
 def parse_json(data, source):

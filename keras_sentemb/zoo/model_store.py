@@ -15,8 +15,8 @@ idle for `FETCH_IDLE_TIMEOUT_S`), checks the sha256, unpacks into a temporary fo
 entries) and publishes it at `$KERAS_SENTEMB_HOME/zoo/<name>/<version>` with `atomic_directory`:
 no failed fetch ever leaves a model in the cache.
 
-Downloads resume: a fetch that was interrupted (connection lost, timeout, kill -9) leaves its
-partial file, and the next fetch of the same archive asks the server only for the rest
+Downloads resume: a fetch that was interrupted (connection lost, timeout, a full disk, kill -9)
+leaves its partial file, says so in a note on its error (path, bytes, how to free them), and the next fetch of the same archive asks the server only for the rest
 (`Range: bytes=N-`; a server that ignores it sends the whole file again, which is fine). A
 partial file is bounded by the declared size, and deleted once verified or when it proves wrong
 (sha256 mismatch, oversized stream, an archive that does not unpack). Concurrent fetches of the
@@ -451,6 +451,11 @@ def fetch_model(name, store, version=None, home=None, progress=True):
         except BaseException as error:
             if not _worth_resuming(error, partial):
                 _remove(partial_path)  # a retry starts from zero
+            elif isinstance(error, Exception):  # said where the user reads the failure (the CLI prints notes)
+                error.add_note(
+                    f"the {os.fstat(partial.fileno()).st_size} bytes downloaded are kept in {partial_path}: the next "
+                    f"fetch of {name} v{version} resumes from them (delete that file to free the space)"
+                )
             raise
         _remove(partial_path)
     return target

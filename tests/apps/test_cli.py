@@ -131,6 +131,37 @@ def test_encode_reduced_precision_without_calibration_is_an_error(model_file, co
     assert not (tmp_path / "v.npy").exists()
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--calibration", "CORPUS"], "--calibration FILE calibrates --precision int8; it means nothing with float32"),
+        (["--calibration", "CORPUS", "--precision", "bfloat16"], "it means nothing with bfloat16"),
+        (["--backend", "openvino", "--dtype", "mixed_bfloat16"], "--dtype mixed_bfloat16 is TensorFlow's compute"),
+        (["--precision", "bfloat16", "--dtype", "mixed_bfloat16"], "use --precision bfloat16"),
+    ],
+)
+def test_encode_options_that_contradict_each_other_are_refused_before_loading(
+    options, message, corpus_file, tmp_path, capsys
+):
+    options = [corpus_file if option == "CORPUS" else option for option in options]
+    command = ["encode", corpus_file, "-o", str(tmp_path / "v.npy"), "--model", str(tmp_path / "never-read")]
+    assert main([*command, *options]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "never-read" not in err
+    assert not (tmp_path / "v.npy").exists()
+
+
+def test_openvino_refuses_a_reduced_precision_keras_model_by_name():
+    """The library's own check, for the Python API: OpenVINO converts float32 graphs only."""
+    pytest.importorskip("openvino")
+    from keras_sentemb import SentenceEncoder
+
+    folder = os.path.join(FIXTURES, "st_folders", "bert_mean_normalize_old")
+    mixed = SentenceEncoder.from_pretrained(folder, dtype="mixed_bfloat16")
+    with pytest.raises(ValueError, match="converts a float32 model; this one computes in mixed_bfloat16"):
+        mixed.encode(["a cat"], backend="openvino")
+
+
 def test_export_reduced_precision_needs_the_openvino_backend(model_file, tmp_path, capsys):
     assert main(["export", str(tmp_path / "s"), "--precision", "int8", "--model", model_file]) == 2
     assert "need --backend openvino" in capsys.readouterr().err

@@ -123,6 +123,11 @@ def test_a_roberta_config_with_token_types_is_refused(tmp_path):
     """RoBERTa's one token-type row is folded into the positions; a checkpoint with two is not RoBERTa's."""
     folder = copy_of("roberta_mean_normalize_new", tmp_path)
     edit_json(folder / "config.json", lambda c: c.update(type_vocab_size=2))
+    with pytest.raises(ValueError, match=r"type_vocab_size=2 disagrees with the checkpoint: .*token_type.* \(1, 32\)"):
+        SentenceEncoder.from_pretrained(folder)
+    tensors = load_file(folder / "model.safetensors")
+    tensors["embeddings.token_type_embeddings.weight"] = np.zeros((2, 32), np.float32)
+    save_file(tensors, folder / "model.safetensors")
     with pytest.raises(ValueError, match="type_vocab_size=2 is not supported"):
         SentenceEncoder.from_pretrained(folder)
 
@@ -156,10 +161,20 @@ def test_a_tokenizer_we_cannot_reproduce_is_refused_by_name(tmp_path):
 def test_weights_that_do_not_match_the_config_are_refused(tmp_path):
     folder = copy_of("mpnet_mean_normalize_old", tmp_path)
     edit_json(folder / "config.json", lambda c: c.update(num_hidden_layers=1))
-    with pytest.raises(ValueError, match="do not belong to the mpnet model.*encoder.layer.1"):
+    with pytest.raises(
+        ValueError, match=r"num_hidden_layers=1 disagrees with the checkpoint, which has layers 0–1 \(2\)"
+    ):
         load_hugging_face_backbone(folder)
     edit_json(folder / "config.json", lambda c: c.update(num_hidden_layers=2, intermediate_size=40))
-    with pytest.raises(ValueError, match="'encoder.layer.0.intermediate.dense.weight' has shape"):
+    with pytest.raises(
+        ValueError, match="intermediate_size=40 disagrees .* encoder.layer.0.intermediate.dense.weight has"
+    ):
+        load_hugging_face_backbone(folder)
+    edit_json(folder / "config.json", lambda c: c.update(intermediate_size=48))
+    tensors = load_file(folder / "model.safetensors")
+    tensors["encoder.layer.1.attention.attn.extra.weight"] = np.zeros((2, 2), np.float32)
+    save_file(tensors, folder / "model.safetensors")
+    with pytest.raises(ValueError, match="do not belong to the mpnet model.*encoder.layer.1.attention.attn.extra"):
         load_hugging_face_backbone(folder)
 
 

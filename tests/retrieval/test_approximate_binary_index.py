@@ -167,3 +167,13 @@ def test_a_damaged_saved_index_is_refused_with_its_path(collection, tmp_path):
         BinaryIndex.load(tmp_path / "ids.npz")
     with pytest.raises(ImportError, match="faiss-cpu"):
         BinaryIndex.load(path, backend="numpy")
+
+
+@pytest.mark.parametrize("kind", ["flat", "ivf", "hnsw"])
+def test_an_empty_index_of_any_kind_saves_and_loads_as_an_empty_index_of_that_kind(kind, tmp_path):
+    parameters = {"nlist": 4} if kind == "ivf" else {}
+    BinaryIndex(128, backend="faiss", kind=kind, **parameters).save(tmp_path / "empty.npz")
+    loaded = BinaryIndex.load(tmp_path / "empty.npz")
+    assert (loaded.kind, len(loaded)) == (kind, 0)
+    loaded.add(clustered_codes(400, nbytes=16))  # an IVF trains at this first add, as a new one would
+    assert loaded.search(clustered_codes(2, nbytes=16, seed=1), 5)[1].shape == (2, 5)

@@ -227,3 +227,20 @@ def test_int8_vectors_refuse_what_they_cannot_hold():
         Int8Vectors.quantize(np.array([[np.nan, 1.0]]))
     with pytest.raises(TypeError, match="values must be int8"):
         Int8Vectors(np.zeros((2, 2), np.float32), np.zeros(2), np.ones(2))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_no_queries_give_empty_results_of_the_usual_shape_and_dtype_from_every_search(backend):
+    index = BinaryIndex(64, backend=backend)
+    index.add(tie_heavy_codes(50))
+    none, no_vectors, vectors = np.zeros((0, 8), np.uint8), np.zeros((0, 4), np.float32), np.ones((50, 4), np.float32)
+    results = [
+        (index.search(none, 3), np.int32),
+        (index.search(none, 3, bits=32), np.int32),
+        (index.cascade_search(none, 3, shortlist_bits=32), np.int32),
+        (index.search_and_rerank(none, no_vectors, vectors, 3), np.float32),
+        (index.cascade_search(none, 3, 32, query_embeddings=no_vectors, embeddings=vectors), np.float32),
+    ]
+    for (scores, ids), score_dtype in results:
+        assert scores.shape == ids.shape == (0, 3)
+        assert scores.dtype == score_dtype and ids.dtype == np.int64

@@ -2,6 +2,7 @@
 bad JSON (line and column), nesting too deep, oversized files, garbage or truncated arrays,
 archives that are not zips, and missing keys."""
 
+import os
 import zipfile
 
 import numpy as np
@@ -12,8 +13,12 @@ from keras_sentemb.utils.checked_files import (
     load_npy,
     npz_array,
     open_npz,
+    open_regular_file,
     parse_json,
     read_json,
+    read_json_if_present,
+    read_json_object,
+    regular_file_present,
     require_keys,
 )
 
@@ -94,3 +99,32 @@ def test_a_keras_file_that_is_not_a_zip_is_not_reported_as_missing(tmp_path):
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("config.json", "{}")
     assert check_keras_file(path) == str(path)
+
+
+def test_only_regular_files_are_opened_and_a_fifo_is_never_waited_on(tmp_path):
+    fifo = tmp_path / "config.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match=r"config.json: a FIFO, not a regular file"):
+        read_json(fifo)  # returns at once: nobody writes to the FIFO
+    device = tmp_path / "tokenizer.json"
+    device.symlink_to("/dev/zero")
+    with pytest.raises(ValueError, match=r"tokenizer.json: a character device \(a symlink to /dev/zero\)"):
+        open_regular_file(device)
+    with pytest.raises(ValueError, match="a folder, not a regular file"):
+        read_json(tmp_path)
+    dangling = tmp_path / "vocab.txt"
+    dangling.symlink_to(tmp_path / "gone.txt")
+    with pytest.raises(ValueError, match=r"vocab.txt: a symlink to the missing .*gone.txt"):
+        regular_file_present(dangling)
+    assert regular_file_present(tmp_path / "absent.json") is False
+    (tmp_path / "real.json").write_text('{"a": 1}')
+    assert regular_file_present(tmp_path / "real.json") is True
+    assert read_json_if_present(tmp_path, "absent.json") == {}
+
+
+def test_a_config_must_be_an_object(tmp_path):
+    (tmp_path / "config.json").write_text("[1, 2]")
+    with pytest.raises(ValueError, match="config.json: expected a JSON object, got list"):
+        read_json_object(tmp_path / "config.json")
+    with pytest.raises(ValueError, match="config.json: expected a JSON object, got list"):
+        read_json_if_present(tmp_path, "config.json")

@@ -2,6 +2,7 @@
 hostile archives."""
 
 import contextlib
+import errno
 import functools
 import hashlib
 import http.client
@@ -554,3 +555,46 @@ def test_publishing_a_version_again_keeps_its_hub_module_and_its_record(tmp_path
     assert (store / "toy" / "1").read_bytes() == module  # the bytes users' hub caches hold
     entry = publish_folder(folder, "toy", 1, store)  # a --no-hub publish of the same version
     assert entry["hub"] == hub and read_store_index(store)["models"]["toy"]["versions"]["1"]["hub"] == hub
+
+
+class FullDisk:
+    """A file whose disk fills up after `room` bytes: a write past it stores what fits, then
+    raises ENOSPC, as a full disk does."""
+
+    def __init__(self, file, room):
+        self.file, self.room = file, room
+
+    def write(self, data):
+        fits = max(0, self.room - self.file.tell())
+        self.file.write(data[:fits])
+        if len(data) > fits:
+            self.file.flush()  # what fitted is on the disk
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return len(data)
+
+    def __getattr__(self, name):
+        return getattr(self.file, name)
+
+
+def test_a_full_disk_says_where_the_downloaded_bytes_are_kept_and_the_next_fetch_resumes(tmp_path, monkeypatch, capsys):
+    from keras_sentemb.apps.cli import main
+
+    store, home = tmp_path / "store", tmp_path / "home"
+    entry = publish_folder(model_folder(tmp_path), "toy", 1, store)
+    download = model_store._download
+    monkeypatch.setenv("KERAS_SENTEMB_HOME", str(home))
+    monkeypatch.setattr(
+        model_store, "_download", lambda url, partial, *rest: download(url, FullDisk(partial, 100), *rest)
+    )
+    with serve(store, RangeHandler) as url:
+        assert main(["zoo", "fetch", "toy", "--store", url]) == 2
+    line = capsys.readouterr().err.strip().splitlines()[-1]  # after the progress bar
+    (partial,) = partial_downloads(home)
+    assert "No space left on device" in line
+    assert f"kept in {home / 'downloads' / partial}: the next fetch of toy v1 resumes from them" in line
+    monkeypatch.setattr(model_store, "_download", download)  # space freed
+    RangeHandler.ranges = []
+    with serve(store, RangeHandler) as url:
+        assert main(["zoo", "fetch", "toy", "--store", url]) == 0
+    assert entry["bytes"] > 100 and RangeHandler.ranges == ["bytes=100-"]
+    assert partial_downloads(home) == []

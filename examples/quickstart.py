@@ -22,6 +22,7 @@ import keras_sentemb
 from keras_sentemb.data.text_file import read_lines
 from keras_sentemb.export import export_saved_model
 from keras_sentemb.retrieval import semantic_search
+from keras_sentemb.utils.start_up_noise import without_start_up_noise
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -67,10 +68,13 @@ def main():
         with open(texts_path, "w", encoding="utf-8") as f:
             f.write("\n".join(queries + corpus) + "\n")
         start = time.perf_counter()
-        subprocess.run(
+        child = subprocess.run(
             [sys.executable, os.path.join(HERE, "serve_saved_model.py"), folder, texts_path, output_path],
-            check=True,
+            stderr=subprocess.PIPE,
         )
+        sys.stderr.buffer.write(without_start_up_noise(child.stderr))  # TensorFlow's start-up lines dropped
+        sys.stderr.flush()
+        child.check_returncode()
         timings["fresh-process reload + embed"] = time.perf_counter() - start
         served = np.load(output_path)
     served_queries, served_corpus = served[: len(queries)], served[len(queries) :]

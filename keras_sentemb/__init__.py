@@ -12,32 +12,36 @@ import os
 # SavedModel export). A user's explicit KERAS_BACKEND is respected and checked below.
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
-import keras  # noqa: E402
+from keras_sentemb.utils.start_up_noise import start_up_noise_filtered  # noqa: E402
 
-if keras.config.backend() != "tensorflow":
-    raise ImportError(
-        "keras-sentemb needs the TensorFlow backend of Keras 3, but Keras is using "
-        f"{keras.config.backend()!r}. Set KERAS_BACKEND=tensorflow before importing keras."
+# TensorFlow's start-up lines (no CUDA, cuInit, CPU features) are noise on a CPU machine: dropped.
+with start_up_noise_filtered():
+    import keras
+
+    if keras.config.backend() != "tensorflow":
+        raise ImportError(
+            "keras-sentemb needs the TensorFlow backend of Keras 3, but Keras is using "
+            f"{keras.config.backend()!r}. Set KERAS_BACKEND=tensorflow before importing keras."
+        )
+
+    from keras_sentemb import backbones, layers, losses, models, pretrained, zoo
+    from keras_sentemb.export import export_saved_model
+    from keras_sentemb.layers import GatedConvFusion, PairFeatureHead, SemanticHashing, SiamesePooler
+    from keras_sentemb.models import (
+        DSE,
+        SBERT,
+        BiLSTMSRA,
+        CrossEncoder,
+        HashedEncoder,
+        InferLite,
+        SentenceClassifier,
+        SentenceEncoder,
+        StaticEncoder,
     )
-
-from keras_sentemb import backbones, layers, losses, models, pretrained, zoo  # noqa: E402
-from keras_sentemb.export import export_saved_model  # noqa: E402
-from keras_sentemb.layers import GatedConvFusion, PairFeatureHead, SemanticHashing, SiamesePooler  # noqa: E402
-from keras_sentemb.models import (  # noqa: E402
-    DSE,
-    SBERT,
-    BiLSTMSRA,
-    CrossEncoder,
-    HashedEncoder,
-    InferLite,
-    SentenceClassifier,
-    SentenceEncoder,
-    StaticEncoder,
-)
-from keras_sentemb.tokenizers import SentenceTokenizer, WordTokenizer  # noqa: E402
-from keras_sentemb.training import distill_hashed_encoder  # noqa: E402
-from keras_sentemb.version import __version__  # noqa: E402
-from keras_sentemb.zoo import load_sentence_encoder  # noqa: E402
+    from keras_sentemb.tokenizers import SentenceTokenizer, WordTokenizer
+    from keras_sentemb.training import distill_hashed_encoder
+    from keras_sentemb.version import __version__
+    from keras_sentemb.zoo import load_sentence_encoder
 
 __all__ = [
     "DSE",

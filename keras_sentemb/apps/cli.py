@@ -21,7 +21,7 @@ from keras_sentemb import zoo
 from keras_sentemb.apps.index_folder import IndexFolder, build_index_folder, read_meta
 from keras_sentemb.apps.saved_model_folder import LOCAL_RUNNERS, serving_folder
 from keras_sentemb.data.text_file import read_lines
-from keras_sentemb.evaluation.builtin_tasks import build_tasks
+from keras_sentemb.evaluation.builtin_tasks import TASK_NAMES, TFDS_TASK_NAMES, build_tasks
 from keras_sentemb.evaluation.report import evaluate, format_table, write_report
 from keras_sentemb.export import export_openvino, export_saved_model, export_serving_bundle
 from keras_sentemb.models.hashed_encoder import HashedEncoder
@@ -53,7 +53,7 @@ def _add_precision_arguments(parser):
         choices=["float32", "bfloat16", "int8"],
         default="float32",
         help="the arithmetic of the matrix products; bfloat16 and int8 run on OpenVINO "
-        "(pip install 'keras-sentemb[openvino]')",
+        '(pip install "./keras-sentemb[openvino]")',
     )
     parser.add_argument(
         "--calibration", metavar="FILE", help="with --precision int8: calibration sentences, one a line"
@@ -116,7 +116,7 @@ def _build_parser():
         choices=["tensorflow", "openvino"],
         default="tensorflow",
         help="tensorflow: a TF Serving SavedModel (raw strings in); openvino: an OpenVINO IR with its "
-        "tokenizer, for OpenVINOEncoder.load (pip install 'keras-sentemb[openvino]')",
+        'tokenizer, for OpenVINOEncoder.load (pip install "./keras-sentemb[openvino]")',
     )
     _add_precision_arguments(export)
     _add_model_arguments(export)
@@ -169,9 +169,8 @@ def _build_parser():
     evaluate.add_argument(
         "--tasks",
         default=None,
-        help="comma-separated, from: stsb, stsb-dev, mrpc, sst2, trec, snli, "
-        "sts-dir, senteval-dir, hash-recall, or TFDS names (glue/stsb, glue/mrpc, glue/sst2) "
-        "(default: stsb, plus hash-recall for a hashed model)",
+        help=f"comma-separated, from: {', '.join(TASK_NAMES)}, or the data sets' TFDS names "
+        f"({', '.join(TFDS_TASK_NAMES)}) (default: stsb, plus hash-recall for a hashed model)",
     )
     evaluate.add_argument(
         "--data",
@@ -179,10 +178,15 @@ def _build_parser():
         help="folder with stsb/, mrpc/, sst2/, trec/, nli/ (docs/data.md), or tfds / tfds:DIR to read "
         "them from TensorFlow Datasets (default: $KERAS_SENTEMB_DATA); needed by the built-in tasks",
     )
-    evaluate.add_argument("--sts-dir", help="folder of score<TAB>sentence1<TAB>sentence2 files")
+    evaluate.add_argument(
+        "--sts-dir",
+        help="folder of STS files, .tsv/.txt (TAB-separated) or .csv: columns score, sentence1, sentence2; "
+        "a header row naming them (any order) is optional",
+    )
     evaluate.add_argument(
         "--senteval-dir",
-        help="folder of label<TAB>sentence files: x.tsv (k-fold) or x.train.tsv + x.test.tsv (+ x.dev.tsv)",
+        help="folder of classification files (columns label, sentence; .tsv/.txt/.csv, header optional): "
+        "x.tsv (k-fold) or x.train.tsv + x.test.tsv (+ x.dev.tsv)",
     )
     evaluate.add_argument(
         "-o",
@@ -277,22 +281,39 @@ def _build_parser():
     return parser
 
 
+# The STS-B figures `zoo list` shows, in this order: metric key → {model class: what was scored}
+# (None: any other class).
+ZOO_LIST_METRICS = {
+    "stsb_test_spearman": {None: "cosine"},
+    "stsb_test_pair_spearman": {"CrossEncoder": "cross-encoder", None: "pair head"},
+    "stsb_test_hamming_spearman": {None: "Hamming"},
+}
+
+
+def zoo_list_sts(entry):
+    """The STS-B cell of `zoo list` for an index entry: each figure with what it scored
+    ("82.03 cosine / 79.51 Hamming")."""
+    metrics, kind = entry.get("metrics", {}), entry.get("class")
+    return " / ".join(
+        f"{metrics[key]:.2f} {names.get(kind, names[None])}"
+        for key, names in ZOO_LIST_METRICS.items()
+        if key in metrics
+    )
+
+
 def _zoo(args):
 
     command = args.zoo_command
     if command == "list":
-        rows = [("model", "version", "MB", "STS-B", "speed", "what it is for")]
+        rows = [("model", "version", "MB", "STS-B test ρ", "speed", "what it is for")]
         for entry in zoo.list_models():
             metrics = entry.get("metrics", {})
-            sts = metrics.get(
-                "stsb_test_hamming_spearman", metrics.get("stsb_test_pair_spearman", metrics.get("stsb_test_spearman"))
-            )
             rows.append(
                 (
                     entry["name"],
                     str(entry["version"]),
                     f"{entry['size_bytes'] / 1e6:.2f}",
-                    "" if sts is None else f"{sts:.2f}",
+                    zoo_list_sts(entry),
                     (
                         f"{metrics['sentences_per_second']} sent/s"
                         if "sentences_per_second" in metrics
@@ -310,6 +331,10 @@ def _zoo(args):
         widths = [max(len(row[i]) for row in rows) for i in range(5)]
         for row in rows:
             print("  ".join(cell.ljust(w) for cell, w in zip(row[:5], widths)) + "  " + row[5])
+        print(
+            "STS-B test ρ: Spearman × 100 on the STS-B test split of each score named: the cosine of two "
+            "vectors, the Hamming distance of two codes, a model's own pair score (pair head, cross-encoder)"
+        )
     elif command == "card":
         print(zoo.card(args.name, store=args.store, version=args.version))
     elif command == "export":
@@ -646,7 +671,7 @@ def _missing_extra(error):
     while cause is not None:
         module = (getattr(cause, "name", None) or "").split(".")[0]
         if module in OPTIONAL_EXTRAS:
-            return f'this command needs {module}, which is not installed: pip install "keras-sentemb[{OPTIONAL_EXTRAS[module]}]"'
+            return f'this command needs {module}, which is not installed: pip install "./keras-sentemb[{OPTIONAL_EXTRAS[module]}]"'
         cause = cause.__cause__ or cause.__context__
     return None
 

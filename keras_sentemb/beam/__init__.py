@@ -1,4 +1,4 @@
-"""Bulk embedding on Apache Beam (needs `pip install keras-sentemb[beam]`).
+"""Bulk embedding on Apache Beam (needs `pip install "./keras-sentemb[beam]"`).
 
     keras-sentemb embed-corpus serving/minilm/1 "corpus/*.txt" -o out/corpus         # DirectRunner
     keras-sentemb embed-corpus gs://b/minilm/1 "gs://b/corpus/*.txt" -o gs://b/out/corpus \\

@@ -22,6 +22,7 @@ validation splits and named `mrpc-dev` and `sst2-dev` (train → validation, C b
 import os
 
 from keras_sentemb.data.named_datasets import (
+    DATASETS,
     data_source,
     evaluation_split,
     named_dataset,
@@ -44,7 +45,8 @@ from keras_sentemb.evaluation.tasks import (
 )
 
 TASK_NAMES = ("stsb", "stsb-dev", "mrpc", "sst2", "trec", "snli", "sts-dir", "senteval-dir", "hash-recall")
-TFDS_TASK_NAMES = {"glue/stsb": "stsb", "glue/mrpc": "mrpc", "glue/sst2": "sst2"}  # the rest share names
+# Each task that reads a named dataset answers to that dataset's TFDS name too (`glue/stsb` is `stsb`).
+TFDS_TASK_NAMES = {d.tfds_name: d.name for d in DATASETS if d.name in TASK_NAMES}
 
 
 def _stsb(data, split):
@@ -156,7 +158,7 @@ def build_tasks(names, data=None, sts_dir=None, senteval_dir=None, folds=10, see
     if not names:
         raise ValueError(f"no task given; known: {', '.join(TASK_NAMES)}")
     if "sts-dir" in names and not sts_dir:
-        raise ValueError("task sts-dir needs --sts-dir FOLDER (files score<TAB>s1<TAB>s2)")
+        raise ValueError("task sts-dir needs --sts-dir FOLDER (STS files: columns score, sentence1, sentence2)")
     if "senteval-dir" in names and not senteval_dir:
         raise ValueError("task senteval-dir needs --senteval-dir FOLDER (files label<TAB>sentence)")
     needs_data = [n for n in names if n not in ("sts-dir", "senteval-dir")]

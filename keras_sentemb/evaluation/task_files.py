@@ -1,58 +1,88 @@
 """Bring-your-own benchmarks: folders of STS files and of SentEval-style classification files.
 
-STS file (`*.tsv` / `*.txt`), one pair a line: `score<TAB>sentence1<TAB>sentence2`, any
-numeric score scale. Classification file, one sentence a line: `label<TAB>sentence`, any
-label strings. Header detection is explicit, never guessed from a failed number: a first
-line that reads `score<TAB>sentence1<TAB>sentence2` (STS) or `label<TAB>sentence`
-(classification), in any letter case, is the header; `header=True` skips any first line,
-`header=False` reads every line as data. Blank lines are skipped. Any other malformed line — a wrong number of TAB fields, a score that is not a
-finite number, an empty sentence — is a `ValueError` naming `file:line`.
+STS file, one pair a row: columns `score`, `sentence1`, `sentence2`, any numeric score scale.
+Classification file, one sentence a row: columns `label`, `sentence`, any label strings.
+`*.tsv` / `*.txt` files are TAB-separated, one row a line, no quoting; `*.csv` files are
+comma-separated with CSV quoting (a quoted field may hold commas and line breaks).
+
+Header detection is explicit, never guessed from a failed number: a first row whose fields are
+exactly the column names (`score`, `sentence1`, `sentence2` or `label`, `sentence`), in any order
+and letter case, is the header, and the columns are then read by name (so `sentence1,sentence2,score`
+works); without one they are read in the order above. `header=True` skips any first row (using it
+for the order when it names the columns), `header=False` reads every row as data. Blank lines are
+skipped. Any other malformed row — a wrong number of fields, a score that is not a finite number,
+an empty sentence — is a `ValueError` naming `file:line`.
 
 A classification folder holds either one file per task (`mr.tsv`: probed by k-fold
 cross-validation) or split files (`trec.train.tsv` + `trec.test.tsv`, optionally
 `trec.dev.tsv`: a train/test probe).
 """
 
+import csv
 import dataclasses
+import io
 import math
 import os
 
 from keras_sentemb.data.examples import LabeledSentences, ScoredPairs
 
-SUFFIXES = (".tsv", ".txt")
+SUFFIXES = (".tsv", ".txt", ".csv")
 SPLITS = ("train", "dev", "test")
 
 
-def _lines(path):
+def _text(path):
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{path}: no such file")
     with open(path, "rb") as f:
         raw = f.read()
     try:
-        text = raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
         raise ValueError(f"{path}:{line}: not valid UTF-8 ({error.reason})") from None
+
+
+def _raw_rows(path):
+    """(line number, fields) of every non-blank row: CSV rows for `*.csv`, TAB-split lines otherwise."""
+    text = _text(path)
+    if os.fspath(path).endswith(".csv"):
+        reader = csv.reader(io.StringIO(text, newline=""))
+        start = 1
+        try:
+            for fields in reader:
+                if any(field.strip() for field in fields):
+                    yield start, fields
+                start = reader.line_num + 1
+        except csv.Error as error:
+            raise ValueError(f"{path}:{reader.line_num}: not valid CSV ({error})") from None
+        return
     # Only "\n" ends a line ("\r\n" too): `str.splitlines` would also break at U+2028,
     # U+2029, NEL and other separators that can sit inside a sentence, shifting line numbers.
     for number, line in enumerate(text.split("\n"), start=1):
         line = line.removesuffix("\r")
         if line.strip():
-            yield number, line
+            yield number, line.split("\t")
 
 
-def _fields(path, number, line, count, layout):
-    fields = line.split("\t")
-    if len(fields) != count:
-        raise ValueError(f"{path}:{number}: expected {count} TAB-separated fields ({layout}), got {len(fields)}")
-    return [field.strip() for field in fields]
-
-
-def _is_header(fields, names, header):
-    if header is None:
-        return [field.lower() for field in fields] == list(names)
-    return bool(header)
+def _rows(path, names, header):
+    """(line number, fields in the order of `names`) of every data row (see the module docstring)."""
+    separated = "comma-separated" if os.fspath(path).endswith(".csv") else "TAB-separated"
+    order = list(range(len(names)))
+    for index, (number, fields) in enumerate(_raw_rows(path)):
+        if len(fields) != len(names):
+            raise ValueError(
+                f"{path}:{number}: expected {len(names)} {separated} fields ({', '.join(names)}), got {len(fields)}"
+            )
+        fields = [field.strip() for field in fields]
+        if index == 0 and header is not False:
+            named = [field.lower() for field in fields]
+            if sorted(named) == sorted(names):
+                order = [named.index(name) for name in names]
+                continue
+            if header:
+                continue
+        yield number, [fields[i] for i in order]
 
 
 def _sentence(path, number, text, column):
@@ -62,8 +92,8 @@ def _sentence(path, number, text, column):
 
 
 def read_sts_file(path, header=None):
-    """`ScoredPairs` from a `score<TAB>sentence1<TAB>sentence2` file (header line optional:
-    see the module docstring for `header`).
+    """`ScoredPairs` from an STS file: TSV or CSV, columns `score`, `sentence1`, `sentence2`, with
+    or without a header row naming them (see the module docstring for `header`).
 
     (Not run as a doctest: it reads files of the benchmark data folder (docs/data.md).)
         pairs = read_sts_file("my_sts/news.tsv")
@@ -71,12 +101,7 @@ def read_sts_file(path, header=None):
         # -> (750, [4.2, 0.8])
     """
     first, second, scores = [], [], []
-    layout = "score, sentence1, sentence2"
-    for index, (number, line) in enumerate(_lines(path)):
-        fields = _fields(path, number, line, 3, layout)
-        if index == 0 and _is_header(fields, ("score", "sentence1", "sentence2"), header):
-            continue
-        score, sentence1, sentence2 = fields
+    for number, (score, sentence1, sentence2) in _rows(path, ("score", "sentence1", "sentence2"), header):
         try:
             value = float(score)
         except ValueError:
@@ -92,7 +117,8 @@ def read_sts_file(path, header=None):
 
 
 def read_classification_file(path, header=None):
-    """`LabeledSentences` from a `label<TAB>sentence` file; `labels` are the label strings
+    """`LabeledSentences` from a classification file (TSV or CSV, columns `label`, `sentence`, header
+    optional as for STS files); `labels` are the label strings
     themselves (a probe takes any hashable labels), `label_names` their sorted set.
 
     (Not run as a doctest: it reads files of the benchmark data folder (docs/data.md).)
@@ -101,11 +127,7 @@ def read_classification_file(path, header=None):
         # -> ('ABBR', 'DESC', 'ENTY', 'HUM', 'LOC', 'NUM')
     """
     sentences, labels = [], []
-    for index, (number, line) in enumerate(_lines(path)):
-        fields = _fields(path, number, line, 2, "label, sentence")
-        if index == 0 and _is_header(fields, ("label", "sentence"), header):
-            continue
-        label, sentence = fields
+    for number, (label, sentence) in _rows(path, ("label", "sentence"), header):
         if not label:
             raise ValueError(f"{path}:{number}: label is empty")
         sentences.append(_sentence(path, number, sentence, "sentence"))
@@ -140,7 +162,13 @@ def _task_files(folder, kind):
 def sts_folder_files(folder):
     """`{task name: path}` of the STS files in `folder` (name = file name without suffix)."""
     folder, names = _task_files(folder, "STS")
-    return {os.path.splitext(name)[0]: os.path.join(folder, name) for name in names}
+    files = {}
+    for name in names:
+        task = os.path.splitext(name)[0]
+        if task in files:
+            raise ValueError(f"{folder}: two files for task {task!r}: {os.path.basename(files[task])} and {name}")
+        files[task] = os.path.join(folder, name)
+    return files
 
 
 def classification_folder_tasks(folder):
@@ -151,11 +179,14 @@ def classification_folder_tasks(folder):
     for name in names:
         stem = os.path.splitext(name)[0]
         base, _, split = stem.rpartition(".")
-        if base and split in SPLITS:
-            task = tasks.setdefault(base, ClassificationTaskFiles(base))
-            setattr(task, split, os.path.join(folder, name))
-        else:
-            tasks.setdefault(stem, ClassificationTaskFiles(stem)).single = os.path.join(folder, name)
+        if not (base and split in SPLITS):
+            base, split = stem, "single"
+        task = tasks.setdefault(base, ClassificationTaskFiles(base))
+        if getattr(task, split):
+            raise ValueError(
+                f"{folder}: two files for {base!r} {split}: {os.path.basename(getattr(task, split))} and {name}"
+            )
+        setattr(task, split, os.path.join(folder, name))
     for task in tasks.values():
         if task.single and (task.train or task.test or task.dev):
             raise ValueError(f"{folder}: task {task.name!r} has both a single file and split files")

@@ -34,11 +34,11 @@ SERVED_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
 
 def models_config_text(names, base_path="/models"):
     """The `models.config` text (ModelServerConfig in protobuf text format) for `names`."""
-    try:  # optional extra: tensorflow-serving-api (pip install "keras-sentemb[serving]")
+    try:  # optional extra: tensorflow-serving-api (pip install "./keras-sentemb[serving]")
         from tensorflow_serving.config import model_server_config_pb2
     except ImportError as error:
         raise ImportError(
-            "a TF Serving bundle needs tensorflow-serving-api: pip install 'keras-sentemb[serving]'"
+            'a TF Serving bundle needs tensorflow-serving-api: pip install "./keras-sentemb[serving]"'
         ) from error
     config = model_server_config_pb2.ModelServerConfig()
     for name in names:

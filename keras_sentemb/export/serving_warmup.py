@@ -39,11 +39,11 @@ def signature_inputs(function, texts=WARMUP_TEXTS, k=WARMUP_K):
 
 
 def _serving_apis():
-    try:  # optional extra: tensorflow-serving-api (pip install "keras-sentemb[serving]")
+    try:  # optional extra: tensorflow-serving-api (pip install "./keras-sentemb[serving]")
         from tensorflow_serving.apis import model_pb2, predict_pb2, prediction_log_pb2
     except ImportError as error:
         raise ImportError(
-            "TF Serving warmup records need tensorflow-serving-api: pip install 'keras-sentemb[serving]'"
+            'TF Serving warmup records need tensorflow-serving-api: pip install "./keras-sentemb[serving]"'
         ) from error
     return model_pb2, predict_pb2, prediction_log_pb2
 

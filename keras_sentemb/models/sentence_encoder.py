@@ -387,7 +387,7 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             precision: "float32" (the default: the vectors of the reference model),
                 "bfloat16" or "int8": the arithmetic of the matrix products.
             backend: "tensorflow" (float32 only: the graph `export` writes) or "openvino"
-                (the same graph compiled by OpenVINO: `pip install "keras-sentemb[openvino]"`);
+                (the same graph compiled by OpenVINO: `pip install "./keras-sentemb[openvino]"`);
                 None picks TensorFlow for float32 and OpenVINO otherwise. See
                 `keras_sentemb.runtime` and docs/serving_speed.md for what each costs.
             calibration_texts: for precision="int8", the first time only: a few hundred

@@ -40,7 +40,7 @@ def check_kind(kind: str, parameters: dict | None = None, backend: str = "auto")
     if kind != "flat" and (backend == "numpy" or not faiss_available()):
         raise ImportError(
             f"kind={kind!r} is a FAISS index: it needs the faiss-cpu package "
-            "(pip install 'keras-sentemb[faiss]') and backend 'auto' or 'faiss'"
+            '(pip install "./keras-sentemb[faiss]") and backend "auto" or "faiss"'
         )
     return parameters
 

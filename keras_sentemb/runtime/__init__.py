@@ -5,7 +5,7 @@
 - `backend="openvino"`: the same traced function converted to OpenVINO (it reads TensorFlow
   graphs) and compiled for the CPU, at `precision` "float32", "bfloat16" (needs a CPU with
   bf16: AVX-512 BF16 or AMX) or "int8" (NNCF static post-training quantisation, calibrated
-  on sentences you give). `pip install "keras-sentemb[openvino]"`.
+  on sentences you give). `pip install "./keras-sentemb[openvino]"`.
 
 See `resolve_runtime` for the rules and `OpenVINORuntime` for what each precision computes.
 """

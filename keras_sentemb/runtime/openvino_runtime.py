@@ -14,7 +14,7 @@ CPU's AVX-512 VNNI / BF16 and AMX units. Precisions:
   SmoothQuant): int8 weights and activations for the matrix products, scales calibrated on
   the `calibration` inputs; the other ops run at the CPU's default (bf16 where available).
 
-OpenVINO is optional: `pip install "keras-sentemb[openvino]"` (openvino, and nncf for int8).
+OpenVINO is optional: `pip install "./keras-sentemb[openvino]"` (openvino, and nncf for int8).
 
 Example (not run as a doctest: it converts a real model, seconds):
 
@@ -28,7 +28,7 @@ import numpy as np
 
 from keras_sentemb.runtime.runtime_choice import check_precision
 
-_INSTALL = 'pip install "keras-sentemb[openvino]"'
+_INSTALL = 'pip install "./keras-sentemb[openvino]"'
 
 # Single texts run on models compiled for a fixed shape [1, L], L the first of these that
 # holds the text: OpenVINO's dynamic-shape model re-prepares its kernels whenever the shape

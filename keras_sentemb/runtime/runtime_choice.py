@@ -24,7 +24,7 @@ def resolve_runtime(backend, precision):
     >>> resolve_runtime("tensorflow", "int8")
     Traceback (most recent call last):
     ...
-    ValueError: backend='tensorflow' runs the model as built (float32, or the dtype policy it was loaded with); precision='int8' runs on backend='openvino' (pip install "keras-sentemb[openvino]").
+    ValueError: backend='tensorflow' runs the model as built (float32, or the dtype policy it was loaded with); precision='int8' runs on backend='openvino' (pip install "./keras-sentemb[openvino]").
     """
     check_precision(precision)
     if backend is None:
@@ -35,6 +35,6 @@ def resolve_runtime(backend, precision):
         raise ValueError(
             "backend='tensorflow' runs the model as built (float32, or the dtype policy it was loaded "
             f"with); precision={precision!r} runs on backend='openvino' "
-            '(pip install "keras-sentemb[openvino]").'
+            '(pip install "./keras-sentemb[openvino]").'
         )
     return backend, precision

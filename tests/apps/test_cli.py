@@ -1,5 +1,6 @@
 """The keras-sentemb command: encode, search, export, and errors with exit status 2."""
 
+import csv
 import json
 import os
 
@@ -306,3 +307,24 @@ def test_a_missing_optional_extra_is_an_error_naming_the_pip_command(
     assert main(argv) == 2
     error = capsys.readouterr().err
     assert "error:" in error and f"keras-sentemb[{extra}]" in error and "Traceback" not in error
+
+
+def test_evaluate_reads_a_users_pairs_as_csv_or_tsv_with_or_without_a_header(model_file, tmp_path):
+    """The same pairs as a CSV whose header puts the columns in Hugging Face's order, a CSV without a
+    header, and a headerless TSV: three tasks, one Spearman."""
+    rows = [
+        (f"{i % 5}.0", f"the cat, sat {'on the mat ' * (i % 3)}", f"a dog ran {'fast ' * (i % 4)}") for i in range(12)
+    ]
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    with open(folder / "named.csv", "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows([("sentence1", "sentence2", "score"), *((a, b, s) for s, a, b in rows)])
+    with open(folder / "plain.csv", "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows(rows)
+    (folder / "tabbed.tsv").write_text("".join("\t".join(row) + "\n" for row in rows), encoding="utf-8")
+    command = ["evaluate", model_file, "--tasks", "sts-dir", "--sts-dir", str(folder), "--no-plots"]
+    assert main([*command, "-o", str(tmp_path / "report")]) == 0
+    tasks = json.loads((tmp_path / "report" / "report.json").read_text())["tasks"]
+    spearman = {task["name"]: (task["size"], round(task["metrics"]["spearman"], 6)) for task in tasks}
+    assert set(spearman) == {"sts-dir/named", "sts-dir/plain", "sts-dir/tabbed"}
+    assert len(set(spearman.values())) == 1 and spearman["sts-dir/named"][0] == 12

@@ -1,16 +1,16 @@
-"""The `keras-sentemb` console script starts quietly: TensorFlow's start-up lines on a CPU
-machine (no CUDA drivers, cuInit, CPU features) are dropped; everything else written to
-standard error reaches the user."""
+"""`import keras_sentemb` and so the `keras-sentemb` console script start quietly: TensorFlow's
+start-up lines on a CPU machine (no CUDA drivers, cuInit, CPU features) are dropped; everything
+else written to standard error reaches the user."""
 
 import os
 import subprocess
 import sys
 
-import keras_sentemb_cli
+from keras_sentemb.utils.start_up_noise import start_up_noise_filtered
 
 
 def test_start_up_noise_is_dropped_and_every_other_line_is_kept(capfd):
-    with keras_sentemb_cli.start_up_noise_filtered():
+    with start_up_noise_filtered():
         os.write(2, b"WARNING: All log messages before absl::InitializeLog() is called are written to STDERR\n")
         os.write(
             2,
@@ -34,7 +34,7 @@ def test_start_up_noise_is_dropped_and_every_other_line_is_kept(capfd):
 
 def test_what_was_written_is_kept_when_the_block_fails(capfd):
     try:
-        with keras_sentemb_cli.start_up_noise_filtered():
+        with start_up_noise_filtered():
             os.write(2, b"why the import failed\n")
             raise ImportError("no module")
     except ImportError:
@@ -48,3 +48,23 @@ def test_the_installed_command_prints_no_tensorflow_start_up_lines():
     done = subprocess.run([script, "zoo", "list"], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0 and "minilm-l6" in done.stdout
     assert done.stderr == ""
+
+
+def test_importing_the_package_prints_no_tensorflow_start_up_lines():
+    """What `make run` and a user's script see: TF_CPP_MIN_LOG_LEVEL does not silence these lines."""
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    done = subprocess.run(
+        [sys.executable, "-c", "import keras_sentemb; print(keras_sentemb.__version__)"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stdout.strip()
+    assert done.stderr == ""
+
+
+def test_tf_cpp_min_log_level_0_shows_tensorflows_log_again():
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "0"}
+    done = subprocess.run([sys.executable, "-c", "import keras_sentemb"], capture_output=True, text=True, env=env)
+    assert done.returncode == 0 and "I0000" in done.stderr

@@ -1,6 +1,7 @@
 """Bring-your-own benchmark files: STS `score<TAB>s1<TAB>s2` and classification
 `label<TAB>sentence`, read strictly, with every bad line named as file:line."""
 
+import csv
 import os
 
 import pytest
@@ -108,7 +109,7 @@ def test_an_sts_folder_lists_one_task_per_file():
 def test_folder_mistakes_are_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="no such classification folder"):
         classification_folder_tasks(str(tmp_path / "absent"))
-    with pytest.raises(ValueError, match="no .tsv/.txt files"):
+    with pytest.raises(ValueError, match="no .tsv/.txt/.csv files"):
         sts_folder_files(str(tmp_path))
     write(tmp_path, "trec.train.tsv", "A\tx\n")
     with pytest.raises(ValueError, match=r"task 'trec' lacks its trec.test.tsv"):
@@ -171,3 +172,50 @@ def test_sts_pairs_read_back_as_written(tmp_path, pairs):
     path.write_bytes("".join(f"{score!r}\t{a}\t{b}\n" for score, a, b in pairs).encode("utf-8"))
     read = read_sts_file(path)
     assert list(zip(read.scores, read.sentences1, read.sentences2)) == pairs
+
+
+def test_csv_files_and_headers_in_any_column_order_read_like_the_tsv(tmp_path):
+    """A user's pairs as CSV (quoted fields may hold commas and line breaks) or TSV, with a header
+    naming the columns in any order, or none (then score, sentence1, sentence2)."""
+    expected = ([4.5, 0.5], ["A cat, sitting.", 'He said "hi"\nand left.'], ["A cat sits.", "The sky."])
+    files = {
+        "plain.csv": 'score,sentence1,sentence2\n4.5,"A cat, sitting.",A cat sits.\n0.5,"He said ""hi""\nand left.",The sky.\n',
+        "reordered.csv": 'Sentence1,Sentence2,Score\n"A cat, sitting.",A cat sits.,4.5\r\n"He said ""hi""\nand left.",The sky.,0.5\r\n',
+        "no_header.csv": '4.5,"A cat, sitting.",A cat sits.\n0.5,"He said ""hi""\nand left.",The sky.\n',
+        "reordered.tsv": 'sentence2\tscore\tsentence1\nA cat sits.\t4.5\tA cat, sitting.\nThe sky.\t0.5\tHe said "hi"\n',
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        pairs = read_sts_file(tmp_path / name)
+        wanted = expected if name.endswith(".csv") else (expected[0], [expected[1][0], 'He said "hi"'], expected[2])
+        assert (pairs.scores, pairs.sentences1, pairs.sentences2) == wanted, name
+    with pytest.raises(ValueError, match=r"two files for task 'reordered': reordered.csv and reordered.tsv"):
+        sts_folder_files(tmp_path)
+    os.remove(tmp_path / "reordered.tsv")
+    assert set(sts_folder_files(tmp_path)) == {"plain", "reordered", "no_header"}
+
+
+def test_a_csv_row_with_the_wrong_field_count_names_its_line(tmp_path):
+    path = tmp_path / "pairs.csv"
+    path.write_text('score,sentence1,sentence2\n1,"two\nlines",b\n2,only two\n', encoding="utf-8")
+    with pytest.raises(
+        ValueError, match=r"pairs.csv:4: expected 3 comma-separated fields \(score, sentence1, sentence2\), got 2"
+    ):
+        read_sts_file(path)
+
+
+@PROPERTY_SETTINGS
+@given(pairs=st.lists(st.tuples(st.floats(-1e6, 1e6), SENTENCE, SENTENCE), min_size=2, max_size=8))
+def test_csv_pairs_read_back_as_csv_writer_wrote_them(tmp_path, pairs):
+    path = tmp_path / "pairs.csv"
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows([("sentence1", "score", "sentence2"), *((a, repr(s), b) for s, a, b in pairs)])
+    read = read_sts_file(path)
+    assert list(zip(read.scores, read.sentences1, read.sentences2)) == pairs
+
+
+def test_a_classification_task_with_two_files_for_one_split_is_an_error(tmp_path):
+    for name in ("trec.train.tsv", "trec.train.csv", "trec.test.tsv"):
+        (tmp_path / name).write_text("label\tsentence\nA\tx\n" if name.endswith("tsv") else "label,sentence\nA,x\n")
+    with pytest.raises(ValueError, match=r"two files for 'trec' train: trec.train.csv and trec.train.tsv"):
+        classification_folder_tasks(tmp_path)

@@ -236,5 +236,28 @@ def test_a_checkout_after_make_venv_lists_every_committed_model_without_configur
     with open(os.path.join(checkout_zoo, "index.json"), encoding="utf-8") as f:
         committed = sorted(json.load(f)["models"])
     assert main(["zoo", "list"]) == 0
-    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:]]
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:-1]]  # header, rows, legend
     assert listed == committed and len(committed) >= 8
+
+
+def test_zoo_list_names_the_score_behind_each_sts_figure(monkeypatch, capsys):
+    """Hash models are measured on the cosine and on Hamming distances, the cross-encoder and DSE on
+    their pair scores: each figure says what it scored, and the last line says what the column is."""
+    monkeypatch.delenv("KERAS_SENTEMB_ZOO", raising=False)
+    with open(os.path.join(zoo.zoo_dir(), "index.json"), encoding="utf-8") as f:
+        models = json.load(f)["models"]
+    assert main(["zoo", "list"]) == 0
+    header, *rows, legend = capsys.readouterr().out.splitlines()
+    assert "STS-B test ρ" in header and legend.startswith("STS-B test ρ: Spearman × 100 on the STS-B test")
+    for row in rows:
+        name = row.split()[0]
+        metrics, kind = models[name]["metrics"], models[name]["class"]
+        expected = []
+        if "stsb_test_spearman" in metrics:
+            expected.append(f"{metrics['stsb_test_spearman']:.2f} cosine")
+        if "stsb_test_pair_spearman" in metrics:
+            pair = "cross-encoder" if kind == "CrossEncoder" else "pair head"
+            expected.append(f"{metrics['stsb_test_pair_spearman']:.2f} {pair}")
+        if "stsb_test_hamming_spearman" in metrics:
+            expected.append(f"{metrics['stsb_test_hamming_spearman']:.2f} Hamming")
+        assert f"  {' / '.join(expected)}  " in row, row

@@ -22,16 +22,24 @@ for one (`--task glue/stsb` is `--task stsb`):
 refuses them with a `ValueError` that says so (use a folder for those test sets), while
 `split_sentences` reads their sentences (to keep them out of a training corpus). Class labels are the
 same integers from both routes (`label_names[i]` names class i; TFDS's order), and TFDS
-examples without a label (-1: SNLI pairs without a gold label) are skipped and counted.
+examples without a label (-1: SNLI pairs without a gold label) are skipped and counted. A TFDS
+dataset that is not in the data dir yet is downloaded by TFDS; on a machine without internet that
+fails in seconds (TFDS's download tries bounded to `TFDS_DOWNLOAD_TRIES`) with an `OSError` that says
+how to prepare the data elsewhere, and leaves nothing behind under the data dir.
 
     read_split("tfds", "glue/stsb", "dev")
     read_split("/data/benchmarks", "stsb", "dev")
 """
 
+import contextlib
 import dataclasses
+import logging
 import os
+import shutil
+import threading
 
 import tensorflow_datasets as tfds
+from tensorflow_datasets.core.download import downloader as tfds_downloader
 
 from keras_sentemb.data.examples import (
     NLI_LABELS,
@@ -267,6 +275,48 @@ def split_sentences(data, dataset, split):
     return [sentence for pair in zip(examples.sentences1, examples.sentences2) for sentence in pair]
 
 
+# Tries of each TFDS download request (TFDS's own default, 10 with exponential back-off from 0.2 s,
+# spends 200 s on a machine without internet before it fails); 2 still ride out a transient error.
+TFDS_DOWNLOAD_TRIES = 2
+_TFDS_ATTEMPT = threading.Lock()
+
+
+def _paths_under(folder):
+    return {os.path.join(root, name) for root, dirs, files in os.walk(folder) for name in dirs + files}
+
+
+@contextlib.contextmanager
+def _tfds_attempt(data_dir):
+    """A TFDS load that fails fast and leaves nothing behind: TFDS's download tries bounded to
+    `TFDS_DOWNLOAD_TRIES`, and when the block fails, every file and folder it created under the data
+    dir (`data_dir`, else `$TFDS_DATA_DIR`, else `~/tensorflow_datasets`) removed again — the empty
+    dataset folders, metadata and `*.tmp.*` downloads of an attempt without internet."""
+    data_dir = (
+        data_dir or os.environ.get("TFDS_DATA_DIR") or os.path.join(os.path.expanduser("~"), "tensorflow_datasets")
+    )
+    existed = os.path.isdir(data_dir)
+    before = _paths_under(data_dir) if existed else set()
+    retries_log = logging.getLogger("urllib3.connectionpool")  # "Retrying (Retry(total=…))": the error says why
+    with _TFDS_ATTEMPT:  # the retry bound is TFDS's module setting: one attempt at a time changes it
+        tries, tfds_downloader.MAX_RETRIES = tfds_downloader.MAX_RETRIES, TFDS_DOWNLOAD_TRIES
+        level = retries_log.level
+        retries_log.setLevel(logging.ERROR)
+        try:
+            yield
+        except BaseException:
+            for path in sorted(_paths_under(data_dir) - before, key=lambda p: p.count(os.sep), reverse=True):
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                elif os.path.lexists(path):
+                    os.remove(path)
+            if not existed:
+                shutil.rmtree(data_dir, ignore_errors=True)
+            raise
+        finally:
+            tfds_downloader.MAX_RETRIES = tries
+            retries_log.setLevel(level)
+
+
 def _read_tfds(source, dataset, split, labelled=True):
     if split not in dataset.tfds_splits or (labelled and split in dataset.unlabelled_in_tfds):
         raise ValueError(
@@ -276,7 +326,8 @@ def _read_tfds(source, dataset, split, labelled=True):
         )
     where = split_location(source, dataset, split)
     try:
-        examples = tfds.load(dataset.tfds_name, split=dataset.tfds_splits[split], data_dir=source.tfds_dir)
+        with _tfds_attempt(source.tfds_dir):
+            examples = tfds.load(dataset.tfds_name, split=dataset.tfds_splits[split], data_dir=source.tfds_dir)
     except Exception as error:  # download, preparation or data-dir errors of every kind
         raise OSError(
             f"{where}: TensorFlow Datasets could not provide it ({type(error).__name__}: {error}). On a machine "

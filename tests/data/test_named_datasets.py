@@ -3,6 +3,8 @@ docs/data.md or TensorFlow Datasets (`tfds`, `tfds:DIR`), read through TFDS's ow
 
 import contextlib
 import os
+import socket
+import time
 
 import pytest
 import tensorflow as tf
@@ -187,3 +189,27 @@ def test_a_tfds_sentence_corpus_keeps_the_secret_test_sentences_out():
     assert "shared sentence" not in sentences and "b" not in sentences  # stsb test's own sentences
     assert "train a" in sentences and "test a" not in sentences
     assert "multi_nli train" in sentences and "trec test" in sentences
+
+
+def test_tfds_without_internet_fails_in_seconds_and_leaves_the_data_dir_as_it_was(tmp_path, monkeypatch):
+    """ "Offline" here: every HTTP(S) request of TFDS goes to a closed loopback port through the proxy
+    settings, so nothing leaves the machine; TFDS's own retries would take 200 s."""
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{unused.getsockname()[1]}"
+    for name in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"):
+        monkeypatch.setenv(name, closed)
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    data_dir = tmp_path / "tfds"
+    (data_dir / "other_dataset").mkdir(parents=True)
+    (data_dir / "other_dataset" / "kept.txt").write_text("someone else's")
+    start = time.perf_counter()
+    with pytest.raises(OSError, match=r"tfds:glue/stsb\[validation\]: TensorFlow Datasets could not provide it"):
+        read_split(f"tfds:{data_dir}", "stsb", "dev")
+    assert time.perf_counter() - start < 10
+    assert sorted(str(p.relative_to(data_dir)) for p in data_dir.rglob("*")) == [
+        "other_dataset",
+        "other_dataset/kept.txt",
+    ]
+    assert named_datasets.tfds_downloader.MAX_RETRIES == 10  # TFDS's setting is put back

@@ -102,6 +102,22 @@ def _safetensors_edit(relative, edit):
     return corrupt
 
 
+def _word_embeddings_entry(**changes):
+    """Rewrites the header entry of the word embeddings with `changes` (their bytes stay as they are)."""
+    name = "embeddings.word_embeddings.weight"
+    return _safetensors_edit("model.safetensors", lambda header: {**header, name: {**header[name], **changes}})
+
+
+def _sharded_index_naming(shard):
+    """Replaces the checkpoint by a sharded index whose one shard is `shard`."""
+
+    def corrupt(folder):
+        os.remove(os.path.join(folder, "model.safetensors"))
+        _bytes(json.dumps({"weight_map": {"a": shard}}).encode())(os.path.join(folder, "model.safetensors.index.json"))
+
+    return corrupt
+
+
 def _without_tensor(relative, name):
     """Saves the safetensors file again without tensor `name` (a valid file that lacks it)."""
 
@@ -233,24 +249,12 @@ CORRUPTIONS = [
     ),
     (
         "safetensors shape larger than its bytes",
-        _safetensors_edit(
-            "model.safetensors",
-            lambda h: {
-                **h,
-                "embeddings.word_embeddings.weight": {**h["embeddings.word_embeddings.weight"], "shape": [10**9, 32]},
-            },
-        ),
+        _word_embeddings_entry(shape=[10**9, 32]),
         r"tensor 'embeddings\.word_embeddings\.weight': data_offsets .* hold 64000 bytes, its shape \(1000000000, 32\)",
     ),
     (
         "safetensors unknown dtype",
-        _safetensors_edit(
-            "model.safetensors",
-            lambda h: {
-                **h,
-                "embeddings.word_embeddings.weight": {**h["embeddings.word_embeddings.weight"], "dtype": "Q7"},
-            },
-        ),
+        _word_embeddings_entry(dtype="Q7"),
         r"dtype 'Q7' is not a safetensors dtype",
     ),
     (
@@ -260,12 +264,7 @@ CORRUPTIONS = [
     ),
     (
         "safetensors index naming a shard outside the folder",
-        lambda folder: (
-            os.remove(os.path.join(folder, "model.safetensors")),
-            _bytes(json.dumps({"weight_map": {"a": "../../../etc/passwd"}}).encode())(
-                os.path.join(folder, "model.safetensors.index.json")
-            ),
-        ),
+        _sharded_index_naming("../../../etc/passwd"),
         r"shard '\.\./\.\./\.\./etc/passwd' is not a file name in the checkpoint's folder",
     ),
     # tokenizer files

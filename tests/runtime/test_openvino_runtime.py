@@ -117,7 +117,7 @@ def test_unknown_or_unsupported_choices_are_value_errors(encoder, backend, preci
 def test_a_missing_openvino_says_what_to_install(monkeypatch):
     encoder = make_tiny_encoder(seed=14)
     monkeypatch.setitem(sys.modules, "openvino", None)
-    with pytest.raises(ImportError, match=r'pip install "keras-sentemb\[openvino\]"'):
+    with pytest.raises(ImportError, match=r'pip install "\./keras-sentemb\[openvino\]"'):
         encoder.encode(TEXTS, backend="openvino")
 
 

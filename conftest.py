@@ -54,6 +54,8 @@ SLOW = (
     # venv) and a corpus-embedding beam job: make test still took 556-628 s from a clean clone there
     "README.md",
     "tests/beam/test_embed_corpus.py",
+    # Spark (local[2]) and Ray (2 CPUs) on a 20,000-line corpus, and their killed-job reruns: ~3 min
+    "tests/scale_out/",
     # the static tier's distillation runs (fits a table for several epochs, twice)
     "tests/training/test_static_distillation.py",
 )

@@ -8,6 +8,7 @@ keras-sentemb index search corpus_index --query "How do I bake bread?" --rerank 
 keras-sentemb evaluate minilm-l6 --tasks stsb,sts-dir --sts-dir my_sts -o reports/minilm
 keras-sentemb zoo list
 keras-sentemb embed-corpus serving/minilm "corpus/*.txt" -o out/corpus   (Apache Beam)
+keras-sentemb embed-corpus serving/minilm "corpus/*.txt" -o out/vectors --engine spark --master "local[2]"
 """
 
 import argparse
@@ -203,12 +204,14 @@ def _build_parser():
 
     embed = commands.add_parser(
         "embed-corpus",
-        help="embed text files on Apache Beam (DirectRunner by default) into sharded Parquet/TFRecord",
-        description="Reads the files, embeds every non-blank line with RunInference and writes "
-        "(id, embedding, code) rows. Options this command does not know are Beam "
+        help="embed text files on Apache Beam (default), Spark or Ray Data into Parquet (or TFRecord on Beam)",
+        description="Reads the files, embeds every non-blank line and writes (id, embedding, code) "
+        "rows; the rows written must account for every line read (else nothing is kept). "
+        "With --engine beam, options this command does not know are Beam "
         "pipeline options, e.g. --runner=DataflowRunner --project=P --region=R "
         "--temp_location=gs://b/tmp, --runner=FlinkRunner --flink_master=host:8081, "
-        "--runner=SparkRunner, --direct_num_workers=4 --direct_running_mode=multi_processing.",
+        "--runner=SparkRunner, --direct_num_workers=4 --direct_running_mode=multi_processing. "
+        "With --engine spark or ray, -o names a folder that appears whole or not at all.",
     )
     embed.add_argument(
         "model",
@@ -219,6 +222,18 @@ def _build_parser():
     embed.add_argument("inputs", nargs="+", help="text file pattern(s), one sentence a line")
     embed.add_argument(
         "-o", "--output", required=True, help="output prefix: PREFIX-00000-of-0000N.parquet (or .tfrecord)"
+    )
+    embed.add_argument(
+        "--engine",
+        choices=["beam", "spark", "ray"],
+        default="beam",
+        help="beam (RunInference; any Beam runner), spark (predict_batch_udf) or ray (Ray Data actors)",
+    )
+    embed.add_argument(
+        "--master", default=None, help="spark: the Spark master (default: the spark-submit one, else local[*])"
+    )
+    embed.add_argument(
+        "--address", default=None, help="ray: the cluster to join (default: RAY_ADDRESS, else a local one)"
     )
     embed.add_argument("--format", choices=["parquet", "tfrecord"], default="parquet")
     embed.add_argument("--shards", type=int, default=0, help="output shards (0: the runner decides)")
@@ -357,7 +372,42 @@ def _zoo(args):
         print(f"fetched {args.name} into {zoo.fetch(args.name, args.store, version=args.version)}")
 
 
+def _embed_corpus_elsewhere(args, unknown):
+    """`embed-corpus --engine spark|ray`: files → a Parquet folder, counts checked."""
+    if unknown:
+        raise ValueError(f"--engine {args.engine} takes no Beam pipeline options (got {' '.join(unknown)})")
+    if args.format != "parquet" or args.shards:
+        raise ValueError(f"--engine {args.engine} writes Parquet files the engine shards (no --format/--shards)")
+    local = (args.master or "local").startswith("local") if args.engine == "spark" else not args.address
+    model_dir = serving_folder(args.model, None if local else f"{args.engine} cluster")
+    common = {
+        "batch_size": args.batch_size,
+        "ids_in_first_column": args.ids_in_first_column,
+        "with_codes": False if args.no_codes else None,
+        "overwrite": args.overwrite,
+    }
+    if args.engine == "spark":
+        from keras_sentemb.spark.corpus_job import embed_corpus, spark_session  # optional extra: pyspark
+
+        summary = embed_corpus(args.inputs, model_dir, args.output, spark=spark_session(args.master), **common)
+    else:
+        import ray  # optional extra: ray
+
+        from keras_sentemb.ray import embed_corpus
+
+        if args.address:
+            ray.init(address=args.address, include_dashboard=False, log_to_driver=False)
+        summary = embed_corpus(args.inputs, model_dir, args.output, **common)
+    print(
+        f"wrote {summary['vectors_written']} rows ({summary['blank_lines']} blank lines skipped, "
+        f"{summary['lines_read']} read) to {summary['output']} in {summary['seconds']:.1f} s"
+    )
+
+
 def _embed_corpus(args, beam_args):
+    if args.engine != "beam":
+        _embed_corpus_elsewhere(args, beam_args)
+        return
 
     from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions  # optional extra
 
@@ -660,7 +710,14 @@ def _reason(error):
 
 
 # Optional dependencies a command may need: the top-level module → the extra that installs it.
-OPTIONAL_EXTRAS = {"apache_beam": "beam", "tensorflow_serving": "serving", "openvino": "openvino", "nncf": "openvino"}
+OPTIONAL_EXTRAS = {
+    "apache_beam": "beam",
+    "pyspark": "spark",
+    "ray": "ray",
+    "tensorflow_serving": "serving",
+    "openvino": "openvino",
+    "nncf": "openvino",
+}
 
 
 def _missing_extra(error):

@@ -2,11 +2,9 @@
 folder, or a model exported on the fly for local runs."""
 
 import os
-import re
 import tempfile
 
-import tensorflow as tf
-
+from keras_sentemb.bulk.exported_model import exported_version
 from keras_sentemb.export import export_saved_model
 from keras_sentemb.zoo.loading import load_any_encoder
 
@@ -20,23 +18,6 @@ LOCAL_RUNNERS = (
     "PrismRunner",
     "prism",
 )
-
-
-def exported_version(path):
-    """The SavedModel folder `path` names: `path` itself when it holds `saved_model.pb`,
-    else its highest numbered version folder (TF Serving's layout); None when neither."""
-
-    if tf.io.gfile.exists(tf.io.gfile.join(path, "saved_model.pb")):
-        return path
-    if not tf.io.gfile.isdir(path):
-        return None
-    versions = [
-        int(name.rstrip("/"))
-        for name in tf.io.gfile.listdir(path)
-        if re.fullmatch(r"\d+/?", name)
-        and tf.io.gfile.exists(tf.io.gfile.join(path, name.rstrip("/"), "saved_model.pb"))
-    ]
-    return tf.io.gfile.join(path, str(max(versions))) if versions else None
 
 
 def serving_folder(spec, runner=None):

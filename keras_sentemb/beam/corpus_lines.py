@@ -5,34 +5,25 @@ from apache_beam.io import fileio
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
+from keras_sentemb.bulk.corpus_lines import numbered_lines as bulk_lines
+
 
 def numbered_lines(readable_file, ids_in_first_column=False):
-    """(id, text bytes) for each non-blank line of one `fileio.ReadableFile`.
-
-    The id is `<path>:<line number>` (1-based, counting blank lines too, so it points at
-    the line in the file), or with `ids_in_first_column` the text before the first tab of
-    an `id<TAB>text` line. Text stays bytes: invalid UTF-8 reaches the model, which
-    replaces it, instead of failing the read. A line without a tab in a
-    `ids_in_first_column` file is a ValueError naming `path:line`.
+    """(id, text bytes) for each non-blank line of one `fileio.ReadableFile`, by the rules
+    of `keras_sentemb.bulk.numbered_lines` (ids `<path>:<line>` or the first column, blank
+    lines counted and skipped, text kept as bytes), counting sentences and blank lines in
+    the pipeline's metrics.
     """
     path = readable_file.metadata.path
     blank = Metrics.counter("keras_sentemb", "blank_lines")
     sentences = Metrics.counter("keras_sentemb", "sentences")
     with readable_file.open() as f:
-        for number, line in enumerate(f, start=1):
-            line = line.rstrip(b"\r\n")
-            if ids_in_first_column:
-                key, tab, line = line.partition(b"\t")
-                if not tab or not key:
-                    raise ValueError(f"{path}:{number}: expected `id<TAB>text`, got {line[:80]!r}")
-                key = key.decode("utf-8", errors="replace")
-            else:
-                key = f"{path}:{number}"
-            if not line.strip():
+        for key, text in bulk_lines(path, (line.rstrip(b"\r\n") for line in f), ids_in_first_column):
+            if text is None:
                 blank.inc()
                 continue
             sentences.inc()
-            yield key, line
+            yield key, text
 
 
 class ReadCorpusLines(beam.PTransform):

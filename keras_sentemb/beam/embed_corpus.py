@@ -5,18 +5,32 @@ import time
 import apache_beam as beam
 import tensorflow as tf
 from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
-from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 from tqdm.auto import tqdm
 
 from keras_sentemb.beam.corpus_lines import ReadCorpusLines
 from keras_sentemb.beam.embedding_records import (
     FORMATS,
     SUFFIXES,
+    count_records,
     parquet_schema,
     to_parquet_row,
     to_tf_example,
 )
 from keras_sentemb.beam.saved_model_handler import SavedModelEmbeddingHandler
+from keras_sentemb.bulk.job_counts import IncompleteJobError, JobCounts
+
+# Runners that start here but lose elements, with the reason (Beam 2.77, dask 2026.8).
+UNSUPPORTED_RUNNERS = {
+    "DaskRunner": (
+        "Beam's DaskRunner drops what a DoFn emits in finish_bundle (its apply_dofn_to_bundle "
+        "collects a bundle's outputs before calling finish_bundle), which is where BatchElements "
+        "(inside RunInference) flushes its last batch and where file sinks close their writers "
+        "(a BatchElements + RunInference pipeline returned 9,984 of 20,000 elements; WriteToText "
+        "failed with 'write to closed file'). Use the DirectRunner, Dataflow, Flink or Spark through Beam, "
+        "or keras_sentemb.spark / keras_sentemb.ray"
+    ),
+}
 
 
 class ProgressBar(beam.DoFn):
@@ -139,12 +153,26 @@ def run_embed_corpus(
     `overwrite`; then they are replaced, and those the new run did not rewrite are deleted
     once it has succeeded (a failed run leaves them as they were).
 
+    The counts must balance: the rows in the shards this run wrote equal the non-blank lines
+    read (`sentences` in the pipeline's metrics); else those shards are deleted and
+    `IncompleteJobError` raised (a runner that drops elements, as Beam's DaskRunner does, is
+    caught here).
+
     Returns `{"files": [...], "sentences": n, "blank_lines": m}` (the counts from the
-    pipeline's metrics).
+    pipeline's metrics; `vectors_written` counted in the shards).
+
+    Raises:
+        ValueError: the DaskRunner (see `UNSUPPORTED_RUNNERS`).
+        IncompleteJobError: the rows written do not account for the lines read.
     """
     from apache_beam.metrics import MetricsFilter  # optional extra: apache-beam
 
-    pipeline = beam.Pipeline(options=PipelineOptions(list(pipeline_args)))
+    options = PipelineOptions(list(pipeline_args))
+    runner = str(options.view_as(StandardOptions).runner or "")
+    for name, reason in UNSUPPORTED_RUNNERS.items():
+        if runner.rsplit(".", 1)[-1] == name:
+            raise ValueError(f"--runner={runner} is refused: {reason}")
+    pipeline = beam.Pipeline(options=options)
     _ = pipeline | EmbedCorpus(
         model_dir,
         inputs,
@@ -170,7 +198,17 @@ def run_embed_corpus(
     for name in ("sentences", "blank_lines"):
         found = result.metrics().query(MetricsFilter().with_namespace("keras_sentemb").with_name(name))
         counts[name] = sum(c.committed or 0 for c in found["counters"])
+    written = [p for p in tf.io.gfile.glob(pattern) if tf.io.gfile.stat(p).mtime_nsec >= started_ns]
+    rows = sum(count_records(path) for path in written)
+    try:
+        JobCounts(counts["sentences"] + counts["blank_lines"], counts["blank_lines"], rows).check(
+            f"embed-corpus {runner or 'DirectRunner'} ({output_prefix})"
+        )
+    except IncompleteJobError:
+        for path in written:
+            tf.io.gfile.remove(path)
+        raise
     for path in earlier:  # shards of the earlier run that this run did not rewrite
         if tf.io.gfile.exists(path) and tf.io.gfile.stat(path).mtime_nsec < started_ns:
             tf.io.gfile.remove(path)
-    return {"files": sorted(tf.io.gfile.glob(pattern)), **counts}
+    return {"files": sorted(tf.io.gfile.glob(pattern)), **counts, "vectors_written": rows}

@@ -42,6 +42,14 @@ def to_tf_example(keyed_result):
     return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
 
 
+def count_records(path):
+    """Rows in one shard: from the Parquet footer, or by reading a TFRecord file through."""
+    if path.endswith(SUFFIXES["parquet"]):
+        with tf.io.gfile.GFile(path, "rb") as f:  # any filesystem TF knows; the footer is at the end
+            return pq.ParquetFile(pa.BufferReader(f.read())).metadata.num_rows
+    return sum(1 for _ in tf.data.TFRecordDataset(path))
+
+
 def read_embedding_records(pattern):
     """Reads the shards matching `pattern` (Parquet or TFRecord, told by the suffix).
 

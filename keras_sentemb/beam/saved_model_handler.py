@@ -4,24 +4,8 @@ import numpy as np
 import tensorflow as tf
 from apache_beam.ml.inference.base import PredictionResult
 from apache_beam.ml.inference.tensorflow_inference import TFModelHandlerTensor
-from tensorflow.core.protobuf import saved_model_pb2
 
-
-def saved_model_signatures(model_dir):
-    """The signature names of the SavedModel in `model_dir` (any `tf.io.gfile` path),
-    read from `saved_model.pb` without loading the model."""
-
-    path = tf.io.gfile.join(model_dir, "saved_model.pb")
-    if not tf.io.gfile.exists(path):
-        raise FileNotFoundError(
-            f"{model_dir} is not a SavedModel folder (no saved_model.pb); write one with "
-            "`keras-sentemb export PATH` and pass PATH/<version>"
-        )
-    saved = saved_model_pb2.SavedModel()
-    with tf.io.gfile.GFile(path, "rb") as f:
-        saved.ParseFromString(f.read())
-    # `__saved_model_init_op` (table initialisers) is stored as a signature too; it is not one.
-    return sorted(name for name in saved.meta_graphs[0].signature_def if not name.startswith("__"))
+from keras_sentemb.bulk.exported_model import embed_with_signatures, saved_model_signatures
 
 
 def embed_texts(model, batch, inference_args=None, model_id=None, with_codes=False):
@@ -33,14 +17,7 @@ def embed_texts(model, batch, inference_args=None, model_id=None, with_codes=Fal
     predate it.
     """
 
-    texts = tf.constant([t.encode("utf-8") if isinstance(t, str) else bytes(t) for t in batch], dtype=tf.string)
-    signatures = model.signatures
-    if with_codes and "embed_and_hash" in signatures:
-        outputs = signatures["embed_and_hash"](texts=texts)
-        embeddings, codes = outputs["embedding"].numpy(), outputs["codes"].numpy()
-    else:
-        embeddings = signatures["serving_default"](texts=texts)["embedding"].numpy()
-        codes = signatures["hash"](texts=texts)["codes"].numpy() if with_codes else None
+    embeddings, codes = embed_with_signatures(model, batch, with_codes)
     for row, text in enumerate(batch):
         inference = {"embedding": np.asarray(embeddings[row], np.float32)}
         if codes is not None:

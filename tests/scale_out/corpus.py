@@ -1,0 +1,98 @@
+"""A corpus of 20,000 lines that every bulk engine must account for: long, blank, whitespace-only,
+non-ASCII, duplicate and invalid-UTF-8 lines, CRLF ends, a last line without a newline; and the
+exported hashed model the engines run, with what `encode` and `hash` say each row must hold."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from keras_sentemb.export import export_saved_model
+from keras_sentemb.training import distill_hashed_encoder
+from tests.conftest import TINY_VOCAB, make_tiny_encoder
+
+LINES = 20_000
+WORDS = [w for w in TINY_VOCAB if w.isalpha()]
+SPECIAL = [
+    "",
+    "   \t ",
+    " ".join(WORDS * 200),  # thousands of word pieces: cut at the model's limit
+    "caf\u00e9 stra\u00dfe \u4e2d\u6587 \U0001f600 na\u00efve",
+    "the cat sat on the mat",
+    "the cat sat on the mat",  # a duplicate text: two rows, two ids
+]
+
+
+def corpus_lines(seed=0):
+    """LINES lines (str), specials spread through ordinary random sentences."""
+    rng = np.random.default_rng(seed)
+    lines = [" ".join(rng.choice(WORDS, size=rng.integers(1, 12))) for _ in range(LINES)]
+    for i, special in enumerate(SPECIAL * 20):
+        lines[(i * 997) % LINES] = special
+    return lines
+
+
+def write_corpus(folder):
+    """Three files (two thirds LF, one CRLF with a last line lacking its newline, one line of
+    invalid UTF-8); returns {id: text the model sees}."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = corpus_lines()
+    parts = {"a.txt": lines[:8000], "b.txt": lines[8000:16000], "c.txt": lines[16000:]}
+    expected = {}
+    for name, part in parts.items():
+        path = folder / name
+        if name == "c.txt":
+            part = part[:-1] + ["bad \xff byte"]
+            data = "\r\n".join(part).encode("utf-8").replace(b"\xc3\xbf", b"\xff")  # ÿ → a lone 0xff byte
+        else:
+            data = ("\n".join(part) + "\n").encode("utf-8")
+        path.write_bytes(data)
+        for number, text in enumerate(part, start=1):
+            if text.strip():
+                expected[f"{path}:{number}"] = text.replace("\xff", "\ufffd")
+    return expected
+
+
+def hashed_export(folder):
+    """(HashedEncoder, exported SavedModel folder) of a tiny random model with 64-bit codes."""
+    encoder = make_tiny_encoder(seed=11)
+    sample = corpus_lines()[:64]
+    hashed = distill_hashed_encoder(encoder, encoder.encode(sample, progress=False), bits=64, epochs=1, verbose=0)
+    return hashed, export_saved_model(hashed, folder / "tiny", version=1)
+
+
+def assert_rows_are_encode_and_hash(hashed, expected, ids, vectors, codes):
+    """Every expected id once, its vector `encode`'s (≤ 1e-5) and its code `hash`'s."""
+    assert len(ids) == len(set(ids)) == len(expected)
+    assert set(ids) == set(expected)
+    texts = [expected[i] for i in ids]
+    np.testing.assert_allclose(vectors, hashed.encode(texts, progress=False), atol=1e-5)
+    np.testing.assert_array_equal(codes, hashed.hash(texts))
+
+
+def kill_when_staging_appears(script, output, timeout=240):
+    """Runs `script` (Python source) in a new process group and SIGKILLs the whole group once a
+    staging folder of `output` holds a file (the job is writing); returns what it printed."""
+    parent, name = os.path.split(str(output))
+    process = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline and process.poll() is None:
+            staging = [e for e in os.listdir(parent) if e.startswith(f".{name}.tmp-") or e.startswith(f"{name}.tmp-")]
+            if any(os.listdir(os.path.join(parent, e)) for e in staging if os.path.isdir(os.path.join(parent, e))):
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError(f"the job ended (or hung) before writing: {process.communicate()[0][-3000:]!r}")
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+    return process.communicate()[0].decode("utf-8", "replace")

@@ -8,7 +8,13 @@ appear whole or not at all.
 from keras_sentemb.bulk.arrow_filesystem import ArrowFileSystem
 from keras_sentemb.bulk.corpus_lines import count_lines, numbered_lines, split_lines
 from keras_sentemb.bulk.exported_model import ExportedModel, load_exported_model
-from keras_sentemb.bulk.job_counts import COUNTS_FILE, IncompleteJobError, JobCounts, read_job_counts
+from keras_sentemb.bulk.job_counts import (
+    COUNTS_FILE,
+    IncompleteJobError,
+    JobCounts,
+    read_job_counts,
+    write_job_counts,
+)
 from keras_sentemb.bulk.published_output import published_output
 
 __all__ = [
@@ -23,4 +29,5 @@ __all__ = [
     "published_output",
     "read_job_counts",
     "split_lines",
+    "write_job_counts",
 ]

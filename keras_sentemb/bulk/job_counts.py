@@ -60,6 +60,17 @@ class JobCounts:
         return json.dumps(dataclasses.asdict(self), indent=1) + "\n"
 
 
+def write_job_counts(folder, counts, filesystem=None):
+    """Writes `counts` as `folder/COUNTS_FILE`: the last file of a finished job's output
+    (`filesystem`: the URI filesystem of `bulk.published_output`; None for a local path)."""
+    path = f"{os.fspath(folder).rstrip('/')}/{COUNTS_FILE}"
+    if filesystem is None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(counts.to_json())
+    else:
+        filesystem.write_text(path, counts.to_json())
+
+
 def read_job_counts(folder):
     """The `JobCounts` a published output folder (local path) records in `COUNTS_FILE`;
     FileNotFoundError when it has none (not a finished job's output)."""

@@ -16,7 +16,7 @@ import tensorflow as tf
 from keras_sentemb.bulk.arrow_filesystem import ArrowFileSystem
 from keras_sentemb.bulk.corpus_lines import count_lines, numbered_lines, split_lines
 from keras_sentemb.bulk.exported_model import ExportedModel
-from keras_sentemb.bulk.job_counts import COUNTS_FILE, JobCounts
+from keras_sentemb.bulk.job_counts import JobCounts, write_job_counts
 from keras_sentemb.bulk.published_output import is_uri, published_output
 from keras_sentemb.ray.embed_batches import EmbedBatches
 
@@ -127,10 +127,5 @@ def embed_corpus(
             vectors_written=written.num_rows,
             distinct_ids=len(written.column("id").unique()),
         ).check(f"embed_corpus({patterns} → {output})")
-        path = f"{staging.rstrip('/')}/{COUNTS_FILE}"
-        if out_fs is None:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(counts.to_json())
-        else:
-            out_fs.write_text(path, counts.to_json())
+        write_job_counts(staging, counts, out_fs)
     return {"output": output, **counts.__dict__, "seconds": time.perf_counter() - start}

@@ -15,7 +15,7 @@ from pyspark.sql import types as T
 
 from keras_sentemb.bulk.corpus_lines import count_lines, numbered_lines, split_lines
 from keras_sentemb.bulk.exported_model import ExportedModel
-from keras_sentemb.bulk.job_counts import COUNTS_FILE, JobCounts
+from keras_sentemb.bulk.job_counts import JobCounts, write_job_counts
 from keras_sentemb.bulk.published_output import is_uri, published_output
 from keras_sentemb.spark.embed_dataframe import embed_dataframe
 from keras_sentemb.spark.hadoop_filesystem import HadoopFileSystem
@@ -139,14 +139,5 @@ def embed_corpus(
             vectors_written=written.count(),
             distinct_ids=written.select("id").distinct().count(),
         ).check(f"embed_corpus({patterns} → {output})")
-        _write_counts(staging, counts, out_fs)
+        write_job_counts(staging, counts, out_fs)
     return {"output": output, **counts.__dict__, "seconds": time.perf_counter() - start}
-
-
-def _write_counts(staging, counts, filesystem):
-    path = f"{staging.rstrip('/')}/{COUNTS_FILE}"
-    if filesystem is None:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(counts.to_json())
-    else:
-        filesystem.write_text(path, counts.to_json())

@@ -2,8 +2,7 @@
 
 import pytest
 
-from keras_sentemb.bulk import IncompleteJobError, JobCounts, read_job_counts
-from keras_sentemb.bulk.job_counts import COUNTS_FILE
+from keras_sentemb.bulk import IncompleteJobError, JobCounts, read_job_counts, write_job_counts
 
 
 def test_balanced_counts_pass():
@@ -32,7 +31,7 @@ def test_ids_not_counted_skip_only_the_duplicate_check():
 
 def test_the_counts_file_round_trips(tmp_path):
     counts = JobCounts(4, 1, 3, 3)
-    (tmp_path / COUNTS_FILE).write_text(counts.to_json(), encoding="utf-8")
+    write_job_counts(tmp_path, counts)
     assert read_job_counts(tmp_path) == counts
     with pytest.raises(FileNotFoundError, match="not the output of a finished bulk job"):
         read_job_counts(tmp_path / "elsewhere")

@@ -6,6 +6,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
 from keras_sentemb.bulk.corpus_lines import numbered_lines as bulk_lines
+from keras_sentemb.bulk.job_arguments import input_patterns
 
 
 def numbered_lines(readable_file, ids_in_first_column=False):
@@ -37,9 +38,7 @@ class ReadCorpusLines(beam.PTransform):
 
     def __init__(self, patterns, ids_in_first_column=False):
         super().__init__()
-        self.patterns = [patterns] if isinstance(patterns, str) else list(patterns)
-        if not self.patterns:
-            raise ValueError("give at least one input file pattern")
+        self.patterns = input_patterns(patterns)
         for pattern in self.patterns:
             if not FileSystems.match([pattern])[0].metadata_list:
                 raise FileNotFoundError(f"no files match {pattern}")

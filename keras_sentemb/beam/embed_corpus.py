@@ -18,6 +18,7 @@ from keras_sentemb.beam.embedding_records import (
     to_tf_example,
 )
 from keras_sentemb.beam.saved_model_handler import SavedModelEmbeddingHandler
+from keras_sentemb.bulk.job_arguments import check_batch_size
 from keras_sentemb.bulk.job_counts import IncompleteJobError, JobCounts
 
 # Runners that start here but lose elements, with the reason (Beam 2.77, dask 2026.8).
@@ -94,8 +95,7 @@ class EmbedCorpus(beam.PTransform):
         super().__init__()
         if output_format not in FORMATS:
             raise ValueError(f"output_format must be one of {FORMATS}, got {output_format!r}")
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        check_batch_size(batch_size)
         if not isinstance(num_shards, int) or num_shards < 0:
             raise ValueError(f"num_shards must be an int ≥ 0, got {num_shards!r}")
         self.read = ReadCorpusLines(inputs, ids_in_first_column)

@@ -8,6 +8,7 @@ appear whole or not at all.
 from keras_sentemb.bulk.arrow_filesystem import ArrowFileSystem
 from keras_sentemb.bulk.corpus_lines import count_lines, numbered_lines, split_lines
 from keras_sentemb.bulk.exported_model import ExportedModel, load_exported_model
+from keras_sentemb.bulk.job_arguments import check_batch_size, input_patterns
 from keras_sentemb.bulk.job_counts import (
     COUNTS_FILE,
     IncompleteJobError,
@@ -23,7 +24,9 @@ __all__ = [
     "ExportedModel",
     "IncompleteJobError",
     "JobCounts",
+    "check_batch_size",
     "count_lines",
+    "input_patterns",
     "load_exported_model",
     "numbered_lines",
     "published_output",

@@ -170,12 +170,11 @@ class ExportedModel:
         normalises); codes come from the `embed_and_hash` signature (one encoder pass), or
         from `hash` for exports that predate it.
         """
-        batch = _as_bytes(texts)
         model = self._loaded()
         if self.kind == "openvino":
-            decoded = [t.decode("utf-8", errors="replace") for t in batch]
+            decoded = [t.decode("utf-8", errors="replace") for t in _as_bytes(texts)]
             return model.encode(decoded, batch_size=max(len(decoded), 1), progress=False), None
-        return embed_with_signatures(model, batch, self.with_codes)
+        return embed_with_signatures(model, texts, self.with_codes)
 
 
 @functools.lru_cache(maxsize=4)

@@ -16,6 +16,7 @@ import tensorflow as tf
 from keras_sentemb.bulk.arrow_filesystem import ArrowFileSystem
 from keras_sentemb.bulk.corpus_lines import count_lines, numbered_lines, split_lines
 from keras_sentemb.bulk.exported_model import ExportedModel
+from keras_sentemb.bulk.job_arguments import check_batch_size, input_patterns
 from keras_sentemb.bulk.job_counts import JobCounts, write_job_counts
 from keras_sentemb.bulk.published_output import is_uri, published_output
 from keras_sentemb.ray.embed_batches import EmbedBatches
@@ -70,12 +71,9 @@ def embed_corpus(
     (Not run as a doctest: it needs Ray and an exported model.)
         embed_corpus("corpus/*.txt", "serving/minilm", "out/vectors")
     """
-    patterns = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)
-    if not patterns:
-        raise ValueError("give at least one input file pattern")
-    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-    paths = _expand([os.fspath(p) for p in patterns])
+    patterns = input_patterns(inputs)
+    check_batch_size(batch_size)
+    paths = _expand(patterns)
     model = ExportedModel(model_dir, with_codes)  # checks the folder on the driver; loads nothing
     output = os.fspath(output)
     out_fs = ArrowFileSystem(output) if is_uri(output) else None

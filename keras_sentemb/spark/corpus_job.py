@@ -15,6 +15,7 @@ from pyspark.sql import types as T
 
 from keras_sentemb.bulk.corpus_lines import count_lines, numbered_lines, split_lines
 from keras_sentemb.bulk.exported_model import ExportedModel
+from keras_sentemb.bulk.job_arguments import check_batch_size, input_patterns
 from keras_sentemb.bulk.job_counts import JobCounts, write_job_counts
 from keras_sentemb.bulk.published_output import is_uri, published_output
 from keras_sentemb.spark.embed_dataframe import embed_dataframe
@@ -108,13 +109,9 @@ def embed_corpus(
     (Not run as a doctest: it needs PySpark and an exported model.)
         embed_corpus("corpus/*.txt", "serving/minilm", "out/vectors")
     """
-    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    check_batch_size(batch_size)
     spark = spark or spark_session()
-    patterns = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)
-    if not patterns:
-        raise ValueError("give at least one input file pattern")
-    patterns = [os.fspath(p) for p in patterns]
+    patterns = input_patterns(inputs)
     for pattern in patterns:
         if not HadoopFileSystem(spark, pattern).glob(pattern):
             raise FileNotFoundError(f"no files match {pattern}")

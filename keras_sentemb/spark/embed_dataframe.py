@@ -5,6 +5,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from keras_sentemb.bulk.exported_model import ExportedModel
+from keras_sentemb.bulk.job_arguments import check_batch_size
 from keras_sentemb.spark.predict_fn import make_predict_fn
 
 
@@ -16,8 +17,7 @@ def embedding_udf(model_dir, batch_size=256, with_codes=None):
     Raises FileNotFoundError / ValueError on the driver, before any task, for a folder
     without a model or codes asked of a model without them.
     """
-    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    check_batch_size(batch_size)
     model = ExportedModel(model_dir, with_codes)  # checks the folder; loads nothing
     vectors = T.ArrayType(T.FloatType())
     if model.with_codes:

@@ -23,6 +23,7 @@ OPTIONAL_EXTRAS = (
     "tensorflow_serving",
     "openvino",
     "nncf",
+    "ai_edge_litert",
 )
 
 

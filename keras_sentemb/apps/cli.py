@@ -24,7 +24,7 @@ from keras_sentemb.apps.saved_model_folder import LOCAL_RUNNERS, serving_folder
 from keras_sentemb.data.text_file import read_lines
 from keras_sentemb.evaluation.builtin_tasks import TASK_NAMES, TFDS_TASK_NAMES, build_tasks
 from keras_sentemb.evaluation.report import evaluate, format_table, write_report
-from keras_sentemb.export import export_openvino, export_saved_model, export_serving_bundle
+from keras_sentemb.export import export_litert, export_openvino, export_saved_model, export_serving_bundle
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.retrieval.approximate_binary_search import DEFAULT_PARAMETERS, KINDS, SEARCH_PARAMETERS
@@ -51,10 +51,10 @@ def _add_model_arguments(parser):
 def _add_precision_arguments(parser):
     parser.add_argument(
         "--precision",
-        choices=["float32", "bfloat16", "int8"],
+        choices=["float32", "bfloat16", "float16", "int8"],
         default="float32",
         help="the arithmetic of the matrix products; bfloat16 and int8 run on OpenVINO "
-        '(pip install "./keras-sentemb[openvino]")',
+        '(pip install "./keras-sentemb[openvino]"); float16 is for export --litert',
     )
     parser.add_argument(
         "--calibration", metavar="FILE", help="with --precision int8: calibration sentences, one a line"
@@ -118,6 +118,18 @@ def _build_parser():
         default="tensorflow",
         help="tensorflow: a TF Serving SavedModel (raw strings in); openvino: an OpenVINO IR with its "
         'tokenizer, for OpenVINOEncoder.load (pip install "./keras-sentemb[openvino]")',
+    )
+    export.add_argument(
+        "--litert",
+        action="store_true",
+        help="write one LiteRT (.tflite) file at PATH: raw strings in (the tokenizer inside, TF Text's LiteRT "
+        "kernels), unit vectors out; --precision float32, float16 or int8 (--calibration: full-integer int8)",
+    )
+    export.add_argument(
+        "--tokenizer",
+        choices=["inside", "outside"],
+        default="inside",
+        help="with --litert: inside (raw strings in; WordPiece models) or outside (token ids in)",
     )
     _add_precision_arguments(export)
     _add_model_arguments(export)
@@ -622,6 +634,10 @@ def _export(args):
     if len(args.targets) != 1:
         raise ValueError(f"export takes one base path, got {args.targets}; use --serving DIR to bundle models")
     args.path = args.targets[0]
+    if args.litert:
+        return _export_litert(args)
+    if args.precision == "float16":
+        raise ValueError("--precision float16 is for --litert")
     if args.code_table and not args.hashed:
         raise ValueError("--code-table needs --hashed (the model that made the codes)")
     if args.hashed:
@@ -654,6 +670,28 @@ def _export(args):
         return
     folder = export_saved_model(encoder, args.path, version=args.version, overwrite=args.overwrite)
     print(f"exported {encoder.name} to {folder} (signature serving_default: texts -> embedding)")
+
+
+def _export_litert(args):
+    if args.code_table or args.backend != "tensorflow":
+        raise ValueError("--litert writes one .tflite file: --code-table and --backend do not apply")
+    if args.precision == "bfloat16":
+        raise ValueError("--litert precisions are float32, float16 and int8")
+    model = load_any_encoder(args.hashed or args.model, dtype=args.dtype)
+    path = export_litert(
+        model,
+        args.path,
+        precision=args.precision,
+        tokenizer=args.tokenizer,
+        calibration_texts=_calibration_texts(args),
+        overwrite=args.overwrite,
+    )
+    inputs = "texts" if args.tokenizer == "inside" else "token_ids, padding_mask"
+    outputs = "embedding" + (", codes" if isinstance(model, HashedEncoder) else "")
+    print(
+        f"exported {model.name} to {path} (LiteRT, {args.precision}, {os.path.getsize(path) / 1e6:.2f} MB; "
+        f"signature serving_default: {inputs} -> {outputs})"
+    )
 
 
 def _index(args):
@@ -717,6 +755,7 @@ OPTIONAL_EXTRAS = {
     "tensorflow_serving": "serving",
     "openvino": "openvino",
     "nncf": "openvino",
+    "ai_edge_litert": "litert",
 }
 
 

@@ -100,7 +100,7 @@ class SiamesePooler(keras.layers.Layer):
             weights = ops.cast(padding_mask, states.dtype)
         if self.exclude_special_tokens:
             length = ops.shape(weights)[1]
-            positions = ops.arange(length)[None, :]
+            positions = ops.expand_dims(ops.arange(length), 0)
             last_real = ops.cast(ops.sum(weights, axis=1, keepdims=True), "int32") - 1
             keep = ops.logical_and(positions > 0, positions != last_real)
             weights = weights * ops.cast(keep, weights.dtype)
@@ -111,14 +111,15 @@ class SiamesePooler(keras.layers.Layer):
             return states[:, 0, :]
         if mode == "last_token":
             last = ops.maximum(ops.cast(ops.sum(weights, axis=1), "int32") - 1, 0)
-            return ops.take_along_axis(states, last[:, None, None], axis=1)[:, 0, :]
-        weights3 = weights[:, :, None]
+            return ops.take_along_axis(states, ops.reshape(last, (-1, 1, 1)), axis=1)[:, 0, :]
+        # expand_dims, not [:, :, None]: LiteRT has no builtin for a strided slice that adds an axis.
+        weights3 = ops.expand_dims(weights, -1)
         counts = ops.maximum(ops.sum(weights, axis=1, keepdims=True), 1.0)
         if mode == "weighted_mean":
-            positions = ops.cast(ops.arange(ops.shape(weights)[1]) + 1, weights.dtype)[None, :]
+            positions = ops.expand_dims(ops.cast(ops.arange(ops.shape(weights)[1]) + 1, weights.dtype), 0)
             weighted = weights * positions
             total = ops.maximum(ops.sum(weighted, axis=1, keepdims=True), 1e-9)
-            return ops.sum(states * weighted[:, :, None], axis=1) / total
+            return ops.sum(states * ops.expand_dims(weighted, -1), axis=1) / total
         if mode == "max":
             lowest = ops.full_like(states, -1e9)
             masked = ops.where(weights3 > 0, states, lowest)

@@ -182,6 +182,30 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             object.__setattr__(self, "_openvino_graph_function", tf.function(embed, input_signature=[spec, spec]))
         return self._openvino_graph_function
 
+    def inference_graph(self, token_table=None, max_positions=None):
+        """(token_ids, padding_mask) → this model's output over a BERT or MPNet backbone: the math of
+        `openvino_graph_fn()` as a plain function for other converters (LiteRT), with the token table
+        replaced (`token_table`: a tensor, or quantised rows with `gather(ids)`) and, for BERT, the
+        position table cut to `max_positions` rows (`bert_layer_states`); None for any other backbone."""
+        if supports_bert_layer_states(self.backbone):
+
+            def layer_states(token_ids, padding_mask):
+                return bert_layer_states(self.backbone, token_ids, padding_mask, token_table, max_positions)
+
+        elif supports_mpnet_layer_states(self.backbone):
+
+            def layer_states(token_ids, padding_mask):
+                return mpnet_layer_states(self.backbone, token_ids, padding_mask, token_table)
+
+        else:
+            return None
+        pool_and_head = self._pool_and_head()
+
+        def embed(token_ids, padding_mask):
+            return pool_and_head(layer_states(token_ids, padding_mask), padding_mask)
+
+        return embed
+
     def _pool_and_head(self):
         """(layer states, padding mask) → this model's output: its own pooler and what follows it
         (Dense, residuals, normalisation, truncation), cut out of its graph once and shared by the

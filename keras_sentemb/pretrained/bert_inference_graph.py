@@ -103,17 +103,35 @@ def _attention(attention, x, additive_mask):
     return tf.matmul(context, tf.reshape(kernel, [heads * size, hidden])) + attention._output_dense.bias
 
 
-def bert_layer_states(backbone, token_ids, padding_mask):
+def token_rows(token_embedding, token_table, token_ids):
+    """The embedding rows of `token_ids`: from `token_table` when given (a tensor, or an object with
+    `gather(ids)`), else from the `token_embedding` layer's table."""
+    if token_table is None:
+        token_table = token_embedding.embeddings
+    if callable(getattr(token_table, "gather", None)):
+        return token_table.gather(token_ids)
+    return tf.gather(tf.convert_to_tensor(token_table), token_ids)
+
+
+def bert_layer_states(backbone, token_ids, padding_mask, token_table=None, max_positions=None):
     """Every transformer block's output [B, T, hidden] (first to last) of a BERT backbone
     for int32 `token_ids` and `padding_mask` [B, T], segment ids all zero, at inference.
-    The backbone must pass `supports_bert_layer_states`."""
+    The backbone must pass `supports_bert_layer_states`.
+
+    `token_table` replaces the token embedding table (the rows of a pruned vocabulary, for ids
+    renumbered to it: the LiteRT export), as a tensor or an object with `gather(ids)` (quantised rows);
+    `max_positions` keeps only that many rows of the position table in the graph (a tokenizer that
+    packs at most that many tokens)."""
     token_ids = tf.convert_to_tensor(token_ids, tf.int32)
     length = tf.shape(token_ids)[1]
-    positions = tf.convert_to_tensor(backbone.position_embedding.position_embeddings)[:length]
+    position_table = backbone.position_embedding.position_embeddings
+    if max_positions is not None:
+        position_table = position_table[:max_positions]
+    positions = tf.convert_to_tensor(position_table)[:length]
     segment = tf.convert_to_tensor(backbone.segment_embedding.embeddings)[0]
-    x = tf.gather(tf.convert_to_tensor(backbone.token_embedding.embeddings), token_ids) + positions + segment
+    x = token_rows(backbone.token_embedding, token_table, token_ids) + positions + segment
     x = mvn_layer_norm(backbone.embeddings_layer_norm, x)
-    keep = tf.cast(padding_mask, tf.float32)[:, tf.newaxis, tf.newaxis, :]
+    keep = tf.reshape(tf.cast(padding_mask, tf.float32), tf.stack([tf.shape(padding_mask)[0], 1, 1, -1]))
     additive_mask = (1.0 - keep) * _MASKED
     states = []
     for block in backbone.transformer_layers:

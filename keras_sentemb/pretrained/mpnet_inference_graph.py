@@ -31,7 +31,7 @@ import tensorflow as tf
 from keras_sentemb.backbones.mpnet_backbone import MPNetBackbone
 from keras_sentemb.backbones.mpnet_embedding import position_ids
 from keras_sentemb.backbones.mpnet_transformer_layer import MPNetTransformerLayer
-from keras_sentemb.pretrained.bert_inference_graph import float32_and_unquantised, mvn_layer_norm
+from keras_sentemb.pretrained.bert_inference_graph import float32_and_unquantised, mvn_layer_norm, token_rows
 
 _MASKED = -1e9
 
@@ -64,19 +64,20 @@ def _heads(dense, x, batch, length, heads):
     return tf.transpose(tf.reshape(y, [batch, length, heads, -1]), [0, 2, 1, 3])
 
 
-def mpnet_layer_states(backbone, token_ids, padding_mask):
+def mpnet_layer_states(backbone, token_ids, padding_mask, token_table=None):
     """Every block's output [B, T, hidden] (first to last) of an MPNet backbone for int32
     `token_ids` and `padding_mask` [B, T], at inference. The backbone must pass
-    `supports_mpnet_layer_states`."""
+    `supports_mpnet_layer_states`. `token_table` replaces the token embedding table (a tensor, or
+    quantised rows with `gather(ids)`; the ids stay the model's own: MPNet's positions read its pad id)."""
     token_ids = tf.convert_to_tensor(token_ids, tf.int32)
     embeddings = backbone.embeddings
     batch, length = tf.shape(token_ids)[0], tf.shape(token_ids)[1]
     positions = position_ids(token_ids, embeddings.pad_token_id)
-    x = tf.gather(tf.convert_to_tensor(embeddings.token_embedding.embeddings), token_ids) + tf.gather(
+    x = token_rows(embeddings.token_embedding, token_table, token_ids) + tf.gather(
         tf.convert_to_tensor(embeddings.position_embedding.embeddings), positions
     )
     x = mvn_layer_norm(embeddings.layer_norm, x)
-    keep = tf.cast(padding_mask, tf.float32)[:, tf.newaxis, tf.newaxis, :]
+    keep = tf.reshape(tf.cast(padding_mask, tf.float32), tf.stack([tf.shape(padding_mask)[0], 1, 1, -1]))
     additive = backbone.relative_position_bias(x) + (1.0 - keep) * _MASKED  # [B, H, T, T]
     heads = backbone.num_heads
     states = []

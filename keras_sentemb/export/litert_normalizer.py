@@ -1,0 +1,229 @@
+"""A model for TF Text's `FastBertNormalizer` op that normalises as Hugging Face's `BertNormalizer`
+does, and spaces or masks characters so that TF Text's word splitting matches `BertPreTokenizer`'s.
+
+`FastBertNormalize` (which has a LiteRT kernel) maps each code point through a table: a darts-clone
+double-array trie over the code point's UTF-8 bytes, whose value is the offset and length of the
+normalised string in a pool (`tensorflow_text/core/kernels/fast_bert_normalizer.h`). TF Text builds
+that table from ICU (NFKC case folding, control characters to spaces); this module builds it from the
+reference itself, code point by code point, so that a LiteRT file reads text as the model's
+`tokenizer.json` does:
+
+- every code point's string is Hugging Face's `BertNormalizer(...).normalize_str(chr(cp))`: control,
+  format, private-use and unassigned characters deleted, every space a space, CJK ideographs spaced,
+  lower-cased and accents stripped the reference's way (per character, "ß" stays "ß");
+- where TF Text's `FastWordpieceTokenizer` and Hugging Face's `BertPreTokenizer` disagree on whether a
+  character of that string ends a word (their Unicode tables differ), the string is changed so that the
+  words come out the same: a character only the reference splits off is spaced (`" x "`), a space only
+  the reference sees becomes `" "`, and a character only TF Text splits off (and that no vocabulary
+  entry contains) becomes `MASK_CHARACTER`, which no entry contains either, so its word is "[UNK]" as in
+  the reference.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import flatbuffers
+import numpy as np
+import tensorflow as tf
+import tensorflow_text as tf_text
+from tokenizers import normalizers, pre_tokenizers
+
+# Bits of a value in the pool table (`text_norm` in fast_bert_normalizer.h).
+DIFFERENT_MASK = 0x40000000
+LENGTH_BITS = 6
+MAX_NORMALIZED_BYTES = (1 << LENGTH_BITS) - 1
+LEAF_BIT = 1 << 31
+# A private-use character: TF Text reads it as a letter, and the reference deletes it from any text, so
+# no vocabulary entry holds it.
+MASK_CHARACTER = "\ue000"
+# How each splitter reads a character between two letters: one word, a space, or a word of its own.
+JOINS, SPACE, SPLITS_OFF = 1, 2, 3
+
+
+def all_code_points():
+    """Every Unicode scalar value (surrogates excluded)."""
+    return [point for point in range(0x110000) if not 0xD800 <= point <= 0xDFFF]
+
+
+def reference_classes(characters):
+    """{character: JOINS | SPACE | SPLITS_OFF} as Hugging Face's `BertPreTokenizer` reads it in "b·b"."""
+    splitter = pre_tokenizers.BertPreTokenizer()
+    return {character: len(splitter.pre_tokenize_str(f"b{character}b")) for character in characters}
+
+
+def tf_text_classes(characters):
+    """{character: JOINS | SPACE | SPLITS_OFF} as TF Text's end-to-end `FastWordpieceTokenizer` reads
+    it in "b·b" (vocabulary "b" and "[UNK]": one unknown word, two "b", or three pieces)."""
+    characters = list(characters)
+    tokenizer = tf_text.FastWordpieceTokenizer(
+        vocab=["[UNK]", "b"], token_out_type=tf.int32, no_pretokenization=False, support_detokenization=False
+    )
+    counts = tokenizer.tokenize(tf.constant([f"b{character}b".encode() for character in characters])).row_lengths()
+    return dict(zip(characters, counts.numpy().tolist(), strict=True))
+
+
+def normalized_strings(lowercase, strip_accents, vocabulary):
+    """{code point: the string the LiteRT normaliser writes for it} for the code points whose string is
+    not the character itself (see the module docstring)."""
+    normalizer = normalizers.BertNormalizer(
+        clean_text=True,
+        handle_chinese_chars=True,
+        strip_accents=strip_accents,
+        lowercase=lowercase,
+    )
+    mapped = {point: normalizer.normalize_str(chr(point)) for point in all_code_points()}
+    characters = sorted({character for text in mapped.values() for character in text} - {" "})
+    reference = reference_classes(characters)
+    ours = tf_text_classes(characters)
+    in_vocabulary = set("".join(vocabulary))
+    fixes = {}
+    for character in characters:
+        if reference[character] == ours[character]:
+            continue
+        if reference[character] == SPACE:
+            fixes[character] = " "
+        elif reference[character] == SPLITS_OFF:
+            fixes[character] = f" {character} "
+        elif character not in in_vocabulary:
+            fixes[character] = MASK_CHARACTER
+    strings = {}
+    for point, text in mapped.items():
+        if text == f" {chr(point)} " and ours.get(chr(point)) == SPLITS_OFF:
+            continue  # a CJK ideograph: TF Text splits it off itself, unspaced, which saves ~90,000 entries
+        text = "".join(
+            character if _spaced(text, index) else fixes.get(character, character)
+            for index, character in enumerate(text)
+        )
+        if text != chr(point):
+            strings[point] = text
+    return strings
+
+
+def _spaced(text, index):
+    """Whether `text[index]` stands between two spaces (a CJK ideograph as the normaliser writes it): a
+    word of its own whichever way a splitter reads it."""
+    return 0 < index < len(text) - 1 and text[index - 1] == " " and text[index + 1] == " "
+
+
+def _double_array(keys_and_values):
+    """A darts-clone double array (uint32 units) for sorted (UTF-8 bytes, value) pairs, in which nodes
+    with the same subtree share one block of children (a word graph, as darts-clone builds).
+
+    A node's unit holds its label (8 bits), whether it has a value (bit 8) and the XOR offset to its
+    children's block; child `c` sits at `position ^ offset ^ c`, a value at `position ^ offset` (label 0,
+    bit 31 set)."""
+    trie = {}
+    for key, value in keys_and_values:
+        node = trie
+        for byte in key:
+            node = node.setdefault(byte, {})
+        node[None] = value
+
+    signatures = {}  # a block's signature → its id
+    blocks = []  # id → (value or None, ((label, child has a value, child block id), …))
+
+    def block_of(node):
+        value = node.get(None)
+        children = tuple(
+            sorted((label, None in child, block_of(child)) for label, child in node.items() if label is not None)
+        )
+        signature = (value, children)
+        if signature not in signatures:
+            signatures[signature] = len(blocks)
+            blocks.append(signature)
+        return signatures[signature]
+
+    root_block = block_of(trie)
+    size = 1 << 16
+    used = np.zeros(size, dtype=bool)  # positions holding a unit
+    taken = np.zeros(size, dtype=bool)  # bases of blocks: two blocks on one base would read each other's units
+    used[0] = True  # the root's unit
+    bases = [None] * len(blocks)
+    units = {}
+    for index, block in enumerate(blocks):  # children before parents: `block_of` appended them first
+        value, children = block
+        labels = np.array(([0] if value is not None else []) + [label for label, _, _ in children], dtype=np.int64)
+        base = None
+        start = 1
+        while base is None:
+            free = np.flatnonzero(~used[start:]) + start
+            if len(free) == 0 or free[-1] < start + 4096:
+                used, taken = np.pad(used, (0, len(used))), np.pad(taken, (0, len(taken)))
+                continue
+            candidates = free[:4096] ^ labels[0]
+            candidates = candidates[candidates < len(used) // 2]
+            fits = ~taken[candidates]
+            for label in labels[1:]:
+                fits &= ~used[candidates ^ label]
+            if fits.any():
+                base = int(candidates[np.argmax(fits)])
+            else:
+                start = int(free[4095]) + 1
+        used[base ^ labels] = True
+        taken[base] = True
+        bases[index] = base
+        if value is not None:
+            units[base] = LEAF_BIT | value
+        for label, has_value, child_block in children:
+            position = base ^ label
+            units[position] = _unit(label, has_value, position ^ bases[child_block])
+    units[0] = _unit(0, False, bases[root_block])
+    array = np.zeros(max(units) + 1, dtype=np.uint32)
+    for position, unit in units.items():
+        array[position] = unit
+    return array
+
+
+def _unit(label, has_value, offset):
+    if offset >= 1 << 21:
+        raise ValueError(f"a double-array offset of {offset} does not fit in 21 bits")
+    return (offset << 10) | (0x100 if has_value else 0) | label
+
+
+def _model_flatbuffer(trie, data_for_code_point_zero, pool):
+    """`FastBertNormalizerModel` (fast_bert_normalizer_model.fbs): lower_case_nfd_strip_accents (unused
+    by the op), trie_array, data_for_codepoint_zero, normalized_string_pool."""
+    builder = flatbuffers.Builder(len(pool) + 4 * len(trie) + 1024)
+    pool_offset = builder.CreateNumpyVector(np.frombuffer(pool, dtype=np.uint8))
+    trie_offset = builder.CreateNumpyVector(trie)
+    builder.StartObject(4)
+    builder.PrependUOffsetTRelativeSlot(3, pool_offset, 0)
+    builder.PrependInt32Slot(2, data_for_code_point_zero, 0)
+    builder.PrependUOffsetTRelativeSlot(1, trie_offset, 0)
+    builder.PrependBoolSlot(0, True, False)
+    builder.Finish(builder.EndObject())
+    return bytes(builder.Output())
+
+
+@functools.lru_cache(maxsize=4)
+def hugging_face_bert_normalizer_model(lowercase: bool, strip_accents: bool, vocabulary: tuple[str, ...]) -> bytes:
+    """The `model_buffer` of a `tf_text.FastBertNormalizer` that writes each code point as
+    `normalized_strings` says (Hugging Face's normaliser, word boundaries made TF Text's).
+
+    Example:
+    >>> vocabulary = ("[UNK]", "straße", "cafe", "東", "京")
+    >>> normalizer = tf_text.FastBertNormalizer(model_buffer=hugging_face_bert_normalizer_model(True, True, vocabulary))
+    >>> [t.decode() for t in normalizer.normalize(tf.constant(["Straße\\x00Café 東京"])).numpy()]
+    ['straßecafe 東京']
+    """
+    strings = normalized_strings(lowercase, strip_accents, vocabulary)
+    pool = bytearray()
+    pool_offsets = {}
+    values = {}
+    for point, text in strings.items():
+        encoded = text.encode("utf-8")
+        if len(encoded) > MAX_NORMALIZED_BYTES:
+            raise ValueError(f"U+{point:04X} normalises to {len(encoded)} bytes, over {MAX_NORMALIZED_BYTES}")
+        value = DIFFERENT_MASK
+        if encoded:
+            if encoded not in pool_offsets:
+                found = pool.find(encoded)
+                pool_offsets[encoded] = found if found >= 0 else len(pool)
+                if found < 0:
+                    pool.extend(encoded)
+            value |= len(encoded) | (pool_offsets[encoded] << LENGTH_BITS)
+        values[point] = value
+    zero = values.pop(0, 0)
+    keys_and_values = sorted((chr(point).encode("utf-8"), value) for point, value in values.items())
+    return _model_flatbuffer(_double_array(keys_and_values), zero, bytes(pool))

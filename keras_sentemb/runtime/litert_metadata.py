@@ -1,0 +1,95 @@
+"""Metadata inside a LiteRT flat buffer: a named buffer in the model's `metadata` list (the place
+LiteRT's schema gives it), written after conversion and read back without TensorFlow."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import flatbuffers
+import numpy as np
+from tensorflow.lite.python import schema_py_generated as schema
+
+METADATA_NAME = "keras_sentemb"
+
+
+def with_metadata(flat_buffer: bytes, name: str, payload: bytes, signature=None) -> bytes:
+    """`flat_buffer` (a LiteRT model) with `payload` stored as its metadata entry `name` (replacing one
+    of that name), and with `signature` = (key, input names, output names) as its signature over the
+    main subgraph's inputs and outputs in order (the converter gives a frozen function none). The
+    model's tensors and buffers are copied unchanged.
+
+    Example:
+    >>> import tensorflow as tf
+    >>> model = tf.lite.TFLiteConverter.from_concrete_functions(
+    ...     [tf.function(lambda x: x + 1.0).get_concrete_function(tf.TensorSpec([1], tf.float32))]).convert()
+    >>> read_metadata(with_metadata(model, "card", b'{"a": 1}'), "card")
+    b'{"a": 1}'
+    """
+    model = schema.ModelT.InitFromPackedBuf(bytearray(flat_buffer), 0)
+    buffer = schema.BufferT()
+    buffer.data = np.frombuffer(payload, dtype=np.uint8)
+    model.buffers.append(buffer)
+    entry = schema.MetadataT()
+    entry.name = name
+    entry.buffer = len(model.buffers) - 1
+    model.metadata = [item for item in (model.metadata or []) if _text(item.name) != name] + [entry]
+    if signature is not None:
+        key, input_names, output_names = signature
+        subgraph = model.subgraphs[0]
+        if len(subgraph.inputs) != len(input_names) or len(subgraph.outputs) != len(output_names):
+            raise ValueError(
+                f"the model has {len(subgraph.inputs)} inputs and {len(subgraph.outputs)} outputs, "
+                f"not {list(input_names)} and {list(output_names)}"
+            )
+        definition = schema.SignatureDefT()
+        definition.signatureKey = key
+        definition.subgraphIndex = 0
+        definition.inputs = [_tensor_map(schema, n, i) for n, i in zip(input_names, subgraph.inputs, strict=True)]
+        definition.outputs = [_tensor_map(schema, n, i) for n, i in zip(output_names, subgraph.outputs, strict=True)]
+        model.signatureDefs = [definition]
+    builder = flatbuffers.Builder(len(flat_buffer) + len(payload) + 4096)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    return bytes(builder.Output())
+
+
+def _tensor_map(schema, name, tensor_index):
+    mapping = schema.TensorMapT()
+    mapping.name = name
+    mapping.tensorIndex = int(tensor_index)
+    return mapping
+
+
+def _text(value):
+    return value.decode("utf-8") if isinstance(value, bytes) else value
+
+
+def read_metadata(flat_buffer: bytes, name: str) -> bytes | None:
+    """The metadata entry `name` of a LiteRT model, or None when it has none."""
+    model = schema.Model.GetRootAs(flat_buffer, 0)
+    for index in range(model.MetadataLength()):
+        entry = model.Metadata(index)
+        if _text(entry.Name()) == name:
+            return model.Buffers(entry.Buffer()).DataAsNumpy().tobytes()
+    return None
+
+
+def custom_ops(flat_buffer: bytes) -> list[str]:
+    """The custom op names a LiteRT model uses (its operator codes with a custom code)."""
+    model = schema.Model.GetRootAs(flat_buffer, 0)
+    names = {_text(model.OperatorCodes(index).CustomCode()) for index in range(model.OperatorCodesLength())}
+    return sorted(name for name in names if name)
+
+
+def read_litert_metadata(path: str | os.PathLike) -> dict:
+    """The keras-sentemb card of a `.tflite` file written by `export_litert` (inputs, outputs, width,
+    normalisation, tokenizer, precision, name).
+
+    Raises:
+        ValueError: the file has no keras-sentemb metadata.
+    """
+    with open(path, "rb") as f:
+        payload = read_metadata(f.read(), METADATA_NAME)
+    if payload is None:
+        raise ValueError(f"{os.fspath(path)}: no '{METADATA_NAME}' metadata: not a file written by export_litert")
+    return json.loads(payload.decode("utf-8"))

@@ -29,11 +29,12 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 from tokenizers import normalizers, pre_tokenizers
 
+from keras_sentemb.export.double_array_trie import double_array
+
 # Bits of a value in the pool table (`text_norm` in fast_bert_normalizer.h).
 DIFFERENT_MASK = 0x40000000
 LENGTH_BITS = 6
 MAX_NORMALIZED_BYTES = (1 << LENGTH_BITS) - 1
-LEAF_BIT = 1 << 31
 # A private-use character: TF Text reads it as a letter, and the reference deletes it from any text, so
 # no vocabulary entry holds it.
 MASK_CHARACTER = "\ue000"
@@ -106,81 +107,6 @@ def _spaced(text, index):
     return 0 < index < len(text) - 1 and text[index - 1] == " " and text[index + 1] == " "
 
 
-def _double_array(keys_and_values):
-    """A darts-clone double array (uint32 units) for sorted (UTF-8 bytes, value) pairs, in which nodes
-    with the same subtree share one block of children (a word graph, as darts-clone builds).
-
-    A node's unit holds its label (8 bits), whether it has a value (bit 8) and the XOR offset to its
-    children's block; child `c` sits at `position ^ offset ^ c`, a value at `position ^ offset` (label 0,
-    bit 31 set)."""
-    trie = {}
-    for key, value in keys_and_values:
-        node = trie
-        for byte in key:
-            node = node.setdefault(byte, {})
-        node[None] = value
-
-    signatures = {}  # a block's signature → its id
-    blocks = []  # id → (value or None, ((label, child has a value, child block id), …))
-
-    def block_of(node):
-        value = node.get(None)
-        children = tuple(
-            sorted((label, None in child, block_of(child)) for label, child in node.items() if label is not None)
-        )
-        signature = (value, children)
-        if signature not in signatures:
-            signatures[signature] = len(blocks)
-            blocks.append(signature)
-        return signatures[signature]
-
-    root_block = block_of(trie)
-    size = 1 << 16
-    used = np.zeros(size, dtype=bool)  # positions holding a unit
-    taken = np.zeros(size, dtype=bool)  # bases of blocks: two blocks on one base would read each other's units
-    used[0] = True  # the root's unit
-    bases = [None] * len(blocks)
-    units = {}
-    for index, block in enumerate(blocks):  # children before parents: `block_of` appended them first
-        value, children = block
-        labels = np.array(([0] if value is not None else []) + [label for label, _, _ in children], dtype=np.int64)
-        base = None
-        start = 1
-        while base is None:
-            free = np.flatnonzero(~used[start:]) + start
-            if len(free) == 0 or free[-1] < start + 4096:
-                used, taken = np.pad(used, (0, len(used))), np.pad(taken, (0, len(taken)))
-                continue
-            candidates = free[:4096] ^ labels[0]
-            candidates = candidates[candidates < len(used) // 2]
-            fits = ~taken[candidates]
-            for label in labels[1:]:
-                fits &= ~used[candidates ^ label]
-            if fits.any():
-                base = int(candidates[np.argmax(fits)])
-            else:
-                start = int(free[4095]) + 1
-        used[base ^ labels] = True
-        taken[base] = True
-        bases[index] = base
-        if value is not None:
-            units[base] = LEAF_BIT | value
-        for label, has_value, child_block in children:
-            position = base ^ label
-            units[position] = _unit(label, has_value, position ^ bases[child_block])
-    units[0] = _unit(0, False, bases[root_block])
-    array = np.zeros(max(units) + 1, dtype=np.uint32)
-    for position, unit in units.items():
-        array[position] = unit
-    return array
-
-
-def _unit(label, has_value, offset):
-    if offset >= 1 << 21:
-        raise ValueError(f"a double-array offset of {offset} does not fit in 21 bits")
-    return (offset << 10) | (0x100 if has_value else 0) | label
-
-
 def _model_flatbuffer(trie, data_for_code_point_zero, pool):
     """`FastBertNormalizerModel` (fast_bert_normalizer_model.fbs): lower_case_nfd_strip_accents (unused
     by the op), trie_array, data_for_codepoint_zero, normalized_string_pool."""
@@ -226,4 +152,4 @@ def hugging_face_bert_normalizer_model(lowercase: bool, strip_accents: bool, voc
         values[point] = value
     zero = values.pop(0, 0)
     keys_and_values = sorted((chr(point).encode("utf-8"), value) for point, value in values.items())
-    return _model_flatbuffer(_double_array(keys_and_values), zero, bytes(pool))
+    return _model_flatbuffer(double_array(keys_and_values), zero, bytes(pool))

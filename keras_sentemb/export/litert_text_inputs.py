@@ -69,9 +69,10 @@ class LiteRTWordPieceInputs:
     The pipeline is the model's `tokenizer.json` one, as LiteRT can run it:
     1. `FastBertNormalize` with a table built from Hugging Face's own `BertNormalizer`, code point by
        code point (`litert_normalizer`): control and format characters deleted, every space a space,
-       CJK ideographs spaced, lower-casing and accent stripping as the reference does them (not TF
-       Text's NFKC case folding, which turns "ß" into "ss");
-    2. `FastWordpieceTokenize` end to end: words split on spaces and punctuation, word pieces;
+       lower-casing and accent stripping as the reference does them (not TF Text's NFKC case folding,
+       which turns "ß" into "ss");
+    2. `FastWordpieceTokenize` end to end: words split on spaces, punctuation and CJK ideographs, word
+       pieces;
     3. a `prompt`'s ids (tokenised at export time) before the text's; `max_length - 2` content ids
        kept (the end of a long text is dropped, as sentence-transformers truncates);
     4. `cls ids sep`, padded with `pad` to the batch's longest row.

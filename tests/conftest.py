@@ -58,15 +58,15 @@ TINY_VOCAB = [
 ]
 
 
-def make_tiny_backbone(seed=0):
-    """A 2-layer 16-d BERT with random weights over the tiny vocabulary."""
+def make_tiny_backbone(seed=0, hidden_dim=16, intermediate_dim=32):
+    """A 2-layer BERT (16-d by default) with random weights over the tiny vocabulary."""
     keras.utils.set_random_seed(seed)
     return keras_hub.models.BertBackbone(
         vocabulary_size=len(TINY_VOCAB),
         num_layers=2,
         num_heads=2,
-        hidden_dim=16,
-        intermediate_dim=32,
+        hidden_dim=hidden_dim,
+        intermediate_dim=intermediate_dim,
         max_sequence_length=32,
         dropout=0.0,
     )

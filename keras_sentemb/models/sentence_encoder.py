@@ -165,18 +165,10 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         block outputs of `bert_layer_states` / `mpnet_layer_states` (layer norm and attention in
         the op shapes OpenVINO fuses, see docs/serving_speed.md) fed to this model's own pooler,
         Dense, normalisation and truncation layers; over any other backbone, `embed_fn()` itself."""
-        if supports_bert_layer_states(self.backbone):
-            layer_states = bert_layer_states
-        elif supports_mpnet_layer_states(self.backbone):
-            layer_states = mpnet_layer_states
-        else:
+        embed = self.inference_graph()
+        if embed is None:
             return self.embed_fn()
         if getattr(self, "_openvino_graph_function", None) is None:
-            pool_and_head = self._pool_and_head()
-
-            def embed(token_ids, padding_mask):
-                return pool_and_head(layer_states(self.backbone, token_ids, padding_mask), padding_mask)
-
             spec = tf.TensorSpec([None, None], tf.int32)
             # A cache, not state: set past Keras/TF tracking so it is never saved.
             object.__setattr__(self, "_openvino_graph_function", tf.function(embed, input_signature=[spec, spec]))

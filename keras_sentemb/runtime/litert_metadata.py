@@ -1,5 +1,6 @@
 """Metadata inside a LiteRT flat buffer: a named buffer in the model's `metadata` list (the place
-LiteRT's schema gives it), written after conversion and read back without TensorFlow."""
+LiteRT's schema gives it), and the signature a frozen function's conversion lacks, written after
+conversion. An app reads the same entry with any flat buffer reader of LiteRT's schema."""
 
 from __future__ import annotations
 

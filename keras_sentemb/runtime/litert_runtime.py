@@ -1,5 +1,6 @@
 """LiteRTEncoder: runs a `.tflite` file written by `export_litert` with the LiteRT interpreter
-(`ai-edge-litert`) and TF Text's LiteRT kernels, as an app would, without TensorFlow."""
+(`ai-edge-litert`) and TF Text's LiteRT kernels, as an app would (the file runs without TensorFlow:
+docs/on_device.md; this package itself imports it)."""
 
 from __future__ import annotations
 
@@ -62,9 +63,6 @@ class LiteRTEncoder:
     def embedding_dim(self) -> int:
         return int(self.metadata["embedding_dim"])
 
-    def _run(self, **inputs):
-        return self.runner(**inputs)
-
     def encode_with_codes(self, texts):
         """(vectors float32 [N, d], codes uint8 [N, bits/8] or None) for a list of strings or bytes."""
         if self.metadata["tokenizer"]["place"] != "inside":
@@ -72,7 +70,7 @@ class LiteRTEncoder:
         texts = [text.encode("utf-8", "replace") if isinstance(text, str) else bytes(text) for text in texts]
         if not texts:
             return np.zeros((0, self.embedding_dim), np.float32), None
-        outputs = self._run(texts=np.array(texts, dtype=object))
+        outputs = self.runner(texts=np.array(texts, dtype=object))
         return outputs["embedding"], outputs.get("codes")
 
     def encode(self, texts) -> np.ndarray:
@@ -81,7 +79,7 @@ class LiteRTEncoder:
 
     def encode_ids(self, token_ids, padding_mask) -> np.ndarray:
         """float32 [N, d] for packed ids (`cls ids sep pad…`), a file with the tokenizer outside."""
-        outputs = self._run(
+        outputs = self.runner(
             token_ids=np.asarray(token_ids, dtype=np.int32), padding_mask=np.asarray(padding_mask, dtype=np.int32)
         )
         return outputs["embedding"]

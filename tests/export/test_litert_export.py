@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import keras
-import keras_hub
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -102,16 +101,7 @@ def test_bad_input_gives_unit_vectors_not_a_crash(tmp_path):
 
 def wider_encoder():
     """A BERT whose matrices are big enough (64 × 64 and up) for the converter to quantise."""
-    keras.utils.set_random_seed(11)
-    backbone = keras_hub.models.BertBackbone(
-        vocabulary_size=len(TINY_VOCAB),
-        num_layers=2,
-        num_heads=2,
-        hidden_dim=64,
-        intermediate_dim=128,
-        max_sequence_length=32,
-        dropout=0.0,
-    )
+    backbone = make_tiny_backbone(seed=11, hidden_dim=64, intermediate_dim=128)
     return SentenceEncoder(backbone, tokenizer=SentenceTokenizer(TINY_VOCAB, max_length=16), normalize=True)
 
 

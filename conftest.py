@@ -58,6 +58,11 @@ SLOW = (
     "tests/scale_out/",
     # the static tier's distillation runs (fits a table for several epochs, twice)
     "tests/training/test_static_distillation.py",
+    # retrieval fine-tuning: the example script end to end twice (~35 s), the dev evaluator's fits
+    "tests/examples/test_train_retrieval_script.py",
+    "tests/training/test_retrieval_evaluator.py",
+    # exports and serves the chunks signature in fresh TF-only processes
+    "tests/export/test_chunked_saved_model.py",
 )
 
 

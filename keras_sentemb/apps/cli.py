@@ -6,6 +6,7 @@ keras-sentemb export serving/minilm --version 1
 keras-sentemb index build corpus.txt -o corpus_index --bits 256
 keras-sentemb index search corpus_index --query "How do I bake bread?" --rerank 10
 keras-sentemb evaluate minilm-l6 --tasks stsb,sts-dir --sts-dir my_sts -o reports/minilm
+keras-sentemb evaluate minilm-l6 --beir data/beir/nfcorpus -o reports/minilm-nfcorpus
 keras-sentemb zoo list
 keras-sentemb embed-corpus serving/minilm "corpus/*.txt" -o out/corpus   (Apache Beam)
 keras-sentemb embed-corpus serving/minilm "corpus/*.txt" -o out/vectors --engine spark --master "local[2]"
@@ -21,7 +22,9 @@ import time
 from keras_sentemb import zoo
 from keras_sentemb.apps.index_folder import IndexFolder, build_index_folder, read_meta
 from keras_sentemb.apps.saved_model_folder import LOCAL_RUNNERS, serving_folder
+from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.data.text_file import read_lines
+from keras_sentemb.evaluation.beir_retrieval import BeirRetrievalTask
 from keras_sentemb.evaluation.builtin_tasks import TASK_NAMES, TFDS_TASK_NAMES, build_tasks
 from keras_sentemb.evaluation.report import evaluate, format_table, write_report
 from keras_sentemb.export import export_litert, export_openvino, export_saved_model, export_serving_bundle
@@ -161,6 +164,17 @@ def _build_parser():
     build.add_argument("--hnsw-m", type=int, help="hnsw: links a code (default 32)")
     build.add_argument("--ef-construction", type=int, help="hnsw: build beam (default 40)")
     build.add_argument("--ef-search", type=int, help="hnsw: search beam (default 64)")
+    build.add_argument(
+        "--chunk-size",
+        type=int,
+        help="index each line as chunks of at most this many word pieces (long documents); "
+        "a search returns lines scored by their best chunk",
+    )
+    build.add_argument("--chunk-overlap", type=int, default=0, help="word pieces shared by consecutive chunks")
+    build.add_argument("--chunk-sentences", action="store_true", help="end chunks at sentence ends")
+    build.add_argument(
+        "--late-chunking", action="store_true", help="late chunking: chunks read the whole line's context"
+    )
     lookup = index_commands.add_parser("search", help="top-k corpus lines by Hamming distance")
     lookup.add_argument("folder", help="index folder from `index build`")
     lookup.add_argument("--query", action="append", default=[], help="a query (repeatable)")
@@ -201,6 +215,15 @@ def _build_parser():
         help="folder of classification files (columns label, sentence; .tsv/.txt/.csv, header optional): "
         "x.tsv (k-fold) or x.train.tsv + x.test.tsv (+ x.dev.tsv)",
     )
+    evaluate.add_argument(
+        "--beir",
+        action="append",
+        default=[],
+        metavar="FOLDER",
+        help="a retrieval collection in the BEIR layout (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv): nDCG@10, "
+        "recall@100, MRR@10, MAP@100 as MTEB computes them; per-query scores in report.json (repeatable)",
+    )
+    evaluate.add_argument("--split", default="test", help="the qrels split of --beir folders (default test)")
     evaluate.add_argument(
         "-o",
         "--output",
@@ -246,6 +269,12 @@ def _build_parser():
     )
     embed.add_argument(
         "--address", default=None, help="ray: the cluster to join (default: RAY_ADDRESS, else a local one)"
+    )
+    embed.add_argument(
+        "--chunks",
+        action="store_true",
+        help="beam: each line a document cut into windows by the SavedModel's `chunks` signature "
+        "(export_saved_model(..., chunking=...)); one row a chunk, id LINE_ID#K, with its word-piece span",
     )
     embed.add_argument("--format", choices=["parquet", "tfrecord"], default="parquet")
     embed.add_argument("--shards", type=int, default=0, help="output shards (0: the runner decides)")
@@ -388,6 +417,8 @@ def _embed_corpus_elsewhere(args, unknown):
     """`embed-corpus --engine spark|ray`: files → a Parquet folder, counts checked."""
     if unknown:
         raise ValueError(f"--engine {args.engine} takes no Beam pipeline options (got {' '.join(unknown)})")
+    if args.chunks:
+        raise ValueError(f"--chunks runs on --engine beam; --engine {args.engine} embeds whole lines")
     if args.format != "parquet" or args.shards:
         raise ValueError(f"--engine {args.engine} writes Parquet files the engine shards (no --format/--shards)")
     local = (args.master or "local").startswith("local") if args.engine == "spark" else not args.address
@@ -441,6 +472,7 @@ def _embed_corpus(args, beam_args):
         with_codes=False if args.no_codes else None,
         pipeline_args=beam_args,
         overwrite=args.overwrite,
+        chunks=args.chunks,
         progress=(runner in LOCAL_RUNNERS and sys.stderr.isatty() if args.progress is None else args.progress),
     )
     seconds = time.perf_counter() - start
@@ -455,15 +487,23 @@ def _embed_corpus(args, beam_args):
 def _evaluate(args):
 
     names = args.tasks.split(",") if args.tasks else None
-    hashed_default = names is None and (args.model.endswith(".keras") or args.model.startswith("zoo:"))
-    tasks = build_tasks(
-        names or ["stsb"],
-        data=args.data,
-        sts_dir=args.sts_dir,
-        senteval_dir=args.senteval_dir,
-        folds=args.folds,
-        seed=args.seed,
+    hashed_default = (
+        names is None and not args.beir and (args.model.endswith(".keras") or args.model.startswith("zoo:"))
     )
+    tasks = []
+    if names or not args.beir:
+        tasks = build_tasks(
+            names or ["stsb"],
+            data=args.data,
+            sts_dir=args.sts_dir,
+            senteval_dir=args.senteval_dir,
+            folds=args.folds,
+            seed=args.seed,
+        )
+    tasks += [
+        BeirRetrievalTask(f"beir:{os.path.basename(os.path.normpath(folder))}", folder, split=args.split)
+        for folder in args.beir
+    ]
     model = load_any_encoder(args.model, dtype=args.dtype)
     hashed = hasattr(model, "hash_embeddings")
     if "hash-recall" in (names or []) and not hashed:
@@ -588,13 +628,18 @@ def _search(args):
 
 
 def _print_hits(queries, ids, scores, corpus, measure, as_json):
-    """One block (or JSON line) a query: rank, `measure` value, corpus line number, text."""
+    """One block (or JSON line) a query: rank, `measure` value, corpus line number, text. An id may be
+    a (line, chunk) pair, `corpus` then maps it to the chunk's text."""
     integer = measure == "hamming"
     for query, row_ids, row_scores in zip(queries, ids, scores):
         hits = [
-            {"line": int(i) + 1, measure: int(s) if integer else round(float(s), 4), "text": corpus[i]}
+            {
+                "line": int(i[0] if isinstance(i, tuple) else i) + 1,
+                measure: int(s) if integer else round(float(s), 4),
+                "text": corpus[i],
+            }
             for i, s in zip(row_ids, row_scores)
-            if i >= 0  # an approximate index may find fewer lines than asked
+            if (i[0] if isinstance(i, tuple) else i) >= 0  # an approximate index may find fewer lines than asked
         ]
         if as_json:
             print(json.dumps({"query": query, "hits": hits}, ensure_ascii=False))
@@ -710,10 +755,12 @@ def _index(args):
             progress=len(corpus) >= 2048,
             kind=args.kind,
             index_parameters=_given(args, [name for kind in KINDS for name in DEFAULT_PARAMETERS[kind]]),
+            chunking=_chunking(args),
         )
         meta = read_meta(folder)
+        chunks = f" ({meta['chunks']} chunks)" if "chunks" in meta else ""
         print(
-            f"wrote {folder}: {len(corpus)} lines as {meta['bits']}-bit codes, {args.kind} index "
+            f"wrote {folder}: {len(corpus)} lines{chunks} as {meta['bits']}-bit codes, {args.kind} index "
             f"in {time.perf_counter() - start:.1f} s"
         )
         return
@@ -726,8 +773,25 @@ def _index(args):
     overrides = _given(args, [name for names in SEARCH_PARAMETERS.values() for name in names])
     if overrides:
         opened.index.set_search_parameters(**overrides)
-    scores, ids = opened.search(queries, args.top_k, rerank=args.rerank)
-    _print_hits(queries, ids, scores, opened.corpus, "cosine" if args.rerank else "hamming", args.json)
+    scores, ids, chunks = opened.search_documents(queries, args.top_k, rerank=args.rerank)
+    texts = opened.corpus
+    if opened.chunks is not None:  # a chunked folder shows each line's best chunk
+        texts = {
+            (i, c): opened.chunk_text(c)
+            for row_ids, row_chunks in zip(ids, chunks)
+            for i, c in zip(row_ids, row_chunks)
+        }
+        ids = [list(zip(row_ids, row_chunks)) for row_ids, row_chunks in zip(ids, chunks)]
+    _print_hits(queries, ids, scores, texts, "cosine" if args.rerank else "hamming", args.json)
+
+
+def _chunking(args):
+    """The `Chunking` of `index build`'s --chunk-* options, or None without --chunk-size / --late-chunking."""
+    if args.chunk_size is None and not args.late_chunking:
+        return None
+    return Chunking(
+        size=args.chunk_size, overlap=args.chunk_overlap, sentences=args.chunk_sentences, late=args.late_chunking
+    )
 
 
 def _given(args, names):

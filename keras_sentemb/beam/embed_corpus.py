@@ -12,6 +12,7 @@ from keras_sentemb.beam.corpus_lines import ReadCorpusLines
 from keras_sentemb.beam.embedding_records import (
     FORMATS,
     SUFFIXES,
+    chunk_results,
     count_records,
     parquet_schema,
     to_parquet_row,
@@ -56,6 +57,21 @@ class ProgressBar(beam.DoFn):
             self._bar.close()
 
 
+class ExplodeChunks(beam.DoFn):
+    """(line id, the chunks of a line) → one (`<id>#<k>`, chunk) a chunk, counting the lines
+    (`chunked_lines`) and chunks (`chunks`) in the pipeline's metrics (namespace keras_sentemb)."""
+
+    def __init__(self):
+        self.lines = beam.metrics.Metrics.counter("keras_sentemb", "chunked_lines")
+        self.chunks = beam.metrics.Metrics.counter("keras_sentemb", "chunks")
+
+    def process(self, keyed_result):
+        self.lines.inc()
+        for chunk in chunk_results(keyed_result):
+            self.chunks.inc()
+            yield chunk
+
+
 class EmbedCorpus(beam.PTransform):
     """Text file patterns → embeddings (and packed codes) written as sharded files.
 
@@ -73,6 +89,9 @@ class EmbedCorpus(beam.PTransform):
         batch_size: the most texts RunInference gives the model at once.
         with_codes: write packed codes (default: when the model has a `hash` signature).
         progress: show a progress bar (sentences embedded, rate) where the pipeline runs.
+        chunks: each line is a document cut into windows by the model's `chunks` signature
+            (`export_saved_model(..., chunking=Chunking(...))`): one row a chunk, id
+            `<line id>#<k>`, with its word-piece span (`start`, `end`); no codes.
 
     Example:
     (Not run as a doctest: it needs an optional extra (apache-beam or mteb).)
@@ -91,6 +110,7 @@ class EmbedCorpus(beam.PTransform):
         ids_in_first_column=False,
         with_codes=None,
         progress=False,
+        chunks=False,
     ):
         super().__init__()
         if output_format not in FORMATS:
@@ -99,7 +119,10 @@ class EmbedCorpus(beam.PTransform):
         if not isinstance(num_shards, int) or num_shards < 0:
             raise ValueError(f"num_shards must be an int ≥ 0, got {num_shards!r}")
         self.read = ReadCorpusLines(inputs, ids_in_first_column)
-        self.handler = SavedModelEmbeddingHandler(model_dir, with_codes=with_codes, max_batch_size=batch_size)
+        self.handler = SavedModelEmbeddingHandler(
+            model_dir, with_codes=with_codes, max_batch_size=batch_size, chunks=chunks
+        )
+        self.chunks = bool(chunks)
         self.output_prefix = output_prefix
         self.output_format = output_format
         self.num_shards = num_shards
@@ -109,6 +132,8 @@ class EmbedCorpus(beam.PTransform):
         results = pbegin | "Read" >> self.read | "Embed" >> RunInference(KeyedModelHandler(self.handler))
         if self.progress:
             results = results | "Progress" >> beam.ParDo(ProgressBar())
+        if self.chunks:
+            results = results | "Chunks" >> beam.ParDo(ExplodeChunks())
         suffix = SUFFIXES[self.output_format]
         if self.output_format == "parquet":
             return (
@@ -117,7 +142,7 @@ class EmbedCorpus(beam.PTransform):
                 | "Write"
                 >> beam.io.WriteToParquet(
                     self.output_prefix,
-                    parquet_schema(self.handler.with_codes),
+                    parquet_schema(self.handler.with_codes, self.chunks),
                     file_name_suffix=suffix,
                     num_shards=self.num_shards,
                 )
@@ -142,6 +167,7 @@ def run_embed_corpus(
     pipeline_args=(),
     progress=False,
     overwrite=False,
+    chunks=False,
 ):
     """Builds and runs the `EmbedCorpus` pipeline and waits for it.
 
@@ -158,8 +184,11 @@ def run_embed_corpus(
     `IncompleteJobError` raised (a runner that drops elements, as Beam's DaskRunner does, is
     caught here).
 
+    With `chunks` (see `EmbedCorpus`) the chunked lines must equal the non-blank lines read and
+    the rows the chunks made.
+
     Returns `{"files": [...], "sentences": n, "blank_lines": m}` (the counts from the
-    pipeline's metrics; `vectors_written` counted in the shards).
+    pipeline's metrics; `vectors_written` counted in the shards; with `chunks` also `chunks`).
 
     Raises:
         ValueError: the DaskRunner (see `UNSUPPORTED_RUNNERS`).
@@ -183,6 +212,7 @@ def run_embed_corpus(
         ids_in_first_column,
         with_codes,
         progress,
+        chunks,
     )  # checks the arguments
     pattern = f"{output_prefix}-*-of-*{SUFFIXES[output_format]}"
     earlier = tf.io.gfile.glob(pattern)
@@ -195,15 +225,17 @@ def run_embed_corpus(
     result = pipeline.run()
     result.wait_until_finish()
     counts = {}
-    for name in ("sentences", "blank_lines"):
+    for name in ("sentences", "blank_lines", "chunked_lines", "chunks"):
         found = result.metrics().query(MetricsFilter().with_namespace("keras_sentemb").with_name(name))
         counts[name] = sum(c.committed or 0 for c in found["counters"])
     written = [p for p in tf.io.gfile.glob(pattern) if tf.io.gfile.stat(p).mtime_nsec >= started_ns]
     rows = sum(count_records(path) for path in written)
+    where = f"embed-corpus {runner or 'DirectRunner'} ({output_prefix})"
     try:
-        JobCounts(counts["sentences"] + counts["blank_lines"], counts["blank_lines"], rows).check(
-            f"embed-corpus {runner or 'DirectRunner'} ({output_prefix})"
-        )
+        documents = counts["chunked_lines"] if chunks else rows
+        JobCounts(counts["sentences"] + counts["blank_lines"], counts["blank_lines"], documents).check(where)
+        if chunks and rows != counts["chunks"]:
+            raise IncompleteJobError(f"{where}: {rows} rows written for {counts['chunks']} chunks")
     except IncompleteJobError:
         for path in written:
             tf.io.gfile.remove(path)
@@ -211,4 +243,7 @@ def run_embed_corpus(
     for path in earlier:  # shards of the earlier run that this run did not rewrite
         if tf.io.gfile.exists(path) and tf.io.gfile.stat(path).mtime_nsec < started_ns:
             tf.io.gfile.remove(path)
+    if not chunks:
+        counts.pop("chunks")
+    counts.pop("chunked_lines")
     return {"files": sorted(tf.io.gfile.glob(pattern)), **counts, "vectors_written": rows}

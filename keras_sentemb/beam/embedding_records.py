@@ -10,13 +10,26 @@ FORMATS = ("parquet", "tfrecord")
 SUFFIXES = {"parquet": ".parquet", "tfrecord": ".tfrecord"}
 
 
-def parquet_schema(with_codes):
-    """id: string, embedding: list<float32>, code: binary (packed bits, MSB first)."""
+def parquet_schema(with_codes, chunks=False):
+    """id: string, embedding: list<float32>, code: binary (packed bits, MSB first); for chunked
+    documents `start`, `end`: int64 (the chunk's word-piece span in its line; its id is
+    `<line id>#<chunk number>`)."""
 
     fields = [("id", pa.string()), ("embedding", pa.list_(pa.float32()))]
     if with_codes:
         fields.append(("code", pa.binary()))
+    if chunks:
+        fields += [("start", pa.int64()), ("end", pa.int64())]
     return pa.schema(fields)
+
+
+def chunk_results(keyed_result):
+    """(line id, PredictionResult of a chunked line) → one (`<id>#<k>`, PredictionResult) a chunk."""
+    key, result = keyed_result
+    inference = result.inference
+    for k, vector in enumerate(inference["embedding"]):
+        chunk = {"embedding": vector, "start": int(inference["start"][k]), "end": int(inference["end"][k])}
+        yield f"{key}#{k}", type(result)(result.example, chunk, result.model_id)
 
 
 def to_parquet_row(keyed_result):
@@ -25,6 +38,8 @@ def to_parquet_row(keyed_result):
     row = {"id": key, "embedding": result.inference["embedding"].tolist()}
     if "code" in result.inference:
         row["code"] = result.inference["code"].tobytes()
+    if "start" in result.inference:
+        row["start"], row["end"] = result.inference["start"], result.inference["end"]
     return row
 
 
@@ -39,6 +54,9 @@ def to_tf_example(keyed_result):
     }
     if "code" in result.inference:
         feature["code"] = tf.train.Feature(bytes_list=tf.train.BytesList(value=[result.inference["code"].tobytes()]))
+    if "start" in result.inference:
+        for name in ("start", "end"):
+            feature[name] = tf.train.Feature(int64_list=tf.train.Int64List(value=[result.inference[name]]))
     return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
 
 

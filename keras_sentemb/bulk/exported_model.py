@@ -106,6 +106,13 @@ def embed_with_signatures(saved_model, texts, with_codes=False):
     return embeddings, codes
 
 
+def chunk_with_signature(saved_model, texts):
+    """Texts (str or bytes) through the `chunks` signature of a loaded SavedModel: {"embedding"
+    float32 [C, d], "document", "start", "end" int64 [C]} as NumPy arrays."""
+    strings = tf.constant(_as_bytes(texts), dtype=tf.string, shape=[len(texts)])
+    return {name: value.numpy() for name, value in saved_model.signatures["chunks"](texts=strings).items()}
+
+
 class ExportedModel:
     """A model folder (see the module doc) ready to embed batches of texts.
 

@@ -1,12 +1,27 @@
-"""Typed training examples and their readers: scored pairs, labelled pairs, triplets,
-labelled sentences. Column names are explicit; every row is validated (`table_reader`)."""
+"""Typed training examples and their readers: pairs without scores, scored pairs, labelled
+pairs, triplets, labelled sentences. Column names are explicit; every row is validated (`table_reader`)."""
 
 import dataclasses
 import math
+import os
 
 from keras_sentemb.data.table_reader import read_table
 
 NLI_LABELS = ("entailment", "neutral", "contradiction")
+
+
+@dataclasses.dataclass
+class TextPairs:
+    """Related text pairs without scores: (query, relevant document), (question, answer),
+    (anchor, positive), the input of `MultipleNegativesRankingLoss` (the other pairs of a
+    batch are the negatives)."""
+
+    sentences1: list
+    sentences2: list
+    skipped: int = 0
+
+    def __len__(self):
+        return len(self.sentences1)
 
 
 @dataclasses.dataclass
@@ -115,6 +130,22 @@ def label_parser(label_names, num_classes=None):
     return parse
 
 
+def read_pairs(path, sentence1="sentence1", sentence2="sentence2", format=None, on_bad_lines="error"):
+    """Reads text pairs without scores (`TextPairs`): two text columns, any others ignored.
+
+    (Not run as a doctest: it reads a user's file.)
+        pairs = read_pairs("train_pairs.tsv", "query", "document")
+        train = examples_dataset(pairs, encoder.tokenizer, batch_size=32)
+    """
+    columns, report = read_table(
+        path,
+        {"sentences1": (sentence1, sentence_value), "sentences2": (sentence2, sentence_value)},
+        format=format,
+        on_bad_lines=on_bad_lines,
+    )
+    return TextPairs(**columns, skipped=report.skipped)
+
+
 def read_scored_pairs(
     path,
     sentence1="sentence1",
@@ -129,6 +160,11 @@ def read_scored_pairs(
     (Not run as a doctest: it reads files of the benchmark data folder (docs/data.md).)
         pairs = read_scored_pairs("data/stsb/train.tsv")
     """
+    if score is None:
+        raise TypeError(
+            f"read_scored_pairs({os.fspath(path)!r}, score=None): pairs without scores are read by "
+            "read_pairs(path, sentence1, sentence2), which returns TextPairs"
+        )
     columns, report = read_table(
         path,
         {

@@ -3,37 +3,39 @@
 Each element of a pipeline is `(features, label)` where `features` maps a column name
 ("sentence1"/"sentence2" for pairs, "anchor"/"positive"/"negative" for triplets,
 "sentence" for single sentences) to `{"token_ids", "padding_mask"}` int32 [batch, T].
-With `bucketing=True` (default) texts of similar length are batched together
-(`tf.data.Dataset.bucket_by_sequence_length`) and each batch is padded only to its own
-longest text; with `bucketing=False` batches are random and padded to their maximum.
+
+Every batch holds exactly `batch_size` examples (only the epoch's last may hold fewer):
+in-batch-negative losses (`MultipleNegativesRankingLoss`, `CoSENTLoss`) get the negatives
+asked for. With `bucketing=True` (default) texts of similar length are batched together
+*within* windows of `LENGTH_WINDOW_BATCHES` batches of the shuffled stream: a window is
+sorted by length, cut into full batches, and its batches are taken in a random order, so
+each batch is padded only to its own longest text. (Bucketing *across* the whole stream,
+`tf.data`'s `bucket_by_sequence_length`, left one partial batch per length bucket: on a
+small set most batches were partial, 7–9 pairs where 16 were asked.) With
+`bucketing=False` batches are random and padded to their maximum.
 """
 
 import numpy as np
 import tensorflow as tf
 
 from keras_sentemb.data.epoch_order import EpochOrder, carry_epoch_order
-from keras_sentemb.data.examples import LabeledPairs, LabeledSentences, ScoredPairs, Triplets
-from keras_sentemb.data.length_buckets import bucket_boundaries
-from keras_sentemb.tokenizers.ragged_rows import content_rows_in_chunks
+from keras_sentemb.data.examples import LabeledPairs, LabeledSentences, ScoredPairs, TextPairs, Triplets
 
 PAIR_KEYS = ("sentence1", "sentence2")
 TRIPLET_KEYS = ("anchor", "positive", "negative")
 SENTENCE_KEYS = ("sentence",)
 _TOKENIZE_BLOCK = 512
+LENGTH_WINDOW_BATCHES = 32
 
 
-def count_batches(lengths, batch_size, boundaries, bucketing=True, drop_remainder=False):
-    """How many batches `text_pipeline` yields for examples of these token lengths.
+def count_batches(num_examples, batch_size, drop_remainder=False):
+    """How many batches `text_pipeline` yields for `num_examples` examples: ⌈n / batch_size⌉
+    (⌊·⌋ with `drop_remainder`), bucketed or not, since every batch but the last is full.
 
-    Bucketing batches each bucket on its own, so the count is Σ_b ⌈n_b / batch_size⌉
-    (⌊·⌋ with `drop_remainder`) whatever the order; bucket b holds the lengths in
-    [boundaries[b-1], boundaries[b]).
+    >>> count_batches(100, 16), count_batches(100, 16, drop_remainder=True)
+    (7, 6)
     """
-    divide = (lambda n: n // batch_size) if drop_remainder else (lambda n: -(-n // batch_size))
-    if not bucketing:
-        return int(divide(len(lengths)))
-    buckets = np.searchsorted(np.asarray(boundaries), np.asarray(lengths), side="right")
-    return int(sum(divide(int(n)) for n in np.bincount(buckets)))
+    return int(num_examples // batch_size if drop_remainder else -(-num_examples // batch_size))
 
 
 def text_pipeline(
@@ -94,25 +96,63 @@ def text_pipeline(
     def longest(features, labels):
         return tf.reduce_max([tf.shape(features[k]["token_ids"])[0] for k in keys])
 
-    return _batch_by_length(
-        tokens, longest, tokenizer.max_length, batch_size, bucketing, drop_remainder, num_batches, order
-    )
+    return _batch_by_length(tokens, longest, batch_size, bucketing, drop_remainder, num_batches, order)
 
 
-def _batch_by_length(examples, length_fn, max_length, batch_size, bucketing, drop_remainder, num_batches, order):
-    """Pads tokenised examples into batches, by length buckets or at random, prefetched;
-    the result carries the shuffle's `EpochOrder` (or None) as `epoch_order`."""
-    if bucketing:
-        boundaries = bucket_boundaries(max_length)
-        batches = examples.bucket_by_sequence_length(
-            element_length_func=length_fn,
-            bucket_boundaries=boundaries,
-            bucket_batch_sizes=[batch_size] * (len(boundaries) + 1),
-            pad_to_bucket_boundary=False,
-            drop_remainder=drop_remainder,
+def _trimmed(element):
+    """Each `{"token_ids", …, "padding_mask"}` of a (nested) example cut back to its real tokens."""
+    if isinstance(element, dict) and "padding_mask" in element:
+        length = tf.reduce_sum(element["padding_mask"])
+        return {key: value[:length] for key, value in element.items()}
+    if isinstance(element, dict):
+        return {key: _trimmed(value) for key, value in element.items()}
+    if isinstance(element, (tuple, list)):
+        return type(element)(_trimmed(value) for value in element)
+    return element
+
+
+def _sorted_in_windows(examples, length_fn, batch_size):
+    """`examples` reordered window by window (windows of `LENGTH_WINDOW_BATCHES` batches): each
+    window sorted by length and cut into runs of `batch_size`, the runs in an order that the
+    stream's own (seeded, resumable) shuffle decides: a run goes where the first-streamed of its
+    examples stood. A window's short last run (at the epoch's end) stays last, so `padded_batch`
+    cuts the stream exactly into the runs."""
+    window = batch_size * LENGTH_WINDOW_BATCHES
+
+    @tf.autograph.experimental.do_not_convert
+    def with_length(*example):
+        return tf.cast(length_fn(*example), tf.int64), example
+
+    @tf.autograph.experimental.do_not_convert
+    def reorder(lengths, window_examples):
+        size = tf.shape(lengths, out_type=tf.int64)[0]
+        by_length = tf.argsort(lengths, stable=True)
+        run = tf.range(size) // batch_size
+        # each run's key: the smallest stream position among its examples; the short last run last
+        keys = tf.math.unsorted_segment_min(tf.cast(by_length, tf.int64), run, tf.reduce_max(run) + 1)
+        full = tf.math.bincount(tf.cast(run, tf.int32), dtype=tf.int64) == batch_size
+        keys = tf.where(full, keys, size)
+        order = tf.gather(by_length, tf.argsort(tf.gather(keys, run), stable=True))
+        return tf.data.Dataset.from_tensor_slices(
+            tf.nest.map_structure(lambda column: tf.gather(column, order), window_examples)
         )
-    else:
-        batches = examples.padded_batch(batch_size, drop_remainder=drop_remainder)
+
+    @tf.autograph.experimental.do_not_convert
+    def trimmed(*example):  # the window's padding off again: each batch pads to its own longest
+        return _trimmed(example)
+
+    # A window is padded to its longest example (dense tensors: ragged slices would upset tf.data's
+    # type inference), sorted, and each example cut back to its own tokens.
+    windows = examples.map(with_length, num_parallel_calls=tf.data.AUTOTUNE).padded_batch(window)
+    return windows.flat_map(reorder).map(trimmed, num_parallel_calls=tf.data.AUTOTUNE)
+
+
+def _batch_by_length(examples, length_fn, batch_size, bucketing, drop_remainder, num_batches, order):
+    """Pads tokenised examples into full batches, grouped by length within windows or at random,
+    prefetched; the result carries the shuffle's `EpochOrder` (or None) as `epoch_order`."""
+    if bucketing:
+        examples = _sorted_in_windows(examples, length_fn, batch_size)
+    batches = examples.padded_batch(batch_size, drop_remainder=drop_remainder)
     if num_batches is not None:
         batches = batches.apply(tf.data.experimental.assert_cardinality(num_batches))
     batches = batches.prefetch(tf.data.AUTOTUNE)
@@ -157,10 +197,7 @@ def cross_pairs_dataset(
         raise ValueError(f"{labels.shape[0]} labels for {len(examples)} pairs")
     first = tf.constant(examples.sentences1, dtype=tf.string)
     second = tf.constant(examples.sentences2, dtype=tf.string)
-    lengths = tokenizer.pair_ids(first, second)[0].row_lengths().numpy()
-    num_batches = count_batches(
-        lengths, batch_size, bucket_boundaries(tokenizer.max_length), bucketing=bucketing, drop_remainder=drop_remainder
-    )
+    num_batches = count_batches(len(examples), batch_size, drop_remainder=drop_remainder)
     raw = tf.data.Dataset.from_tensor_slices(((first, second), labels))
     order = EpochOrder(seed) if shuffle else None
     if order is not None:
@@ -180,7 +217,6 @@ def cross_pairs_dataset(
     return _batch_by_length(
         tokens,
         lambda features, labels: tf.shape(features["token_ids"])[0],
-        tokenizer.max_length,
         batch_size,
         bucketing,
         drop_remainder,
@@ -189,37 +225,30 @@ def cross_pairs_dataset(
     )
 
 
-def _token_lengths(columns, tokenizer):
-    """Per example, the packed length of its longest column (`add_special_tokens`: with
-    [CLS] … [SEP] for word pieces, at least one id for words)."""
-
-    def packed(texts):
-        return tokenizer.add_special_tokens(tokenizer.content_ids(texts))
-
-    per_column = [[len(row) for row in content_rows_in_chunks(packed, texts)] for texts in columns]
-    return np.max(np.array(per_column), axis=0)
-
-
 def _columns_and_labels(examples):
     """`({column: texts}, labels, label dtype)` of a typed examples object."""
     if isinstance(examples, ScoredPairs):
         return dict(zip(PAIR_KEYS, (examples.sentences1, examples.sentences2))), examples.scores, tf.float32
     if isinstance(examples, LabeledPairs):
         return dict(zip(PAIR_KEYS, (examples.sentences1, examples.sentences2))), examples.labels, tf.int32
+    if isinstance(examples, TextPairs):
+        return dict(zip(PAIR_KEYS, (examples.sentences1, examples.sentences2))), [0.0] * len(examples), tf.float32
     if isinstance(examples, Triplets):
         columns = dict(zip(TRIPLET_KEYS, (examples.anchors, examples.positives, examples.negatives)))
         return columns, [0.0] * len(examples), tf.float32
     if isinstance(examples, LabeledSentences):
         return {"sentence": examples.sentences}, examples.labels, tf.int32
     raise TypeError(
-        f"examples must be ScoredPairs, LabeledPairs, Triplets or LabeledSentences, got {type(examples).__name__}"
+        "examples must be TextPairs, ScoredPairs, LabeledPairs, Triplets or LabeledSentences, "
+        f"got {type(examples).__name__}"
     )
 
 
 def examples_dataset(examples, tokenizer, labels=None, **kwargs):
-    """A training pipeline for `ScoredPairs`, `LabeledPairs`, `Triplets` or `LabeledSentences`.
+    """A training pipeline for `TextPairs`, `ScoredPairs`, `LabeledPairs`, `Triplets` or
+    `LabeledSentences`.
 
-    Labels: float32 scores, int32 classes, or float32 zeros for triplets (the triplet
+    Labels: float32 scores, int32 classes, or float32 zeros for text pairs and triplets (their
     losses use none). The texts are tokenised once up front to count the batches, so
     the dataset has a known cardinality (`len(dataset)`, full progress bars, exact
     schedule lengths). `labels` replaces the examples' own labels (an array [N] or [N, k],
@@ -244,11 +273,7 @@ def examples_dataset(examples, tokenizer, labels=None, **kwargs):
         )
     )
     num_batches = count_batches(
-        _token_lengths(list(columns.values()), tokenizer),
-        kwargs.get("batch_size", 16),
-        bucket_boundaries(tokenizer.max_length),
-        bucketing=kwargs.get("bucketing", True),
-        drop_remainder=kwargs.get("drop_remainder", False),
+        len(own_labels), kwargs.get("batch_size", 16), drop_remainder=kwargs.get("drop_remainder", False)
     )
     return text_pipeline(raw, tokenizer, num_batches=num_batches, **kwargs)
 

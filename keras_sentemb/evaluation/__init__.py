@@ -1,8 +1,9 @@
 """Evaluation: STS correlations, pair similarities by name, pair classification, triplet
-accuracy, retrieval metrics, nearest-neighbour recall, SentEval-style probes, NLI probes,
+accuracy, retrieval metrics, retrieval on BEIR folders the MTEB way (`evaluate_beir`), nearest-neighbour recall, SentEval-style probes, NLI probes,
 task folders (bring your own STS / classification files), reports (JSON + PNG + table)
 and an MTEB adapter."""
 
+from keras_sentemb.evaluation.beir_retrieval import BeirRetrievalTask, RetrievalResult, evaluate_beir
 from keras_sentemb.evaluation.builtin_tasks import TASK_NAMES, build_tasks
 from keras_sentemb.evaluation.mteb_adapter import MTEBEncoder
 from keras_sentemb.evaluation.neighbour_recall import neighbour_recall
@@ -32,8 +33,14 @@ from keras_sentemb.evaluation.tasks import (
     TaskResult,
     nli_pair_features,
 )
+from keras_sentemb.evaluation.trec_measures import mean_measures, trec_measures
 
 __all__ = [
+    "BeirRetrievalTask",
+    "RetrievalResult",
+    "evaluate_beir",
+    "mean_measures",
+    "trec_measures",
     "C_VALUES",
     "HashRecallTask",
     "MTEBEncoder",

@@ -8,6 +8,7 @@ import os
 import keras
 import numpy as np
 
+from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.export.pair_model_export import export_cross_encoder, export_dse
 from keras_sentemb.export.serving_export import export_for_serving
 from keras_sentemb.models.cross_encoder import CrossEncoder
@@ -28,6 +29,7 @@ def export_saved_model(
     prompt: str | None = None,
     truncate_dim: int | None = None,
     code_bits: int | None = None,
+    chunking: Chunking | None = None,
 ) -> str:
     """Writes `model` as a SavedModel at `path/<version>/` (atomically); returns that folder.
 
@@ -66,6 +68,11 @@ def export_saved_model(
             size), as `encode(truncate_dim=...)`.
         code_bits: a HashedEncoder: serve the first this many bits of its codes (a nested code's
             prefix, as `hash(bits=...)`); `code_table` then holds codes of that length.
+        chunking: sentence encoders: a `keras_sentemb.chunking.Chunking` (windows of word pieces,
+            naive or late, no sentence ends) adds the signature `chunks(texts)` → `{"embedding" [C, d],
+            "document", "start", "end"}` (int64 [C]: each window's text row and word-piece span),
+            equal to `encode(texts, chunking=Chunking(..., pooling=None))`: TF Serving users get
+            long documents whole.
 
     Example:
     (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
@@ -81,7 +88,11 @@ def export_saved_model(
         raise TypeError(f"code_bits is for a HashedEncoder, not a {type(model).__name__}")
     if truncate_dim is not None and isinstance(model, (CrossEncoder, DSE)):
         raise ValueError(f"truncate_dim is for sentence encoders, not a {type(model).__name__}")
+    if chunking is not None and isinstance(model, (CrossEncoder, DSE)):
+        raise ValueError(f"chunking is for sentence encoders, not a {type(model).__name__}")
     options = {} if chunk_size is None else {"chunk_size": chunk_size}
+    if chunking is not None:
+        options["chunking"] = chunking
     if truncate_dim is not None:
         options["truncate_dim"] = truncate_dim
     encoder = model.encoder if isinstance(model, HashedEncoder) else model

@@ -5,6 +5,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
+from keras_sentemb.export.chunk_signature import InGraphChunking
 from keras_sentemb.export.serving_warmup import write_warmup_requests
 from keras_sentemb.layers.semantic_hashing import code_prefix_bits
 from keras_sentemb.retrieval.tf_hamming_search import codes_to_words, tf_hamming_top_k
@@ -65,6 +66,7 @@ class SentenceEmbeddingModule(tf.Module):
         prompt=None,
         truncate_dim=None,
         code_bits=None,
+        chunking=None,
     ):
         super().__init__(name="keras_sentemb_encoder")
         self._truncate_dim = truncate_dim_or_none(truncate_dim, encoder.embedding_dim)
@@ -80,6 +82,7 @@ class SentenceEmbeddingModule(tf.Module):
         if prompt is not None and not isinstance(prompt, str):
             raise TypeError(f"prompt must be a str, got {type(prompt).__name__}")
         self._prompt = prompt or None
+        self._chunking = None if chunking is None else InGraphChunking(encoder, self._prompt, chunking)
         self.encoder_variables = list(encoder.variables)
         # A BERT `SentenceEncoder` runs each chunk without padding (`embed_unpadded`).
         self._unpadded = callable(getattr(encoder, "supports_unpadded", None)) and encoder.supports_unpadded()
@@ -130,7 +133,10 @@ class SentenceEmbeddingModule(tf.Module):
         linear in tokens) pools the whole request's ragged ids at once (`embed_content_ids`)."""
         if self._prompt is not None:
             texts = tf.strings.join([tf.fill(tf.shape(texts), self._prompt), texts])
-        content = self._tokenizer.content_ids(texts)
+        return self._embed_content(self._tokenizer.content_ids(texts))
+
+    def _embed_content(self, content):
+        """The (normalised) embedding [N, d] of ragged content ids [N, (ids)], as `_embed` batches."""
         if callable(getattr(self._encoder, "embed_content_ids", None)):
             # A static encoder pools ragged ids directly: the whole request in one step.
             embedding = tf.cast(self._encoder.embed_content_ids(content), tf.float32)
@@ -206,10 +212,38 @@ class SentenceEmbeddingModule(tf.Module):
         distances, rows = tf_hamming_top_k(self._hash(texts), self.table_words, k)
         return {"ids": tf.gather(self.table_ids, rows), "distances": distances}
 
+    def _chunks_signature(self, texts):
+        """Each text cut into windows of word pieces as `encode(texts, chunking=…)` cuts them
+        (`export.chunk_signature`): `embedding` [C, d] of each window (naive: the window run with
+        the prompt in front; late: the mean of its pieces' states read in context), `document`
+        int64 [C] (its text's row), `start` / `end` int64 [C] (its word-piece span in the text,
+        prompt excluded)."""
+        chunking = self._chunking
+        if self._prompt is not None:
+            texts = tf.strings.join([tf.fill(tf.shape(texts), self._prompt), texts])
+        prompt_ids, content, document, start, end = chunking.windows(texts)
+        plain = chunking.naive_rows(prompt_ids, content, document, start, end)
+        if chunking.late:
+            late = chunking.late_vectors(prompt_ids, content, document, start, end, self._chunk_size)
+            if self._normalize:
+                late = tf.math.l2_normalize(late, axis=-1, epsilon=1e-12)
+            empty = tf.equal(end, start)  # an empty text: its own vector, as encode gives it
+            embedding = tf.cond(
+                tf.reduce_any(empty),
+                lambda: tf.where(empty[:, None], self._embed_content(plain), late),
+                lambda: late,
+            )
+        else:
+            embedding = self._embed_content(plain)
+        return {"embedding": self._output(embedding), "document": document, "start": start, "end": end}
+
     def signatures(self):
         """The signature map written into the SavedModel (`hash`/`search` only when the
-        module has a hashing layer / a code table)."""
+        module has a hashing layer / a code table; `chunks` with a `Chunking`)."""
         signatures = {"serving_default": self.serve}
+        if self._chunking is not None:
+            self.chunks = tf.function(self._chunks_signature, input_signature=[TEXTS_SPEC])
+            signatures["chunks"] = self.chunks
         if self._hashing is not None:
             self.hash = tf.function(self._hash_signature, input_signature=[TEXTS_SPEC])
             signatures["hash"] = self.hash
@@ -246,6 +280,7 @@ def export_for_serving(
     prompt=None,
     truncate_dim=None,
     code_bits=None,
+    chunking=None,
 ):
     """Writes `encoder` as a SavedModel at `path/<version>/` (TF Serving's layout).
 
@@ -266,6 +301,8 @@ def export_for_serving(
     `truncate_dim` serves the first this many features (normalised again), as
     `encode(truncate_dim=...)`; `code_bits` serves the first this many bits of a nested code
     (`hash`, `embed_and_hash` and `search`, whose `code_table` then holds codes of that length).
+    `chunking` (a `Chunking` without sentence ends; naive or late) adds the `chunks` signature:
+    long texts cut into windows of word pieces, as `encode(texts, chunking=…)` cuts them.
 
     Returns the version folder's path.
     """
@@ -273,7 +310,7 @@ def export_for_serving(
         raise ValueError(f"{encoder.name} has no tokenizer, so it cannot take raw strings.")
     target = version_folder(path, version, overwrite)
     module = SentenceEmbeddingModule(
-        encoder, normalize, hashing, code_table, code_ids, chunk_size, prompt, truncate_dim, code_bits
+        encoder, normalize, hashing, code_table, code_ids, chunk_size, prompt, truncate_dim, code_bits, chunking
     )
     signatures = module.signatures()
     with atomic_directory(target, overwrite=overwrite) as staging:

@@ -111,6 +111,8 @@ class EmbeddingModel:
         object.__setattr__(self, "_embed_function", None)
         object.__setattr__(self, "_openvino_graph_function", None)
         object.__setattr__(self, "_pool_and_head_function", None)
+        object.__setattr__(self, "_head_model", None)
+        object.__setattr__(self, "_token_states_function", None)
         object.__setattr__(self, "_runtimes", {})
 
     def fit(self, *args, **kwargs):

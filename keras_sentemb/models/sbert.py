@@ -49,7 +49,9 @@ class SBERT(PipelineTraining, keras.Model):
     - "mnrl": pairs or triplets stacked, loss `MultipleNegativesRankingLoss`.
 
     `compile(optimizer)` picks the objective's default loss; pass `loss=` to choose
-    another. After training, `sbert.encoder` is an ordinary encoder (`encode`, `export`,
+    another. `one_pass=False` runs the encoder once per column, each at its own padded length
+    (retrieval: short queries beside long documents), instead of once over all columns padded
+    to the longest. After training, `sbert.encoder` is an ordinary encoder (`encode`, `export`,
     `save`).
 
     Example:
@@ -67,6 +69,7 @@ class SBERT(PipelineTraining, keras.Model):
         num_classes: int = 3,
         head_features=("u", "v", "abs_diff"),
         head=None,
+        one_pass=True,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -83,6 +86,7 @@ class SBERT(PipelineTraining, keras.Model):
         if objective == "classification" and head is None:
             head = PairFeatureHead(num_classes, features=self.head_features, name="pair_head")
         self.head = head
+        self.one_pass = bool(one_pass)
         # Build now (a one-row dummy batch), so that checkpoints and BackupAndRestore can
         # load weights before the first real batch.
         keys = OBJECTIVES[objective][0] or PAIR_KEYS
@@ -103,7 +107,11 @@ class SBERT(PipelineTraining, keras.Model):
         return list(keys)
 
     def embed_columns(self, inputs, keys, training=False):
-        """One encoder pass over all columns; returns one [batch, d] tensor per key."""
+        """One [batch, d] tensor per key: one encoder pass over all columns padded to the longest
+        (`one_pass=True`), or one pass a column, each at its own length (`one_pass=False`: short
+        queries beside long documents are not padded to the documents' length)."""
+        if not self.one_pass:
+            return [self.encoder(inputs[key], training=training) for key in keys]
         return embed_columns(self.encoder, inputs, keys, training=training)
 
     def call(self, inputs, training=False):
@@ -127,6 +135,7 @@ class SBERT(PipelineTraining, keras.Model):
             "num_classes": self.num_classes,
             "head_features": list(self.head_features),
             "head": serialize_nested(self.head),
+            "one_pass": self.one_pass,
         }
 
     @classmethod

@@ -10,11 +10,14 @@ import keras_hub
 import numpy as np
 import tensorflow as tf
 
+from keras_sentemb.chunking.chunked_embeddings import ChunkedEmbeddings
+from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
 from keras_sentemb.layers.leading_features import LeadingFeatures
 from keras_sentemb.layers.siamese_pooler import SiamesePooler
-from keras_sentemb.models.embedding_model import EmbeddingModel
+from keras_sentemb.models.chunked_encoding import encode_chunked
+from keras_sentemb.models.embedding_model import EmbeddingModel, check_batch_size
 from keras_sentemb.models.special_token_packing import SpecialTokenPacking
 from keras_sentemb.pretrained.bert_inference_graph import bert_layer_states, supports_bert_layer_states
 from keras_sentemb.pretrained.checkpoint_tensors import CheckpointTensors
@@ -204,15 +207,53 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         OpenVINO and unpadded graphs."""
         if getattr(self, "_pool_and_head_function", None) is None:
             pooler = self.get_layer("pooler")
-            head = None if self.output is pooler.output else keras.Model(pooler.output, self.output, name="head")
+            head = self.head_fn()
 
             def pool_and_head(layer_states, padding_mask):
-                embedding = pooler(layer_states, padding_mask=padding_mask)
-                return embedding if head is None else head(embedding)
+                return head(pooler(layer_states, padding_mask=padding_mask))
 
             # A cache, not state: set past Keras/TF tracking so it is never saved.
             object.__setattr__(self, "_pool_and_head_function", pool_and_head)
         return self._pool_and_head_function
+
+    def head_fn(self):
+        """pooled [N, p] → this model's output [N, d]: what follows the pooler (Dense, residuals,
+        normalisation, truncation), cut out of its graph; the identity when nothing follows."""
+        pooler = self.get_layer("pooler")
+        if self.output is pooler.output:
+            return lambda pooled: pooled
+        if getattr(self, "_head_model", None) is None:
+            # A cache, not state: set past Keras/TF tracking so it is never saved.
+            object.__setattr__(self, "_head_model", keras.Model(pooler.output, self.output, name="head"))
+        return self._head_model
+
+    def token_states_fn(self):
+        """A `tf.function` (token_ids, padding_mask) int32 [N, T] → float32 [N, T, p]: each token's
+        states of the layers the pooler reads, concatenated as the pooler concatenates them (what
+        late chunking averages per chunk before `head_fn`). Needs a single pooling mode."""
+        pooler = self.get_layer("pooler")
+        if not isinstance(pooler.mode, str) or pooler.mode == "last_token":
+            raise ValueError(
+                f"late chunking mean-pools token states; pooling {pooler.mode!r} has no per-token counterpart"
+            )
+        if getattr(self, "_token_states_function", None) is None:
+            layer_states = transformer_layer_states(self.backbone)
+            backbone_inputs = list(self.backbone.input) if isinstance(self.backbone.input, dict) else []
+            spec = tf.TensorSpec([None, None], tf.int32)
+
+            @tf.function(input_signature=[spec, spec])
+            def token_states(token_ids, padding_mask):
+                available = {
+                    "token_ids": token_ids,
+                    "segment_ids": tf.zeros_like(token_ids),
+                    "padding_mask": padding_mask,
+                }
+                states = layer_states({name: available[name] for name in backbone_inputs})
+                return tf.concat([tf.cast(states[i], tf.float32) for i in pooler.layer_indices], axis=-1)
+
+            # A cache, not state: set past Keras/TF tracking so it is never saved.
+            object.__setattr__(self, "_token_states_function", token_states)
+        return self._token_states_function
 
     def supports_unpadded(self):
         """Whether `embed_unpadded` can run this model: a float32 BERT backbone, unquantised."""
@@ -387,7 +428,8 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         prompt_name: str | None = None,
         prompt: str | None = None,
         truncate_dim: int | None = None,
-    ) -> np.ndarray:
+        chunking: Chunking | None = None,
+    ) -> np.ndarray | ChunkedEmbeddings:
         """Embeds raw texts; returns float32 NumPy [N, d] in input order.
 
         Smart batching: texts are tokenised, sorted by length, grouped into batches of
@@ -414,9 +456,14 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             truncate_dim: keep the first this many features (then normalise): the vector of a
                 Matryoshka-trained model (`losses.MatryoshkaLoss`) at a smaller size. None keeps the
                 model's width (its own `truncate_dim`, if it was built with one).
+            chunking: a `keras_sentemb.chunking.Chunking`: long texts are cut into windows of word
+                pieces and encoded whole (naive or late chunking, see `models.chunked_encoding`);
+                the result is one vector a text pooled from its chunks ([N, d]), or, with
+                `Chunking(pooling=None)`, a `ChunkedEmbeddings` (chunk vectors, their text's index
+                and character spans).
 
-        Texts longer than the tokenizer's `max_length` word pieces (special tokens
-        included) are truncated: their tail is ignored. An empty or whitespace-only text
+        Without `chunking`, texts longer than the tokenizer's `max_length` word pieces (special
+        tokens included) are truncated: their tail is ignored. An empty or whitespace-only text
         gives the vector of `[CLS] [SEP]`, "the empty sentence", which is the same for
         all such texts. `encode([])` returns shape (0, d).
 
@@ -428,6 +475,19 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             ImportError: backend="openvino" without OpenVINO installed (says what to install).
         """
         prompt = self.resolve_prompt(prompt_name, prompt)
+        if chunking is not None:
+            return self._encode_chunked(
+                texts,
+                prompt,
+                chunking,
+                batch_size,
+                normalize,
+                progress,
+                backend,
+                precision,
+                calibration_texts,
+                truncate_dim,
+            )
         if prompt:
             utf8_texts, single = validate_texts(texts)
             prefix = prompt.encode("utf-8")
@@ -439,6 +499,46 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         return self.encode_texts(
             texts, batch_size, normalize, progress, backend, precision, calibration_texts, truncate_dim
         )
+
+    def _encode_chunked(
+        self,
+        texts,
+        prompt,
+        chunking,
+        batch_size,
+        normalize,
+        progress,
+        backend,
+        precision,
+        calibration_texts,
+        truncate_dim,
+    ):
+        if isinstance(chunking, dict):
+            chunking = Chunking(**chunking)
+        if not isinstance(chunking, Chunking):
+            raise TypeError(f"chunking must be a Chunking (or its keyword dict), got {type(chunking).__name__}")
+        utf8_texts, single = validate_texts(texts)
+        check_batch_size(batch_size)
+        truncate_dim = truncate_dim_or_none(truncate_dim, self.embedding_dim)
+        self._require_tokenizer()
+        if chunking.late and (precision != "float32" or backend not in (None, "tensorflow")):
+            raise ValueError(
+                "late chunking reads token states of the float32 TensorFlow model: "
+                f"precision={precision!r}, backend={backend!r} are not available with it"
+            )
+        runtime = None if chunking.late else self.inference_runtime(backend, precision, calibration_texts)
+        documents = [text.decode("utf-8") for text in utf8_texts]
+        chunks = encode_chunked(self, documents, prompt, chunking, batch_size, progress, runtime)
+        vectors = chunks.vectors
+        if truncate_dim is not None:
+            vectors = np.ascontiguousarray(vectors[:, :truncate_dim])
+        if normalize:
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        chunks.vectors = vectors
+        if chunking.pooling is None:
+            return chunks
+        pooled = chunks.pooled(chunking.pooling, normalize=normalize)
+        return pooled[0] if single else pooled
 
     def resolve_prompt(self, prompt_name: str | None = None, prompt: str | None = None) -> str | None:
         """The prompt text `encode` prepends: `prompt`, else `prompts[prompt_name]`, else the

@@ -9,6 +9,7 @@ from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
 from keras_sentemb.tokenizers.added_tokens import ids_in_word_order
 from keras_sentemb.tokenizers.byte_level_text_splitter import ByteLevelTextSplitter
 from keras_sentemb.tokenizers.byte_pair_merges import BytePairMerges
+from keras_sentemb.tokenizers.host_wordpiece import ids_with_offsets
 from keras_sentemb.tokenizers.sequence_packing import SequencePacking
 
 
@@ -137,6 +138,17 @@ class ByteLevelBpeTokenizer(SequencePacking, keras_hub.tokenizers.BytePairTokeni
         """`content_ids` for a Python list of texts (str or UTF-8 bytes), as NumPy int32 rows, tokenised on
         the host by Hugging Face `tokenizers` configured as the model's tokenizer.json (the same ids, far
         faster a call). Invalid UTF-8 bytes become U+FFFD."""
+        host = self._host()
+        texts = [t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts]
+        limit = self.max_length - 2
+        return [np.asarray(e.ids[:limit], dtype=np.int32) for e in host.encode_batch(texts, add_special_tokens=False)]
+
+    def content_ids_with_offsets(self, texts):
+        """For each `str` of `texts`: its content ids untruncated (int32 [L]) and their character
+        spans in it (int64 [L, 2]), on the host: what `encode(chunking=…)` cuts into windows."""
+        return ids_with_offsets(self._host(), texts)
+
+    def _host(self):
         host = getattr(self, "_host_tokenizer", None)
         if host is None:
             host = Tokenizer(models.BPE(dict(self.vocabulary), [tuple(m.split(" ")) for m in self._merge_rules()]))
@@ -155,9 +167,7 @@ class ByteLevelBpeTokenizer(SequencePacking, keras_hub.tokenizers.BytePairTokeni
             )
             # A cache, not state to save with the layer.
             object.__setattr__(self, "_host_tokenizer", host)
-        texts = [t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts]
-        limit = self.max_length - 2
-        return [np.asarray(e.ids[:limit], dtype=np.int32) for e in host.encode_batch(texts, add_special_tokens=False)]
+        return host
 
     def _merge_rules(self):
         return [merge for merge in self.merges if "#version:" not in merge]

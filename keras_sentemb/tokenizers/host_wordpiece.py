@@ -66,3 +66,17 @@ class HostWordPiece:
         """For each `str` text: NumPy int32 content ids (no [CLS]/[SEP], at most `max_ids`)."""
         encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
         return [np.asarray(encoding.ids[: self._max_ids], dtype=np.int32) for encoding in encodings]
+
+    def content_ids_with_offsets(self, texts):
+        """For each `str` text: all its content ids (untruncated, int32 [L]) and each one's
+        character span in the text (int64 [L, 2], start and end)."""
+        return ids_with_offsets(self._tokenizer, texts)
+
+
+def ids_with_offsets(tokenizer, texts):
+    """(ids int32 [L], offsets int64 [L, 2]) of each text by a Hugging Face `Tokenizer`, no
+    special tokens added, nothing truncated (the host side of chunking)."""
+    encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
+    return [
+        (np.asarray(e.ids, dtype=np.int32), np.asarray(e.offsets, dtype=np.int64).reshape(-1, 2)) for e in encodings
+    ]

@@ -203,6 +203,14 @@ class SentenceTokenizer(SequencePacking, keras_hub.models.BertTokenizer):
         int32 rows, tokenised on the host by `HostWordPiece` (Hugging Face `tokenizers`): the
         same ids as the in-graph `content_ids`, ~40x faster a call, which is what makes
         single-sentence `encode` fast. Invalid UTF-8 bytes are replaced (U+FFFD, then deleted)."""
+        return self._host().content_ids([t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts])
+
+    def content_ids_with_offsets(self, texts):
+        """For each `str` of `texts`: its content ids untruncated (int32 [L]) and their character
+        spans in it (int64 [L, 2]), on the host: what `encode(chunking=…)` cuts into windows."""
+        return self._host().content_ids_with_offsets(texts)
+
+    def _host(self):
         host = getattr(self, "_host_wordpiece", None)
         if host is None:
             host = HostWordPiece(
@@ -217,7 +225,7 @@ class SentenceTokenizer(SequencePacking, keras_hub.models.BertTokenizer):
             )
             # A cache, not state to save with the layer.
             object.__setattr__(self, "_host_wordpiece", host)
-        return host.content_ids([t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts])
+        return host
 
     def pair_id_rows(self, texts_a, texts_b, chunk_size=8192):
         """`pair_ids` for two aligned Python lists of texts: (id rows, segment rows), lists

@@ -10,6 +10,7 @@ import tensorflow as tf
 from tokenizers import Tokenizer
 
 from keras_sentemb.tokenizers.added_tokens import ids_in_word_order
+from keras_sentemb.tokenizers.host_wordpiece import ids_with_offsets
 from keras_sentemb.tokenizers.metaspace_text_splitter import MetaspaceTextSplitter
 from keras_sentemb.tokenizers.sequence_packing import SequencePacking
 from keras_sentemb.tokenizers.unigram_lattice import UnigramLattice
@@ -151,6 +152,17 @@ class UnigramTokenizer(SequencePacking, keras_hub.tokenizers.Tokenizer):
     def content_id_rows(self, texts):
         """`content_ids` for a Python list of texts (str or UTF-8 bytes), as NumPy int32 rows, tokenised on
         the host by Hugging Face `tokenizers` from the same tokenizer.json parts (the same ids)."""
+        host = self._host()
+        texts = [t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts]
+        limit = self.max_length - 2
+        return [np.asarray(e.ids[:limit], dtype=np.int32) for e in host.encode_batch(texts, add_special_tokens=False)]
+
+    def content_ids_with_offsets(self, texts):
+        """For each `str` of `texts`: its content ids untruncated (int32 [L]) and their character
+        spans in it (int64 [L, 2]), on the host: what `encode(chunking=…)` cuts into windows."""
+        return ids_with_offsets(self._host(), texts)
+
+    def _host(self):
         host = getattr(self, "_host_tokenizer", None)
         if host is None:
             spec = {
@@ -171,9 +183,7 @@ class UnigramTokenizer(SequencePacking, keras_hub.tokenizers.Tokenizer):
             host = Tokenizer.from_str(json.dumps(spec))
             # A cache, not state to save with the layer.
             object.__setattr__(self, "_host_tokenizer", host)
-        texts = [t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts]
-        limit = self.max_length - 2
-        return [np.asarray(e.ids[:limit], dtype=np.int32) for e in host.encode_batch(texts, add_special_tokens=False)]
+        return host
 
     def get_config(self):
         config = super().get_config()

@@ -1,9 +1,11 @@
 """Procedures that train models (never model classes): schedules, callbacks, distillation of
-binary codes, teacher caches, model soups."""
+binary codes, teacher caches, model soups, hard negatives and a retrieval dev evaluator."""
 
 from keras_sentemb.training.code_distillation import corpus_pairs, distill_code, distill_hashed_encoder
 from keras_sentemb.training.exact_backup import ExactBackupAndRestore
+from keras_sentemb.training.hard_negatives import MinedTriplets, mine_hard_negatives
 from keras_sentemb.training.model_soup import load_soup, soup_weights
+from keras_sentemb.training.retrieval_evaluator import RetrievalEvaluator
 from keras_sentemb.training.sts_evaluator import STSEvaluator
 from keras_sentemb.training.teacher_logits import cached_teacher_logits
 from keras_sentemb.training.teacher_vectors import cached_teacher_vectors
@@ -15,7 +17,9 @@ from keras_sentemb.utils.nan_guard import NaNGuard
 __all__ = [
     "ExactBackupAndRestore",
     "LinearWarmupLinearDecay",
+    "MinedTriplets",
     "NaNGuard",
+    "RetrievalEvaluator",
     "STSEvaluator",
     "TemperatureSchedule",
     "TrainingClock",
@@ -25,5 +29,6 @@ __all__ = [
     "distill_code",
     "distill_hashed_encoder",
     "load_soup",
+    "mine_hard_negatives",
     "soup_weights",
 ]

@@ -282,6 +282,17 @@ def test_evaluate_refuses_hash_recall_for_a_model_without_codes(model_file, tmp_
     assert "hash-recall needs a HashedEncoder" in capsys.readouterr().err
 
 
+def test_evaluate_beir_measures_retrieval_and_saves_each_querys_scores(model_file, tmp_path, capsys):
+    out = tmp_path / "report"
+    beir = os.path.join(FIXTURES, "beir_tiny")
+    assert main(["evaluate", model_file, "--beir", beir, "-o", str(out), "--no-progress"]) == 0
+    (task,) = json.loads((out / "report.json").read_text(encoding="utf-8"))["tasks"]
+    assert task["name"] == "beir:beir_tiny" and task["main_metric"] == "ndcg@10"
+    assert set(task["metrics"]) == {"ndcg@10", "recall@100", "mrr@10", "map@100"}
+    assert sorted(task["details"]["per_query"]) == ["q1", "q2", "q3", "q4"]
+    assert "beir:beir_tiny" in capsys.readouterr().out
+
+
 def test_evaluate_names_unknown_tasks(model_file, tmp_path, capsys):
     assert main(["evaluate", model_file, "--tasks", "stsb,glue", "-o", str(tmp_path)]) == 2
     assert "unknown task(s) ['glue']" in capsys.readouterr().err

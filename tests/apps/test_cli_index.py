@@ -156,3 +156,20 @@ def test_build_and_search_a_graph_index_with_its_search_beam(built, tmp_path, ca
         )
         == 0
     )
+
+
+def test_a_chunked_index_returns_lines_with_their_best_chunk(built, tmp_path, capsys):
+    root, _ = built
+    corpus = tmp_path / "documents.txt"
+    corpus.write_text(" . ".join(CORPUS[:5]) + "\n" + " . ".join(CORPUS[5:]) + "\n", encoding="utf-8")
+    folder = tmp_path / "chunked"
+    command = ["index", "build", str(corpus), "-o", str(folder), "--model", str(root / "tiny.keras")]
+    assert main(command + ["--bits", "64", "--epochs", "1", "--chunk-size", "4", "--chunk-sentences"]) == 0
+    assert "2 lines (" in capsys.readouterr().out
+    assert (
+        main(["index", "search", str(folder), "--query", "rain and storm", "--top-k", "2", "--rerank", "2", "--json"])
+        == 0
+    )
+    hits = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["hits"]
+    assert sorted(hit["line"] for hit in hits) == [1, 2]
+    assert all(len(hit["text"].split()) <= 5 for hit in hits)  # a chunk, not the whole line

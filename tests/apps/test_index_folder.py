@@ -92,3 +92,48 @@ def test_a_bad_index_kind_or_parameter_fails_before_any_encoding(tmp_path):
     with pytest.raises(ValueError, match="takes no parameter 'nprobe'"):
         build_index_folder(CORPUS, tmp_path / "idx", model=object(), kind="hnsw", index_parameters={"nprobe": 3})
     assert not (tmp_path / "idx").exists()
+
+
+DOCUMENTS = [
+    "the cat sat on the mat . a dog ran fast . hello world . rain and storm .",
+    "bread in the oven . the oven was hot . play with the cat .",
+    "a storm . rain . the dog ran . straße cafe .",
+]
+
+
+@pytest.fixture(scope="module")
+def chunked(tmp_path_factory):
+    from keras_sentemb.chunking import Chunking
+
+    root = tmp_path_factory.mktemp("chunked")
+    encoder = make_tiny_encoder(seed=6)
+    folder = build_index_folder(
+        DOCUMENTS, root / "idx", model=encoder, bits=64, epochs=1, progress=False, chunking=Chunking(size=5)
+    )
+    return encoder, Path(folder)
+
+
+def test_a_chunked_folder_maps_chunks_to_lines_and_spans(chunked):
+    encoder, folder = chunked
+    opened = IndexFolder(folder)
+    meta = read_meta(folder)
+    assert meta["chunking"]["size"] == 5 and meta["chunks"] == len(opened.index) > len(DOCUMENTS)
+    np.testing.assert_array_equal(np.unique(opened.chunks["document"]), np.arange(len(DOCUMENTS)))
+    assert opened.chunk_text(0) == "the cat sat on the"
+
+
+@pytest.mark.parametrize("rerank", [0, 2])
+def test_a_chunked_folder_returns_each_line_once_scored_by_its_best_chunk(chunked, rerank):
+    encoder, folder = chunked
+    opened = IndexFolder(folder)
+    scores, ids, chunks = opened.search_documents(["a dog ran fast"], k=3, rerank=rerank)
+    assert sorted(ids[0].tolist()) == [0, 1, 2]
+    np.testing.assert_array_equal(opened.chunks["document"][chunks[0]], ids[0])
+    if rerank:  # cosine of each line's best chunk, best first
+        query = encoder.encode(["a dog ran fast"])[0]
+        for line, score in zip(ids[0], scores[0]):
+            best = max(float(query @ opened.embeddings[c]) for c in np.flatnonzero(opened.chunks["document"] == line))
+            assert score == pytest.approx(best, abs=1e-5)
+        assert list(scores[0]) == sorted(scores[0], reverse=True)
+    else:  # Hamming distance of each line's best chunk, nearest first
+        assert list(scores[0]) == sorted(scores[0])

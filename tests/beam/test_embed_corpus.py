@@ -108,3 +108,28 @@ def test_bad_inputs_fail_with_clear_errors(hashed_export, corpus, tmp_path):
         run_embed_corpus(model_dir, [str(corpus / "missing-*.txt")], str(tmp_path / "z"))
     with pytest.raises(ValueError, match="output_format"):
         run_embed_corpus(model_dir, [str(corpus / "a.txt")], str(tmp_path / "w"), output_format="csv")
+
+
+def test_chunked_lines_write_one_row_a_chunk_equal_to_encode_with_chunking(corpus, tmp_path):
+    import pyarrow.parquet as pq
+
+    from keras_sentemb.chunking import Chunking
+
+    encoder = make_tiny_encoder(seed=8)
+    chunking = Chunking(size=3, overlap=1, pooling=None)
+    model_dir = export_saved_model(encoder, tmp_path / "served", chunking=chunking)
+    summary = run_embed_corpus(model_dir, [str(corpus / "*.txt")], str(tmp_path / "out" / "chunks"), chunks=True)
+    want = expected_rows(corpus)
+    ids = sorted(want)
+    expected = encoder.encode([want[i] for i in ids], chunking=chunking)
+    assert summary["sentences"] == 8 and summary["chunks"] == summary["vectors_written"] == len(expected)
+    table = pq.read_table(summary["files"]).to_pydict()
+    rows = {row_id: (vector, start, end) for row_id, vector, start, end in zip(*table.values())}
+    for k, (document, start, end) in enumerate(zip(expected.document, expected.piece_start, expected.piece_end)):
+        number = int(np.sum(expected.document[:k] == document))  # the chunk's number within its line
+        vector, got_start, got_end = rows[f"{ids[document]}#{number}"]
+        np.testing.assert_allclose(vector, expected.vectors[k], atol=1e-5)
+        assert (got_start, got_end) == (start, end)
+    plain = export_saved_model(encoder, tmp_path / "plain")
+    with pytest.raises(ValueError, match="no `chunks` signature"):
+        run_embed_corpus(plain, [str(corpus / "a.txt")], str(tmp_path / "x"), chunks=True)

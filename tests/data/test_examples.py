@@ -9,6 +9,7 @@ from keras_sentemb.data.examples import (
     NLI_LABELS,
     read_labeled_pairs,
     read_labeled_sentences,
+    read_pairs,
     read_scored_pairs,
     read_triplets,
 )
@@ -23,6 +24,16 @@ def test_reads_scored_pairs_from_tsv(tmp_path):
     path = write(tmp_path / "sts.tsv", "score\tsentence1\tsentence2\n4.5\tA cat.\tA kitten.\n0\tA\tB\n")
     pairs = read_scored_pairs(path)
     assert (pairs.sentences1, pairs.sentences2, pairs.scores) == (["A cat.", "A"], ["A kitten.", "B"], [4.5, 0.0])
+
+
+def test_reads_pairs_without_scores_and_points_score_none_to_that_reader(tmp_path):
+    path = write(tmp_path / "pairs.tsv", "query\tdocument\tsource\nstatins?\tStatin use and survival\tpubmed\n")
+    pairs = read_pairs(path, "query", "document")
+    assert (pairs.sentences1, pairs.sentences2, len(pairs)) == (["statins?"], ["Statin use and survival"], 1)
+    with pytest.raises(TypeError, match=r"score=None\): pairs without scores are read by read_pairs"):
+        read_scored_pairs(path, "query", "document", score=None)
+    with pytest.raises(ValueError, match=r"pairs.tsv:1: .*'answer'"):
+        read_pairs(path, "query", "answer")
 
 
 def test_reads_csv_with_quotes_and_custom_column_names(tmp_path):

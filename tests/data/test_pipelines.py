@@ -6,7 +6,7 @@ import tensorflow as tf
 import tensorflow_datasets as tfds
 
 from keras_sentemb import SentenceTokenizer
-from keras_sentemb.data.examples import LabeledPairs, LabeledSentences, ScoredPairs, Triplets
+from keras_sentemb.data.examples import LabeledPairs, LabeledSentences, ScoredPairs, TextPairs, Triplets
 from keras_sentemb.data.pipelines import examples_dataset
 from keras_sentemb.data.tfds_adapters import tfds_pair_dataset
 from tests.conftest import TINY_VOCAB
@@ -53,6 +53,32 @@ def test_bucketing_pads_less_than_random_batches_and_keeps_every_example():
     assert bucketed < 0.8 * random_batches
 
 
+@pytest.mark.parametrize("bucketing", [True, False])
+def test_every_batch_holds_the_batch_size_asked_for_except_the_epochs_last(bucketing):
+    """In-batch-negative losses get batch_size − 1 negatives a row: length grouping works inside
+    windows of full batches, never by leaving partial batches per length bucket."""
+    pairs = scored_pairs(200, seed=5)  # lengths 1…27: dozens of length buckets
+    sizes = [
+        int(labels.shape[0]) for _, labels in examples_dataset(pairs, TOKENIZER, batch_size=16, bucketing=bucketing)
+    ]
+    assert sizes == [16] * 12 + [8]
+    kept = examples_dataset(pairs, TOKENIZER, batch_size=16, bucketing=bucketing, drop_remainder=True)
+    assert [int(labels.shape[0]) for _, labels in kept] == [16] * 12
+
+
+def test_length_grouped_batches_are_seeded_and_change_between_epochs():
+    pairs = scored_pairs(256, seed=2)
+
+    def epoch_labels(seed):
+        dataset = examples_dataset(pairs, TOKENIZER, batch_size=8, seed=seed)
+        return [np.concatenate([labels.numpy() for _, labels in dataset]) for _ in range(2)]
+
+    first, second = epoch_labels(3)
+    np.testing.assert_array_equal(epoch_labels(3)[0], first)
+    assert not np.array_equal(first, second)
+    np.testing.assert_allclose(np.sort(first), np.sort(pairs.scores), rtol=1e-6)
+
+
 def test_shuffling_is_seeded_and_changes_between_epochs():
     pairs = scored_pairs(64)
 
@@ -63,6 +89,13 @@ def test_shuffling_is_seeded_and_changes_between_epochs():
     again = first_labels(7)
     np.testing.assert_array_equal(first_labels(7)[0], again[0])
     assert not np.array_equal(again[0], again[1])
+
+
+def test_pairs_without_scores_train_with_zero_labels():
+    pairs = TextPairs(["cat", "rain"], ["dog sat", "storm"])
+    features, labels = next(iter(examples_dataset(pairs, TOKENIZER, batch_size=2, shuffle=False)))
+    assert set(features) == {"sentence1", "sentence2"}
+    np.testing.assert_array_equal(labels, [0.0, 0.0])
 
 
 def test_triplets_and_labelled_pairs_have_their_own_keys_and_label_types():

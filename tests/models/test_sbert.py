@@ -85,6 +85,16 @@ def test_triplet_and_mnrl_objectives_take_triplets():
         SBERT(encoder, "triplet")(pair_features)
 
 
+def test_one_pass_a_column_gives_the_same_vectors_as_one_pass_over_all():
+    encoder = make_tiny_encoder(seed=3)
+    triplets = Triplets(["cat"], ["the cat sat on the mat . a dog ran fast"], ["rain"])
+    features, _ = batch(encoder, triplets)
+    together = np.asarray(SBERT(encoder, "mnrl")(features))
+    separate = SBERT(encoder, "mnrl", one_pass=False)
+    np.testing.assert_allclose(np.asarray(separate(features)), together, atol=1e-5)
+    assert SBERT.from_config(separate.get_config()).one_pass is False
+
+
 def test_fit_adds_a_nan_guard_unless_one_is_given_and_follows_the_pipelines_epoch_order():
     encoder = make_tiny_encoder(seed=4)
     sbert = SBERT(encoder, "regression")

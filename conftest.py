@@ -62,7 +62,7 @@ SLOW = (
     "tests/examples/test_train_retrieval_script.py",
     "tests/training/test_retrieval_evaluator.py",
     # exports and serves the chunks signature in fresh TF-only processes
-    "tests/export/test_chunked_saved_model.py",
+    "tests/export/test_chunk_signature.py",
 )
 
 

@@ -87,7 +87,7 @@ def plot(results, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(1, len(results), figsize=(6 * len(results), 4.5), squeeze=False)
+    figure, axes = plt.subplots(1, len(results), figsize=(6.5 * len(results), 4.5), squeeze=False)
     for axis, (name, result) in zip(axes[0], results.items()):
         labels = [row["setting"] for row in result["rows"]]
         values = [row["ndcg@10"] for row in result["rows"]]
@@ -99,7 +99,9 @@ def plot(results, path):
         axis.invert_yaxis()
         axis.set_xlim(min(values) - 2, max(values) + 1)
         axis.set_xlabel("NFCorpus test nDCG@10")
-        axis.set_title(f"{name}: {result['longer_than_limit']:.0%} of documents > {result['limit']} pieces")
+        axis.set_title(
+            f"{name}: {result['longer_than_limit']:.0%} of documents > {result['limit']} pieces", fontsize=10
+        )
         axis.legend(loc="lower right", fontsize=8)
     figure.tight_layout()
     figure.savefig(path, dpi=110)

@@ -99,9 +99,13 @@ def main():
     dev, test = read_beir_folder(args.beir, split="dev"), read_beir_folder(args.beir, split="test")
     stsb = read_split(args.data, "stsb", "test") if args.data else None
     encoder = SentenceEncoder.from_pretrained(args.model)
+    dev_before = evaluate_beir(encoder, dev, progress=False).metrics["ndcg@10"]
     before = evaluate_beir(encoder, test, progress=False).metrics
     sts_before = sts_spearman(encoder, stsb, progress=False) if stsb else None
-    print(f"test nDCG@10 before: {before['ndcg@10']:.2f}" + (f"; STS-B test {sts_before:.2f}" if stsb else ""))
+    print(
+        f"dev nDCG@10 before: {dev_before:.2f}; test {before['ndcg@10']:.2f}"
+        + (f"; STS-B test {sts_before:.2f}" if stsb else "")
+    )
 
     queries, documents, positives = training_pairs(args, train)
     if args.hard_negatives:
@@ -160,6 +164,7 @@ def main():
                 "examples": int(len(groups)),
                 "hard_negatives": args.hard_negatives,
                 "lora_rank": args.lora_rank,
+                "dev_ndcg_at_10_before": round(dev_before, 2),
                 "dev_ndcg_at_10": round(evaluator.best_ndcg, 2),
                 "best_epoch": None if evaluator.best_epoch is None else evaluator.best_epoch + 1,
                 "test_before": {k: round(v, 2) for k, v in before.items()},

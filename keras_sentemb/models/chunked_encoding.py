@@ -151,7 +151,7 @@ def _late_chunks(encoder, texts, pieces, chunking, batch_size, progress):
 
 
 def _late_group(encoder, group, states_fn, head_fn, batch_size):
-    """(document index, chunk vectors, chunk character spans) for each document of `group`."""
+    """(document index, chunk vectors, chunk character spans, chunk word-piece spans) for each document of `group`."""
     rows, owners = [], []
     for slot, (_, prompt_ids, ids, _, _, windows) in enumerate(group):
         for start, end, keep_from in windows:

@@ -2,19 +2,18 @@
 
 import keras
 import keras_hub
-import numpy as np
 import tensorflow as tf
 from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
 
 from keras_sentemb.tokenizers.added_tokens import ids_in_word_order
 from keras_sentemb.tokenizers.byte_level_text_splitter import ByteLevelTextSplitter
 from keras_sentemb.tokenizers.byte_pair_merges import BytePairMerges
-from keras_sentemb.tokenizers.host_wordpiece import ids_with_offsets
+from keras_sentemb.tokenizers.host_tokenizer_rows import HostTokenizerRows
 from keras_sentemb.tokenizers.sequence_packing import SequencePacking
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
-class ByteLevelBpeTokenizer(SequencePacking, keras_hub.tokenizers.BytePairTokenizer):
+class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokenizers.BytePairTokenizer):
     """keras-hub's `BytePairTokenizer` giving the ids of the model's `tokenizer.json` on every text.
 
     Each pre-token's UTF-8 bytes become BPE pieces by `BytePairMerges` (integer tables, all words of a
@@ -133,20 +132,6 @@ class ByteLevelBpeTokenizer(SequencePacking, keras_hub.tokenizers.BytePairTokeni
 
     def _content_ids_graph(self, texts):
         return self._bpe_ids(texts)[:, : self.max_length - 2]
-
-    def content_id_rows(self, texts):
-        """`content_ids` for a Python list of texts (str or UTF-8 bytes), as NumPy int32 rows, tokenised on
-        the host by Hugging Face `tokenizers` configured as the model's tokenizer.json (the same ids, far
-        faster a call). Invalid UTF-8 bytes become U+FFFD."""
-        host = self._host()
-        texts = [t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts]
-        limit = self.max_length - 2
-        return [np.asarray(e.ids[:limit], dtype=np.int32) for e in host.encode_batch(texts, add_special_tokens=False)]
-
-    def content_ids_with_offsets(self, texts):
-        """For each `str` of `texts`: its content ids untruncated (int32 [L]) and their character
-        spans in it (int64 [L, 2]), on the host: what `encode(chunking=…)` cuts into windows."""
-        return ids_with_offsets(self._host(), texts)
 
     def _host(self):
         host = getattr(self, "_host_tokenizer", None)

@@ -5,12 +5,11 @@ import json
 
 import keras
 import keras_hub
-import numpy as np
 import tensorflow as tf
 from tokenizers import Tokenizer
 
 from keras_sentemb.tokenizers.added_tokens import ids_in_word_order
-from keras_sentemb.tokenizers.host_wordpiece import ids_with_offsets
+from keras_sentemb.tokenizers.host_tokenizer_rows import HostTokenizerRows
 from keras_sentemb.tokenizers.metaspace_text_splitter import MetaspaceTextSplitter
 from keras_sentemb.tokenizers.sequence_packing import SequencePacking
 from keras_sentemb.tokenizers.unigram_lattice import UnigramLattice
@@ -30,7 +29,7 @@ def metaspace_settings(pre_tokenizer):
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
-class UnigramTokenizer(SequencePacking, keras_hub.tokenizers.Tokenizer):
+class UnigramTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokenizers.Tokenizer):
     """A Unigram model's tokenizer.json, reproduced in TF ops: its normaliser and Metaspace pre-tokeniser
     (`MetaspaceTextSplitter`: SentencePiece's precompiled map per grapheme cluster, Strip, Replace) and
     its segmentation (`UnigramLattice`: Hugging Face's Viterbi in float64, its tie-breaking, fused unknowns).
@@ -148,19 +147,6 @@ class UnigramTokenizer(SequencePacking, keras_hub.tokenizers.Tokenizer):
 
     def _content_ids_graph(self, texts):
         return self._unigram_ids(texts)[:, : self.max_length - 2]
-
-    def content_id_rows(self, texts):
-        """`content_ids` for a Python list of texts (str or UTF-8 bytes), as NumPy int32 rows, tokenised on
-        the host by Hugging Face `tokenizers` from the same tokenizer.json parts (the same ids)."""
-        host = self._host()
-        texts = [t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts]
-        limit = self.max_length - 2
-        return [np.asarray(e.ids[:limit], dtype=np.int32) for e in host.encode_batch(texts, add_special_tokens=False)]
-
-    def content_ids_with_offsets(self, texts):
-        """For each `str` of `texts`: its content ids untruncated (int32 [L]) and their character
-        spans in it (int64 [L, 2]), on the host: what `encode(chunking=…)` cuts into windows."""
-        return ids_with_offsets(self._host(), texts)
 
     def _host(self):
         host = getattr(self, "_host_tokenizer", None)

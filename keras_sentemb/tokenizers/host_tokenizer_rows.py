@@ -1,0 +1,28 @@
+"""HostTokenizerRows: the host side of a tokenizer whose Hugging Face `Tokenizer` gives the ids of
+its in-graph pipeline: id rows for `encode`, ids with character offsets for chunking."""
+
+import numpy as np
+
+from keras_sentemb.tokenizers.host_wordpiece import ids_with_offsets
+
+
+class HostTokenizerRows:
+    """A mixin for a tokenizer with `max_length` and `_host()` (its Hugging Face `Tokenizer`, built
+    from the same tokenizer.json parts as its in-graph pipeline, no special tokens added)."""
+
+    def content_id_rows(self, texts):
+        """`content_ids` for a Python list of texts (str or UTF-8 bytes), as NumPy int32 rows (at most
+        `max_length - 2` ids), tokenised on the host by Hugging Face `tokenizers`: the same ids, far
+        faster a call. Invalid UTF-8 bytes become U+FFFD."""
+        texts = [t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts]
+        limit = self.max_length - 2
+        encodings = self._host().encode_batch(texts, add_special_tokens=False)
+        return [np.asarray(e.ids[:limit], dtype=np.int32) for e in encodings]
+
+    def content_ids_with_offsets(self, texts):
+        """For each `str` of `texts`: its content ids untruncated (int32 [L]) and their character
+        spans in it (int64 [L, 2]), on the host: what `encode(chunking=…)` cuts into windows."""
+        return ids_with_offsets(self._host(), texts)
+
+    def _host(self):
+        raise NotImplementedError

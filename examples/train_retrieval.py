@@ -2,27 +2,32 @@
 
 A plain Keras script over a BEIR-layout folder (corpus.jsonl, queries.jsonl, qrels/{train,dev,test}.tsv):
 
-    python examples/train_retrieval.py --beir DATA/beir/nfcorpus --model minilm-l6 --max-pairs 20000
+    python examples/train_retrieval.py --beir DATA/beir/nfcorpus --model minilm-l6
     python examples/train_retrieval.py --beir DATA/beir/nfcorpus --pairs my_pairs.tsv   # your own pairs
     python examples/train_retrieval.py --beir DATA/beir/nfcorpus --lora-rank 16          # LoRA adapters only
 
-1. Training pairs: every relevant (query, document) of the train qrels (or `--pairs FILE`, columns
-   `query` and `document`: TSV/CSV/JSONL, read by `read_pairs`), `--max-pairs` of them drawn with the seed.
-2. Hard negatives (`--hard-negatives K`, 0 = in-batch negatives only): for each pair, the K documents
-   the model itself ranks highest for the query among the 50 best documents not known to be relevant
-   to it, skipping any scoring above 95 % of the query's best positive (`mine_hard_negatives`: likely
-   an unjudged relevant one); a query's pairs take its candidates in turn.
-3. Loss: `MultipleNegativesRankingLoss` (scale 20) with in-batch negatives plus the hard ones; rows that
-   share a query do not count each other's documents as negatives (`same_anchor_groups`). Every batch holds
-   `--batch-size` examples (length grouping inside full batches). Queries and documents are encoded in
-   separate passes, each at its own length.
-4. AdamW (2e-5; LoRA 5e-4), warm-up over 10 % of the steps, linear decay; after each epoch nDCG@10 on the
-   dev split (`RetrievalEvaluator`), the best epoch kept. A killed run resumes from `<output>/backup`.
+1. Training pairs: the relevant (query, document) pairs of the train qrels (or `--pairs FILE`, columns
+   `query` and `document`: TSV/CSV/JSONL, read by `read_pairs`). `--sampling rounds` (the default):
+   an epoch is one round of one relevant document a query (`query_rounds`), so every query weighs
+   the same however many judgements it has; `--sampling pairs`: every pair each epoch (`--max-pairs`
+   of them drawn with the seed).
+2. Hard negatives (`--hard-negatives K`; default 0, in-batch negatives only): for each pair, the K
+   documents the model itself ranks highest for the query among the 50 best documents not known to be
+   relevant to it, skipping any scoring above 95 % of the query's best positive (`mine_hard_negatives`:
+   likely an unjudged relevant one); a query's pairs take its candidates in turn.
+3. Loss: `MultipleNegativesRankingLoss` (scale 20) with in-batch negatives plus the hard ones; a
+   document known relevant to a row's query (any train qrel) is no negative for it
+   (`relevant_pairs`). Every batch holds `--batch-size` examples (length grouping inside full batches).
+   Queries and documents are encoded in separate passes, each at its own length.
+4. AdamW (5e-5; LoRA 5e-4), warm-up over 10 % of the steps, linear decay, 6 epochs; after each epoch
+   nDCG@10 on the dev split (`RetrievalEvaluator`), the best epoch kept. A killed run resumes from
+   `<output>/backup`. The defaults were chosen on NFCorpus dev (docs/document_search.md).
 5. The test split is read once, at the end: nDCG@10 before and after, and STS-B test Spearman before and
    after with `--data DATA` (the price of specialising).
 """
 
 import argparse
+import csv
 import json
 import os
 import time
@@ -39,12 +44,19 @@ from keras_sentemb.evaluation import evaluate_beir, sts_spearman
 from keras_sentemb.layers.backbone_lora import LORA_TARGETS
 from keras_sentemb.losses import MultipleNegativesRankingLoss
 from keras_sentemb.models import SBERT
-from keras_sentemb.training import LinearWarmupLinearDecay, NaNGuard, RetrievalEvaluator, mine_hard_negatives
+from keras_sentemb.training import (
+    LinearWarmupLinearDecay,
+    NaNGuard,
+    RetrievalEvaluator,
+    mine_hard_negatives,
+    query_rounds,
+)
 from keras_sentemb.training.resumable_run import ResumableRun
+from keras_sentemb.utils.atomic_files import atomic_open
 
 
 def training_pairs(args, train):
-    """(queries, documents, positives): texts and (query index, document index) pairs."""
+    """(queries, documents, positives): texts and every relevant (query index, document index) pair."""
     if args.pairs:
         pairs = read_pairs(args.pairs, "query", "document")
         queries = list(dict.fromkeys(pairs.sentences1))
@@ -62,10 +74,23 @@ def training_pairs(args, train):
             for d, grade in judged.items()
             if grade > 0
         ]
-    positives = np.asarray(positives, np.int64)
+    return queries, documents, np.asarray(positives, np.int64)
+
+
+def epoch_pairs(args, positives):
+    """The pairs the whole run trains on: `epochs` rounds of one a query, or every pair (each epoch)."""
+    if args.sampling == "rounds":
+        return query_rounds(positives, args.epochs, seed=args.seed)
     if args.max_pairs and len(positives) > args.max_pairs:
         positives = positives[np.random.default_rng(args.seed).permutation(len(positives))[: args.max_pairs]]
-    return queries, documents, positives
+    return positives
+
+
+def dev_by_epoch(epochs_log):
+    """Dev nDCG@10 of each epoch from the CSV log (an epoch replayed after a kill: its last row)."""
+    with open(epochs_log, encoding="utf-8", newline="") as f:
+        rows = {int(row["epoch"]): float(row["dev_ndcg@10"]) for row in csv.DictReader(f)}
+    return [round(rows[epoch], 2) for epoch in sorted(rows)]
 
 
 def main():
@@ -74,11 +99,17 @@ def main():
     parser.add_argument("--pairs", help="your own (query, document) pairs instead of the train qrels")
     add_data_argument(parser)
     parser.add_argument("--model", default="minilm-l6", help="a preset (minilm-l6, mpnet-base) or a folder")
-    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument(
+        "--sampling",
+        choices=["rounds", "pairs"],
+        default="rounds",
+        help="an epoch is one relevant document a query (rounds) or every pair (pairs)",
+    )
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--learning-rate", type=float, default=None)
     parser.add_argument("--warmup", type=float, default=0.1)
-    parser.add_argument("--hard-negatives", type=int, default=1, help="mined negatives a pair (0: in-batch only)")
+    parser.add_argument("--hard-negatives", type=int, default=0, help="mined negatives a pair (0: in-batch only)")
     parser.add_argument(
         "--negatives-relative-to",
         choices=["query", "pair"],
@@ -86,7 +117,7 @@ def main():
         help="the hard negatives' margin against the query's best positive (default: many relevant documents a "
         "query) or each pair's own (sentence-transformers' rule)",
     )
-    parser.add_argument("--max-pairs", type=int, default=0, help="train on at most this many pairs (0: all)")
+    parser.add_argument("--max-pairs", type=int, default=0, help="--sampling pairs: at most this many (0: all)")
     parser.add_argument("--lora-rank", type=int, default=0, help="0 = full fine-tuning")
     parser.add_argument("--lora-targets", choices=sorted(LORA_TARGETS), default="all")
     parser.add_argument("--seed", type=int, default=0)
@@ -108,43 +139,57 @@ def main():
     )
 
     queries, documents, positives = training_pairs(args, train)
+    pairs = epoch_pairs(args, positives)
     if args.hard_negatives:
         mined = mine_hard_negatives(
             encoder,
             queries,
             documents,
-            positives,
+            pairs,
             num_negatives=args.hard_negatives,
             relative_to=args.negatives_relative_to,
+            known_positives=positives,
         )
-        examples, groups = mined.triplets, mined.groups
-        print(f"{len(positives)} pairs → {len(groups)} triplets ({mined.skipped} pairs without a hard negative)")
+        examples, ids, skipped = mined.triplets, mined.ids, mined.skipped
+        print(f"{len(pairs)} pairs → {len(ids)} triplets ({mined.skipped} pairs without a hard negative)")
     else:
-        examples = TextPairs([queries[q] for q, _ in positives], [documents[d] for _, d in positives])
-        groups = positives[:, 0].astype(np.float32)
+        examples, ids, skipped = TextPairs([queries[q] for q, _ in pairs], [documents[d] for _, d in pairs]), pairs, 0
     if args.lora_rank:
         encoder.enable_lora(args.lora_rank, LORA_TARGETS[args.lora_targets])
-    learning_rate = args.learning_rate or (5e-4 if args.lora_rank else 2e-5)
+    learning_rate = args.learning_rate or (5e-4 if args.lora_rank else 5e-5)
     train_data = examples_dataset(
-        examples, encoder.tokenizer, labels=groups, batch_size=args.batch_size, seed=args.seed
+        examples, encoder.tokenizer, labels=ids.astype(np.float32), batch_size=args.batch_size, seed=args.seed
     )
-    steps = len(train_data) * args.epochs
+    # rounds: one pass over all the rounds, an epoch a round (fit keeps its iterator across epochs
+    # when steps_per_epoch is set); pairs: every pair each epoch
+    steps_per_epoch = len(train_data) // args.epochs if args.sampling == "rounds" else len(train_data)
+    steps = steps_per_epoch * args.epochs
     sbert = SBERT(encoder, "mnrl", one_pass=False)
     sbert.compile(
         optimizer=keras.optimizers.AdamW(
             LinearWarmupLinearDecay(learning_rate, steps, args.warmup), weight_decay=0.01, global_clipnorm=1.0
         ),
-        loss=MultipleNegativesRankingLoss(same_anchor_groups=True),
+        loss=MultipleNegativesRankingLoss(relevant_pairs=positives),
     )
-    print(f"{len(groups)} examples, {steps} steps of {args.batch_size}, learning rate {learning_rate}")
+    print(f"{len(ids)} examples, {steps} steps of {args.batch_size}, learning rate {learning_rate}")
     run = ResumableRun(args.output)
     evaluator = RetrievalEvaluator(
         encoder, dev, name="dev", restore_best_weights=True, best_weights_path=run.best_weights_path
     )
+    epochs_log = os.path.join(args.output, "epochs.csv")  # every epoch's logs, across resumed runs
+    os.makedirs(args.output, exist_ok=True)
+    if not os.path.isdir(run.backup_dir) and os.path.exists(epochs_log):
+        os.remove(epochs_log)  # a fresh run
     sbert.fit(
         train_data,
         epochs=args.epochs,
-        callbacks=[evaluator, NaNGuard(os.path.join(args.output, "last_good.weights.h5")), *run.callbacks()],
+        steps_per_epoch=steps_per_epoch,
+        callbacks=[
+            evaluator,
+            keras.callbacks.CSVLogger(epochs_log, append=True),
+            NaNGuard(os.path.join(args.output, "last_good.weights.h5")),
+            *run.callbacks(),
+        ],
         verbose=1,
     )
     after = evaluate_beir(encoder, test, progress=False).metrics
@@ -156,26 +201,32 @@ def main():
         saved = os.path.join(args.output, "encoder.keras")
         encoder.save(saved)
     print(f"test nDCG@10 after: {after['ndcg@10']:.2f} (before {before['ndcg@10']:.2f}); saved {saved}")
-    print(
-        json.dumps(
-            {
-                "model": args.model,
-                "pairs": int(len(positives)),
-                "examples": int(len(groups)),
-                "hard_negatives": args.hard_negatives,
-                "lora_rank": args.lora_rank,
-                "dev_ndcg_at_10_before": round(dev_before, 2),
-                "dev_ndcg_at_10": round(evaluator.best_ndcg, 2),
-                "best_epoch": None if evaluator.best_epoch is None else evaluator.best_epoch + 1,
-                "test_before": {k: round(v, 2) for k, v in before.items()},
-                "test_after": {k: round(v, 2) for k, v in after.items()},
-                "stsb_test_before": None if sts_before is None else round(sts_before, 2),
-                "stsb_test_after": None if sts_after is None else round(sts_after, 2),
-                "fit_s": round(run.fit_seconds),
-                "wall_time_s": round(time.perf_counter() - start),
-            }
-        )
+    report = json.dumps(
+        {
+            "model": args.model,
+            "pairs": int(len(positives)),
+            "sampling": args.sampling,
+            "examples": int(len(ids)),
+            "steps_per_epoch": steps_per_epoch,
+            "batch_size": args.batch_size,
+            "pairs_without_negative": int(skipped),
+            "hard_negatives": args.hard_negatives,
+            "lora_rank": args.lora_rank,
+            "dev_ndcg_at_10_before": round(dev_before, 2),
+            "dev_ndcg_at_10": round(evaluator.best_ndcg, 2),
+            "best_epoch": None if evaluator.best_epoch is None else evaluator.best_epoch + 1,
+            "dev_ndcg_at_10_by_epoch": dev_by_epoch(epochs_log),
+            "test_before": {k: round(v, 2) for k, v in before.items()},
+            "test_after": {k: round(v, 2) for k, v in after.items()},
+            "stsb_test_before": None if sts_before is None else round(sts_before, 2),
+            "stsb_test_after": None if sts_after is None else round(sts_after, 2),
+            "fit_s": round(run.fit_seconds),
+            "wall_time_s": round(time.perf_counter() - start),
+        }
     )
+    with atomic_open(os.path.join(args.output, "report.json"), "w") as f:
+        f.write(report + "\n")
+    print(report)
 
 
 if __name__ == "__main__":

@@ -21,8 +21,9 @@ judgement. The rules for awkward input, each tested:
 """
 
 import dataclasses
-import json
 import os
+
+from keras_sentemb.data.table_reader import jsonl_records
 
 QRELS_COLUMNS = ("query-id", "corpus-id", "score")
 
@@ -53,17 +54,11 @@ class BeirCollection:
 
 
 def _jsonl_records(path):
-    """(line number, record) of each non-blank line; `ValueError("path:line: …")` for bad JSON."""
+    """(line number, record) of each non-blank line; `ValueError("path:line: …")` for a bad one."""
     with open(path, encoding="utf-8") as f:
-        for line, text in enumerate(f, start=1):
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}:{line}: invalid JSON ({error.msg}, column {error.colno})") from None
-            if not isinstance(record, dict):
-                raise ValueError(f"{path}:{line}: expected a JSON object, got {type(record).__name__}")
+        for line, record, problem in jsonl_records(f):
+            if problem is not None:
+                raise ValueError(f"{path}:{line}: {problem}")
             yield line, record
 
 

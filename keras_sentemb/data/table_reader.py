@@ -93,7 +93,15 @@ def _delimited_rows(f, path, delimiter, quoting, columns):
         yield line, {c: row[i] for c, i in index.items()}, None
 
 
-def _jsonl_rows(f, columns):
+def jsonl_records(f):
+    """(line number, record, None) for each non-blank line of a JSON Lines file that holds a JSON
+    object, (line number, None, what is wrong) for one that does not (bad JSON, nested too deeply
+    for Python's parser, not an object). The table reader and the BEIR folder reader share it.
+
+    >>> import io
+    >>> list(jsonl_records(io.StringIO('{"a": 1}\\n\\n[2]\\n')))
+    [(1, {'a': 1}, None), (3, None, 'expected a JSON object, got list')]
+    """
     for line, text in enumerate(f, start=1):
         if not text.strip():
             continue
@@ -108,11 +116,16 @@ def _jsonl_rows(f, columns):
         if not isinstance(record, dict):
             yield line, None, f"expected a JSON object, got {type(record).__name__}"
             continue
-        missing = [c for c in columns if c not in record]
-        if missing:
-            yield line, None, f"missing key(s) {missing}"
-            continue
-        yield line, {c: record[c] for c in columns}, None
+        yield line, record, None
+
+
+def _jsonl_rows(f, columns):
+    for line, record, problem in jsonl_records(f):
+        if problem is None:
+            missing = [c for c in columns if c not in record]
+            if missing:
+                record, problem = None, f"missing key(s) {missing}"
+        yield line, None if record is None else {c: record[c] for c in columns}, problem
 
 
 def read_table(path, fields, format=None, on_bad_lines="error"):

@@ -48,9 +48,10 @@ class RetrievalResult:
             f.write(("\n".join(lines) + "\n").encode("utf-8"))
 
 
-def _encode(encoder, method, texts, batch_size, progress, **options):
-    """`encoder.encode_query` / `encode_document` where the encoder has them, else `encode`;
-    float32 unit rows (or the `ChunkedEmbeddings` of `Chunking(pooling=None)`)."""
+def encode_for_retrieval(encoder, method, texts, batch_size=64, progress=None, **options):
+    """`encoder.encode_query` / `encode_document` (`method`) where the encoder has them, else
+    `encode`: the model's query / document prompts; float32 unit rows (or the `ChunkedEmbeddings`
+    of `Chunking(pooling=None)`). The evaluation and the hard-negative miner both encode this way."""
     encode = getattr(encoder, method, encoder.encode)
     vectors = encode(texts, batch_size=batch_size, normalize=True, progress=progress, **options)
     return vectors if isinstance(vectors, ChunkedEmbeddings) else np.asarray(vectors, np.float32)
@@ -109,9 +110,11 @@ def evaluate_beir(
     if not isinstance(collection, BeirCollection):
         collection = read_beir_folder(collection, split=split)
     options = dict(encode_options or {})
-    query_vectors = _encode(encoder, "encode_query", collection.queries, batch_size, progress, **options)
+    query_vectors = encode_for_retrieval(encoder, "encode_query", collection.queries, batch_size, progress, **options)
     options.update(document_options or {})
-    document_vectors = _encode(encoder, "encode_document", collection.documents, batch_size, progress, **options)
+    document_vectors = encode_for_retrieval(
+        encoder, "encode_document", collection.documents, batch_size, progress, **options
+    )
     per_query = measure_retrieval(collection, query_vectors, document_vectors, top_k, measures)
     return RetrievalResult(
         metrics=mean_measures(per_query),

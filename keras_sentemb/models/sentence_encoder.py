@@ -475,30 +475,15 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             ImportError: backend="openvino" without OpenVINO installed (says what to install).
         """
         prompt = self.resolve_prompt(prompt_name, prompt)
+        options = (batch_size, normalize, progress, backend, precision, calibration_texts, truncate_dim)
         if chunking is not None:
-            return self._encode_chunked(
-                texts,
-                prompt,
-                chunking,
-                batch_size,
-                normalize,
-                progress,
-                backend,
-                precision,
-                calibration_texts,
-                truncate_dim,
-            )
-        if prompt:
-            utf8_texts, single = validate_texts(texts)
-            prefix = prompt.encode("utf-8")
-            texts = [prefix + text for text in utf8_texts]
-            embeddings = self.encode_texts(
-                texts, batch_size, normalize, progress, backend, precision, calibration_texts, truncate_dim
-            )
-            return embeddings[0] if single else embeddings
-        return self.encode_texts(
-            texts, batch_size, normalize, progress, backend, precision, calibration_texts, truncate_dim
-        )
+            return self._encode_chunked(texts, prompt, chunking, *options)
+        if not prompt:
+            return self.encode_texts(texts, *options)
+        utf8_texts, single = validate_texts(texts)
+        prefix = prompt.encode("utf-8")
+        embeddings = self.encode_texts([prefix + text for text in utf8_texts], *options)
+        return embeddings[0] if single else embeddings
 
     def _encode_chunked(
         self,

@@ -1,10 +1,11 @@
 """Procedures that train models (never model classes): schedules, callbacks, distillation of
-binary codes, teacher caches, model soups, hard negatives and a retrieval dev evaluator."""
+binary codes, teacher caches, model soups, hard negatives, query rounds and a retrieval dev evaluator."""
 
 from keras_sentemb.training.code_distillation import corpus_pairs, distill_code, distill_hashed_encoder
 from keras_sentemb.training.exact_backup import ExactBackupAndRestore
 from keras_sentemb.training.hard_negatives import MinedTriplets, mine_hard_negatives
 from keras_sentemb.training.model_soup import load_soup, soup_weights
+from keras_sentemb.training.query_rounds import query_rounds
 from keras_sentemb.training.retrieval_evaluator import RetrievalEvaluator
 from keras_sentemb.training.sts_evaluator import STSEvaluator
 from keras_sentemb.training.teacher_logits import cached_teacher_logits
@@ -30,5 +31,6 @@ __all__ = [
     "distill_hashed_encoder",
     "load_soup",
     "mine_hard_negatives",
+    "query_rounds",
     "soup_weights",
 ]

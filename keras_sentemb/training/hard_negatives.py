@@ -6,22 +6,21 @@ import dataclasses
 import numpy as np
 
 from keras_sentemb.data.examples import Triplets
+from keras_sentemb.evaluation.beir_retrieval import encode_for_retrieval
 
 
 @dataclasses.dataclass
 class MinedTriplets:
     """`triplets` (query, relevant document, hard negative) and, per triplet, its query's index
     (`groups`: the `y_true` of `MultipleNegativesRankingLoss(same_anchor_groups=True)`);
-    `skipped`: (query, document) pairs for which no candidate passed the filters."""
+    `skipped`: (query, document) pairs for which no candidate passed the filters; `ids` [N, 3]:
+    each triplet's (query, document, negative) indices (the `y_true` of
+    `MultipleNegativesRankingLoss(relevant_pairs=…)`)."""
 
     triplets: Triplets
     groups: np.ndarray
     skipped: int
-
-
-def _encode(encoder, method, texts, batch_size, progress):
-    encode = getattr(encoder, method, encoder.encode)
-    return np.asarray(encode(texts, batch_size=batch_size, normalize=True, progress=progress), np.float32)
+    ids: np.ndarray
 
 
 def mine_hard_negatives(
@@ -36,6 +35,7 @@ def mine_hard_negatives(
     relative_margin=0.05,
     sampling="top",
     relative_to="pair",
+    known_positives=None,
     seed=0,
     batch_size=64,
     progress=None,
@@ -68,6 +68,8 @@ def mine_hard_negatives(
             gets candidates.
         margin, relative_margin: the false-negative filters above (None: off).
         relative_to: "pair" (each pair's positive, sentence-transformers' rule) or "query" (see above).
+        known_positives: every (query, document) pair known relevant, when `positives` are a sample
+            of them (`query_rounds`): no candidate is one of them. Default: `positives`.
 
     Returns:
         a `MinedTriplets`.
@@ -88,13 +90,14 @@ def mine_hard_negatives(
     ):
         raise ValueError("positives hold a query or document index out of range")
     relevant = {}
-    for query, document in positives:
+    known = positives if known_positives is None else np.asarray(known_positives, np.int64).reshape(-1, 2)
+    for query, document in np.concatenate([known, positives]):
         relevant.setdefault(int(query), set()).add(int(document))
-    query_vectors = _encode(encoder, "encode_query", queries, batch_size, progress)
-    document_vectors = _encode(encoder, "encode_document", documents, batch_size, progress)
+    query_vectors = encode_for_retrieval(encoder, "encode_query", queries, batch_size, progress)
+    document_vectors = encode_for_retrieval(encoder, "encode_document", documents, batch_size, progress)
     rng = np.random.default_rng(seed)
     ranked = {}
-    anchors, positive_texts, negative_texts, groups, skipped = [], [], [], [], 0
+    anchors, positive_texts, negative_texts, ids, skipped = [], [], [], [], 0
     turn = {}
     for query, document in positives:
         query, document = int(query), int(document)
@@ -130,5 +133,7 @@ def mine_hard_negatives(
             anchors.append(queries[query])
             positive_texts.append(documents[document])
             negative_texts.append(documents[int(negative)])
-            groups.append(query)
-    return MinedTriplets(Triplets(anchors, positive_texts, negative_texts), np.asarray(groups, np.float32), skipped)
+            ids.append((query, document, int(negative)))
+    ids = np.asarray(ids, np.int64).reshape(-1, 3)
+    triplets = Triplets(anchors, positive_texts, negative_texts)
+    return MinedTriplets(triplets, ids[:, 0].astype(np.float32), skipped, ids)

@@ -90,3 +90,9 @@ def test_a_long_document_is_read_whole(folder):
     _append(folder / "corpus.jsonl", json.dumps({"_id": "long", "title": "Long", "text": long_text}))
     collection = read_beir_folder(folder)
     assert len(collection.documents[-1]) == len("Long " + long_text.strip())
+
+
+def test_json_nested_too_deeply_is_a_bad_line_not_a_crash(folder):
+    _append(folder / "queries.jsonl", "[" * 100_000)
+    with pytest.raises(ValueError, match=r"queries.jsonl:6: JSON nested too deeply"):
+        read_beir_folder(folder)

@@ -1,6 +1,6 @@
-"""examples/train_retrieval.py end to end on a tiny random MPNet folder and a tiny BEIR folder: pairs
-from the train qrels, mined hard negatives, the dev split judging each epoch, the test split read at
-the end, the model saved."""
+"""examples/train_retrieval.py end to end on a tiny random MPNet folder and a tiny BEIR folder: rounds
+of one train pair a query, mined hard negatives, the dev split judging each epoch, the test split read
+at the end, the model saved."""
 
 import json
 import os
@@ -14,14 +14,19 @@ BEIR = os.path.join(FIXTURES, "beir_tiny")
 FOLDER = os.path.join(FIXTURES, "st_folders", "mpnet_mean_normalize_old")
 
 
-def test_fine_tunes_on_train_pairs_with_mined_negatives_and_reports_dev_and_test(tmp_path):
+def test_fine_tunes_on_rounds_of_train_pairs_with_mined_negatives_and_reports_dev_and_test(tmp_path):
     output = tmp_path / "run"
     arguments = ["--beir", BEIR, "--model", FOLDER, "--epochs", "2", "--batch-size", "4", "--data", SAMPLE_DATA]
+    arguments += ["--hard-negatives", "1"]
     finished = run_example("train_retrieval.py", *arguments, "--output", str(output))
     assert finished.returncode == 0, finished.stderr[-2000:]
     result = json.loads(finished.stdout.strip().splitlines()[-1])
-    assert result["pairs"] == 8 and result["hard_negatives"] == 1
+    assert result["pairs"] == 8 and result["hard_negatives"] == 1 and result["sampling"] == "rounds"
+    assert result["examples"] + result["pairs_without_negative"] == 2 * 5  # two rounds of the five train queries
     assert result["best_epoch"] in (1, 2) and 0 <= result["dev_ndcg_at_10"] <= 100
+    assert max(result["dev_ndcg_at_10_by_epoch"]) == result["dev_ndcg_at_10"]  # one a round, the best kept
+    assert len(result["dev_ndcg_at_10_by_epoch"]) == 2
+    assert json.loads((output / "report.json").read_text(encoding="utf-8")) == result
     assert set(result["test_after"]) == {"ndcg@10", "recall@100", "mrr@10", "map@100"}
     assert result["stsb_test_before"] is not None and result["stsb_test_after"] is not None
     assert not (output / "backup").exists()  # the run finished
@@ -33,7 +38,7 @@ def test_your_own_pairs_train_with_in_batch_negatives_only(tmp_path):
     pairs.write_text(
         "query\tdocument\nasthma diet\tFruit and asthma.\ncoffee\tCoffee and diabetes.\n", encoding="utf-8"
     )
-    arguments = ["--beir", BEIR, "--model", FOLDER, "--pairs", str(pairs), "--hard-negatives", "0"]
+    arguments = ["--beir", BEIR, "--model", FOLDER, "--pairs", str(pairs), "--sampling", "pairs", "--epochs", "1"]
     finished = run_example("train_retrieval.py", *arguments, "--batch-size", "2", "--output", str(tmp_path / "run"))
     assert finished.returncode == 0, finished.stderr[-2000:]
     result = json.loads(finished.stdout.strip().splitlines()[-1])

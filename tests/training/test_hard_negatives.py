@@ -38,7 +38,16 @@ def test_negatives_are_the_best_ranked_non_positives_below_the_positive_aware_ma
     # for q0: d1 scores 0.99 > 0.95 · 1.0 (likely an unjudged positive): skipped; d2 is the hardest left
     assert mined.triplets.anchors[0] == "q0" and mined.triplets.negatives[0] == "d2"
     assert mined.groups.tolist() == [0.0, 1.0]
+    assert mined.ids.tolist() == [[0, 0, 2], [1, 4, 0]]  # (query, document, negative) indices
     assert mined.skipped == 0
+
+
+def test_documents_known_relevant_are_never_negatives_when_the_pairs_are_a_sample():
+    # the pair (0, 0) sampled from q0's relevant documents {d0, d2}: d2 is still no negative
+    mined = mine_hard_negatives(
+        ENCODER, QUERIES, DOCUMENTS, [(0, 0)], relative_margin=0.05, known_positives=[(0, 0), (0, 2)]
+    )
+    assert mined.triplets.negatives == ["d3"]
 
 
 def test_known_positives_are_never_negatives_and_the_rank_window_is_respected():

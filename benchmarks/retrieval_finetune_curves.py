@@ -62,7 +62,9 @@ def main():
         print(f"{name:<32}{theirs:>8.2f}{mine:>8.2f}{mine - theirs:>+15.2f}")
     print(f"ours, dev nDCG@10 by epoch: {by_epoch}; fit {ours['fit_s']} s")
     gain = ours["test_after"]["ndcg@10"] - ours["test_before"]["ndcg@10"]
-    print(json.dumps({"model": ours["model"], "recipe": args.recipe, "test_gain": round(gain, 2), **ours["test_after"]}))
+    print(
+        json.dumps({"model": ours["model"], "recipe": args.recipe, "test_gain": round(gain, 2), **ours["test_after"]})
+    )
 
     if args.plot:
         import matplotlib

@@ -21,7 +21,8 @@ A plain Keras script over a BEIR-layout folder (corpus.jsonl, queries.jsonl, qre
    Queries and documents are encoded in separate passes, each at its own length.
 4. AdamW (5e-5; LoRA 5e-4), warm-up over 10 % of the steps, linear decay, 6 epochs; after each epoch
    nDCG@10 on the dev split (`RetrievalEvaluator`), the best epoch kept. A killed run resumes from
-   `<output>/backup`. The defaults were chosen on NFCorpus dev (docs/document_search.md).
+   `<output>/backup` at its last finished epoch (the measures before training kept in
+   `<output>/before.json`, the epochs' logs in `<output>/epochs.csv`). The defaults were chosen on NFCorpus dev (docs/document_search.md).
 5. The test split is read once, at the end: nDCG@10 before and after, and STS-B test Spearman before and
    after with `--data DATA` (the price of specialising).
 """
@@ -93,6 +94,23 @@ def dev_by_epoch(epochs_log):
     return [round(rows[epoch], 2) for epoch in sorted(rows)]
 
 
+def measured_before(encoder, dev, test, stsb, output, run):
+    """(dev nDCG@10, test measures, STS-B test Spearman) of the model before training, kept in
+    `<output>/before.json`: a resumed run reads them there instead of encoding the corpus twice again."""
+    path = os.path.join(output, "before.json")
+    if os.path.isdir(run.backup_dir) and os.path.isfile(path):
+        with open(path, encoding="utf-8") as f:
+            saved = json.load(f)
+        print(f"resuming: the measures before training from {path}")
+        return saved["dev_ndcg_at_10"], saved["test"], saved["stsb_test"]
+    dev_before = evaluate_beir(encoder, dev, progress=False).metrics["ndcg@10"]
+    before = evaluate_beir(encoder, test, progress=False).metrics
+    sts_before = sts_spearman(encoder, stsb, progress=False) if stsb else None
+    with atomic_open(path, "w") as f:
+        json.dump({"dev_ndcg_at_10": dev_before, "test": before, "stsb_test": sts_before}, f)
+    return dev_before, before, sts_before
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--beir", required=True, help="BEIR folder: corpus, queries, qrels/train|dev|test.tsv")
@@ -130,9 +148,8 @@ def main():
     dev, test = read_beir_folder(args.beir, split="dev"), read_beir_folder(args.beir, split="test")
     stsb = read_split(args.data, "stsb", "test") if args.data else None
     encoder = SentenceEncoder.from_pretrained(args.model)
-    dev_before = evaluate_beir(encoder, dev, progress=False).metrics["ndcg@10"]
-    before = evaluate_beir(encoder, test, progress=False).metrics
-    sts_before = sts_spearman(encoder, stsb, progress=False) if stsb else None
+    run = ResumableRun(args.output)
+    dev_before, before, sts_before = measured_before(encoder, dev, test, stsb, args.output, run)
     print(
         f"dev nDCG@10 before: {dev_before:.2f}; test {before['ndcg@10']:.2f}"
         + (f"; STS-B test {sts_before:.2f}" if stsb else "")
@@ -172,7 +189,6 @@ def main():
         loss=MultipleNegativesRankingLoss(relevant_pairs=positives),
     )
     print(f"{len(ids)} examples, {steps} steps of {args.batch_size}, learning rate {learning_rate}")
-    run = ResumableRun(args.output)
     evaluator = RetrievalEvaluator(
         encoder, dev, name="dev", restore_best_weights=True, best_weights_path=run.best_weights_path
     )

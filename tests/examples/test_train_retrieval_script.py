@@ -43,3 +43,16 @@ def test_your_own_pairs_train_with_in_batch_negatives_only(tmp_path):
     assert finished.returncode == 0, finished.stderr[-2000:]
     result = json.loads(finished.stdout.strip().splitlines()[-1])
     assert result["pairs"] == 2 and result["examples"] == 2
+
+
+def test_a_resumed_run_reads_the_measures_before_training_from_its_output_folder(tmp_path):
+    output = tmp_path / "run"
+    (output / "backup").mkdir(parents=True)  # what a killed run leaves
+    before = {"dev_ndcg_at_10": 12.5, "test": {"ndcg@10": 1.0, "recall@100": 2.0, "mrr@10": 3.0, "map@100": 4.0}}
+    (output / "before.json").write_text(json.dumps({**before, "stsb_test": None}), encoding="utf-8")
+    arguments = ["--beir", BEIR, "--model", FOLDER, "--epochs", "1", "--batch-size", "4", "--output", str(output)]
+    finished = run_example("train_retrieval.py", *arguments)
+    assert finished.returncode == 0, finished.stderr[-2000:]
+    assert "resuming: the measures before training" in finished.stdout
+    result = json.loads(finished.stdout.strip().splitlines()[-1])
+    assert result["dev_ndcg_at_10_before"] == 12.5 and result["test_before"] == before["test"]

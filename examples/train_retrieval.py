@@ -117,6 +117,7 @@ def main():
     parser.add_argument("--pairs", help="your own (query, document) pairs instead of the train qrels")
     add_data_argument(parser)
     parser.add_argument("--model", default="minilm-l6", help="a preset (minilm-l6, mpnet-base) or a folder")
+    parser.add_argument("--dtype", default=None, help="the backbone's Keras dtype policy, e.g. mixed_bfloat16")
     parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument(
         "--sampling",
@@ -147,7 +148,7 @@ def main():
     train = read_beir_folder(args.beir, split="train") if not args.pairs else None
     dev, test = read_beir_folder(args.beir, split="dev"), read_beir_folder(args.beir, split="test")
     stsb = read_split(args.data, "stsb", "test") if args.data else None
-    encoder = SentenceEncoder.from_pretrained(args.model)
+    encoder = SentenceEncoder.from_pretrained(args.model, dtype=args.dtype)
     run = ResumableRun(args.output)
     dev_before, before, sts_before = measured_before(encoder, dev, test, stsb, args.output, run)
     print(

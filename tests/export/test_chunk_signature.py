@@ -3,8 +3,6 @@ long texts as `encode(texts, chunking=…)` does and gives the same chunk vector
 
 import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -14,6 +12,7 @@ from keras_sentemb import SentenceEncoder
 from keras_sentemb.chunking import Chunking
 from keras_sentemb.export import export_saved_model
 from tests.conftest import FIXTURES, make_tiny_encoder
+from tests.fresh_process import run_fresh_python
 
 with open(os.path.join(FIXTURES, "hostile_texts", "texts.json"), encoding="utf-8") as f:
     SOME_HOSTILE_TEXTS = json.load(f)[::211]
@@ -36,16 +35,8 @@ SERVE_CHUNKS = textwrap.dedent(
 
 def _served_chunks(folder, texts, tmp_path):
     (tmp_path / "texts.json").write_text(json.dumps(texts))
-    result = subprocess.run(
-        [sys.executable, "-c", SERVE_CHUNKS, folder, str(tmp_path / "texts.json"), str(tmp_path / "out.npz")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": ""},
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == []  # TF + TF Text only
+    imported = run_fresh_python(SERVE_CHUNKS, folder, tmp_path / "texts.json", tmp_path / "out.npz", cwd=tmp_path)
+    assert imported == []  # TF + TF Text only
     return dict(np.load(tmp_path / "out.npz"))
 
 

@@ -2,8 +2,6 @@
 
 import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import keras
@@ -13,6 +11,7 @@ import tensorflow as tf
 
 from keras_sentemb.export import export_saved_model
 from tests.conftest import FIXTURES, make_tiny_encoder
+from tests.fresh_process import run_fresh_python
 
 with open(os.path.join(FIXTURES, "hostile_texts", "texts.json"), encoding="utf-8") as f:
     # Unicode spaces, controls, every script: the graph must tokenise them as `encode` does.
@@ -59,24 +58,9 @@ def test_fresh_process_with_only_tensorflow_gives_the_same_vectors(exported, tmp
     )
     (tmp_path / "texts.json").write_text(json.dumps(TEXTS))
     (tmp_path / "hostile.json").write_text(json.dumps([h.hex() for h in HOSTILE]))
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            script,
-            folder,
-            str(tmp_path / "texts.json"),
-            str(tmp_path / "out.npy"),
-            str(tmp_path / "hostile.json"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": ""},
+    report = run_fresh_python(
+        script, folder, tmp_path / "texts.json", tmp_path / "out.npy", tmp_path / "hostile.json", cwd=tmp_path
     )
-    assert result.returncode == 0, result.stderr[-3000:]
-    report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report == {"shapes": [[len(HOSTILE), 16], [0, 16]], "keras_sentemb_modules": []}
     np.testing.assert_allclose(np.load(tmp_path / "out.npy"), encoder.encode(TEXTS), atol=1e-5)
 

@@ -11,8 +11,6 @@ computes on them (benchmarks/anchors/st_folder_reference.py, run in the anchor v
 
 import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -22,6 +20,7 @@ from tokenizers import Tokenizer
 from keras_sentemb import SentenceEncoder
 from keras_sentemb.export import export_saved_model
 from tests.conftest import FIXTURES
+from tests.fresh_process import run_fresh_python
 
 FOLDERS = os.path.join(FIXTURES, "st_folders")
 REFERENCE = os.path.join(FIXTURES, "st_folders_reference")
@@ -102,15 +101,6 @@ def test_the_savedmodels_in_a_fresh_process_equal_encode(tmp_path):
         print(json.dumps(sorted(m for m in sys.modules if m.startswith("keras_sentemb"))))
         """
     )
-    run = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path / "texts.json"), *folders],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": ""},
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert json.loads(run.stdout.strip().splitlines()[-1]) == []
+    assert run_fresh_python(script, tmp_path / "texts.json", *folders, cwd=tmp_path) == []
     for index, name in enumerate(SERVED):
         np.testing.assert_allclose(np.load(tmp_path / f"out{index}.npy"), encoders[name].encode(texts), atol=1e-5)

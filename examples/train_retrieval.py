@@ -21,8 +21,10 @@ A plain Keras script over a BEIR-layout folder (corpus.jsonl, queries.jsonl, qre
    Queries and documents are encoded in separate passes, each at its own length.
 4. AdamW (5e-5; LoRA 5e-4), warm-up over 10 % of the steps, linear decay, 6 epochs; after each epoch
    nDCG@10 on the dev split (`RetrievalEvaluator`), the best epoch kept. A killed run resumes from
-   `<output>/backup` at its last finished epoch (the measures before training kept in
-   `<output>/before.json`, the epochs' logs in `<output>/epochs.csv`). The defaults were chosen on NFCorpus dev (docs/document_search.md).
+   `<output>/backup` at its last finished epoch, continuing the rounds where it left them (the
+   measures before training kept in `<output>/before.json`, the epochs' logs in `<output>/epochs.csv`).
+   `--dtype mixed_bfloat16` trains (and measures dev) in bfloat16 arithmetic, half the activation
+   memory (MPNet at batch 32 fits 24 GB); before and after are measured in float32 on the same weights. The defaults were chosen on NFCorpus dev (docs/document_search.md).
 5. The test split is read once, at the end: nDCG@10 before and after, and STS-B test Spearman before and
    after with `--data DATA` (the price of specialising).
 """
@@ -94,21 +96,33 @@ def dev_by_epoch(epochs_log):
     return [round(rows[epoch], 2) for epoch in sorted(rows)]
 
 
-def measured_before(encoder, dev, test, stsb, output, run):
-    """(dev nDCG@10, test measures, STS-B test Spearman) of the model before training, kept in
-    `<output>/before.json`: a resumed run reads them there instead of encoding the corpus twice again."""
+def measured_before(encoder, model, dev, test, stsb, output):
+    """(dev nDCG@10, test measures, STS-B test Spearman) of `model` before training, kept in
+    `<output>/before.json`: a later run of the same model (resumed, or with other training options)
+    reads them there instead of encoding the corpus twice again (MPNet's: ten minutes an encoding here)."""
     path = os.path.join(output, "before.json")
-    if os.path.isdir(run.backup_dir) and os.path.isfile(path):
+    if os.path.isfile(path):
         with open(path, encoding="utf-8") as f:
             saved = json.load(f)
-        print(f"resuming: the measures before training from {path}")
-        return saved["dev_ndcg_at_10"], saved["test"], saved["stsb_test"]
+        if saved.get("model") == model and (saved["stsb_test"] is not None or not stsb):
+            print(f"the measures before training, from {path}")
+            return saved["dev_ndcg_at_10"], saved["test"], saved["stsb_test"]
     dev_before = evaluate_beir(encoder, dev, progress=False).metrics["ndcg@10"]
     before = evaluate_beir(encoder, test, progress=False).metrics
     sts_before = sts_spearman(encoder, stsb, progress=False) if stsb else None
+    os.makedirs(output, exist_ok=True)
     with atomic_open(path, "w") as f:
-        json.dump({"dev_ndcg_at_10": dev_before, "test": before, "stsb_test": sts_before}, f)
+        json.dump({"model": model, "dev_ndcg_at_10": dev_before, "test": before, "stsb_test": sts_before}, f)
     return dev_before, before, sts_before
+
+
+def float32_twin(encoder, model):
+    """The float32 encoder that measures before and after training when the trained one computes in
+    a mixed policy (`--dtype mixed_bfloat16`): the same weights, float32 arithmetic, so that the test
+    numbers are the model's and not its rounding's."""
+    twin = SentenceEncoder.from_pretrained(model)
+    twin.set_weights(encoder.get_weights())
+    return twin
 
 
 def main():
@@ -150,7 +164,8 @@ def main():
     stsb = read_split(args.data, "stsb", "test") if args.data else None
     encoder = SentenceEncoder.from_pretrained(args.model, dtype=args.dtype)
     run = ResumableRun(args.output)
-    dev_before, before, sts_before = measured_before(encoder, dev, test, stsb, args.output, run)
+    measuring = float32_twin(encoder, args.model) if args.dtype else encoder
+    dev_before, before, sts_before = measured_before(measuring, args.model, dev, test, stsb, args.output)
     print(
         f"dev nDCG@10 before: {dev_before:.2f}; test {before['ndcg@10']:.2f}"
         + (f"; STS-B test {sts_before:.2f}" if stsb else "")
@@ -182,6 +197,11 @@ def main():
     # when steps_per_epoch is set); pairs: every pair each epoch
     steps_per_epoch = len(train_data) // args.epochs if args.sampling == "rounds" else len(train_data)
     steps = steps_per_epoch * args.epochs
+    if args.sampling == "rounds" and run.finished_epochs:
+        # a resumed run continues the one pass where the killed run left it (the pass's order is
+        # seeded: without the pipeline's epoch order attached, its first iteration is epoch 0's)
+        train_data = train_data.skip(run.finished_epochs * steps_per_epoch)
+        print(f"resuming after epoch {run.finished_epochs}: {run.finished_epochs * steps_per_epoch} batches done")
     sbert = SBERT(encoder, "mnrl", one_pass=False)
     sbert.compile(
         optimizer=keras.optimizers.AdamW(
@@ -209,8 +229,12 @@ def main():
         ],
         verbose=1,
     )
-    after = evaluate_beir(encoder, test, progress=False).metrics
-    sts_after = sts_spearman(encoder, stsb, progress=False) if stsb else None
+    if args.dtype:
+        if args.lora_rank:
+            measuring.enable_lora(args.lora_rank, LORA_TARGETS[args.lora_targets])
+        measuring.set_weights(encoder.get_weights())
+    after = evaluate_beir(measuring, test, progress=False).metrics
+    sts_after = sts_spearman(measuring, stsb, progress=False) if stsb else None
     if args.lora_rank:
         saved = os.path.join(args.output, f"lora_r{args.lora_rank}.lora.h5")
         encoder.save_lora_weights(saved)
@@ -229,6 +253,7 @@ def main():
             "pairs_without_negative": int(skipped),
             "hard_negatives": args.hard_negatives,
             "lora_rank": args.lora_rank,
+            "dtype": args.dtype or "float32",
             "dev_ndcg_at_10_before": round(dev_before, 2),
             "dev_ndcg_at_10": round(evaluator.best_ndcg, 2),
             "best_epoch": None if evaluator.best_epoch is None else evaluator.best_epoch + 1,

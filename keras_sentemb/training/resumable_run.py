@@ -1,5 +1,6 @@
 """The folder layout of a training run that a kill does not lose: backup, best dev epoch, fit clock."""
 
+import json
 import os
 
 from keras_sentemb.training.exact_backup import ExactBackupAndRestore
@@ -38,6 +39,17 @@ class ResumableRun:
     def callbacks(self):
         """[ExactBackupAndRestore(backup), the clock]: put them after the dev evaluator."""
         return [ExactBackupAndRestore(self.backup_dir), self.clock]
+
+    @property
+    def finished_epochs(self):
+        """Epochs the killed run finished (its backup's `training_metadata.json`; 0 for a fresh run):
+        `fit` resumes at this epoch. A run whose epochs are slices of one pass over its data
+        (`steps_per_epoch`) skips the batches they took, so that it continues that pass."""
+        path = os.path.join(self.backup_dir, "training_metadata.json")
+        if not os.path.isfile(path):
+            return 0
+        with open(path, encoding="utf-8") as f:
+            return int(json.load(f)["epoch"])
 
     @property
     def fit_seconds(self):

@@ -7,6 +7,9 @@ import os
 
 import keras
 
+from keras_sentemb import SentenceEncoder
+from keras_sentemb.data.beir_folder import read_beir_folder
+from keras_sentemb.evaluation import evaluate_beir
 from tests.conftest import FIXTURES
 from tests.examples.example_scripts import SAMPLE_DATA, run_example
 
@@ -45,14 +48,39 @@ def test_your_own_pairs_train_with_in_batch_negatives_only(tmp_path):
     assert result["pairs"] == 2 and result["examples"] == 2
 
 
-def test_a_resumed_run_reads_the_measures_before_training_from_its_output_folder(tmp_path):
+def test_a_later_run_of_the_same_model_reads_the_measures_before_training_from_its_output_folder(tmp_path):
     output = tmp_path / "run"
-    (output / "backup").mkdir(parents=True)  # what a killed run leaves
+    output.mkdir()
     before = {"dev_ndcg_at_10": 12.5, "test": {"ndcg@10": 1.0, "recall@100": 2.0, "mrr@10": 3.0, "map@100": 4.0}}
-    (output / "before.json").write_text(json.dumps({**before, "stsb_test": None}), encoding="utf-8")
+    saved = {"model": FOLDER, **before, "stsb_test": None}
+    (output / "before.json").write_text(json.dumps(saved), encoding="utf-8")
     arguments = ["--beir", BEIR, "--model", FOLDER, "--epochs", "1", "--batch-size", "4", "--output", str(output)]
     finished = run_example("train_retrieval.py", *arguments)
     assert finished.returncode == 0, finished.stderr[-2000:]
-    assert "resuming: the measures before training" in finished.stdout
+    assert "the measures before training, from" in finished.stdout
     result = json.loads(finished.stdout.strip().splitlines()[-1])
     assert result["dev_ndcg_at_10_before"] == 12.5 and result["test_before"] == before["test"]
+
+
+def test_a_run_killed_after_its_first_epoch_continues_the_rounds_from_the_second(tmp_path):
+    output = tmp_path / "run"
+    (output / "backup").mkdir(parents=True)  # what a run killed in epoch 2 leaves (here without weights)
+    (output / "backup" / "training_metadata.json").write_text('{"epoch": 1, "batch": 0}', encoding="utf-8")
+    arguments = ["--beir", BEIR, "--model", FOLDER, "--epochs", "2", "--batch-size", "4", "--output", str(output)]
+    finished = run_example("train_retrieval.py", *arguments)
+    assert finished.returncode == 0, finished.stderr[-2000:]
+    result = json.loads(finished.stdout.strip().splitlines()[-1])
+    done = result["steps_per_epoch"]  # the first epoch's batches of the one pass over both rounds
+    assert f"resuming after epoch 1: {done} batches done" in finished.stdout
+    assert len(result["dev_ndcg_at_10_by_epoch"]) == 1  # only epoch 2 ran here
+
+
+def test_mixed_bfloat16_training_is_measured_in_float32(tmp_path):
+    arguments = ["--beir", BEIR, "--model", FOLDER, "--epochs", "1", "--batch-size", "4", "--dtype", "mixed_bfloat16"]
+    finished = run_example("train_retrieval.py", *arguments, "--output", str(tmp_path / "run"))
+    assert finished.returncode == 0, finished.stderr[-2000:]
+    result = json.loads(finished.stdout.strip().splitlines()[-1])
+    assert result["dtype"] == "mixed_bfloat16"
+    float32 = SentenceEncoder.from_pretrained(FOLDER)
+    measured = evaluate_beir(float32, read_beir_folder(BEIR, split="test"), progress=False).metrics
+    assert result["test_before"] == {k: round(v, 2) for k, v in measured.items()}

@@ -75,7 +75,7 @@ def tiny_rows():
         gap = max(float(np.abs(ours[k] - reference[k]).max()) for k in ours)
         with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
             architecture = f"{json.load(f)['model_type']} ({type(encoder.tokenizer).__name__})"
-        layout = "6.x" if name.endswith("_new") else "older"
+        layout = {"new": "6.x", "transformers5": "6.x under transformers 5"}.get(name.rsplit("_", 1)[1], "older")
         rows.append(
             (architecture, describe(spec), layout, len(sentences), gap, saved_model_gap(encoder, sentences[::5]))
         )

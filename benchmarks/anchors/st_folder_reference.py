@@ -7,6 +7,7 @@ project's; the suite then compares against what it wrote, without PyTorch:
     .anchor-venv/bin/python benchmarks/anchors/st_folder_reference.py tiny --only roberta_mean_normalize_new
     .anchor-venv/bin/python benchmarks/anchors/st_folder_reference.py mpnet --folder <assembled folder>
     .anchor-venv/bin/python benchmarks/anchors/st_folder_reference.py unigram-tokenizer
+    .anchor-venv/bin/python benchmarks/anchors/st_folder_reference.py resave --folder xlm_roberta_mean_normalize_new
 
 `tiny`: for every folder of tests/fixtures/st_folders/ (see make_folders.py there), the vectors of
 `encode`, `encode_query`, `encode_document` and `encode(prompt="")` for the reference sentences
@@ -15,6 +16,8 @@ tests/fixtures/st_folders_reference/<folder>.npz; Hugging Face MPNet's relative-
 for j − i in [−1100, 1100) into mpnet_buckets.json; library versions into provenance.json. With
 `--only`, just the folders named (added to a recording made earlier; provenance.json records the
 library versions of each such addition).
+`resave --folder NAME`: the fixture folder NAME as sentence-transformers saves it under transformers 5
+(tests/fixtures/st_folders/<stem>_transformers5; XLM-R's tokenizer.json then holds WhitespaceSplit + Metaspace).
 `unigram-tokenizer`: tests/fixtures/unigram_source/spm.model (see tests/fixtures/st_folders/make_folders.py)
 converted by transformers' `XLMRobertaConverter`, as XLM-RoBERTa's tokenizer.json was, into
 tests/fixtures/unigram_source/tokenizer.json (with XLM-R's added tokens: "<mask>" strips on its left).
@@ -99,8 +102,8 @@ def tiny(args):
         if not os.path.isdir(folder) or (args.only and name not in args.only):
             continue
         model = SentenceTransformer(folder, device="cpu")
-        with open(os.path.join(folder, "config.json")) as f:
-            if json.load(f)["model_type"] == "xlm-roberta":
+        with open(os.path.join(folder, "tokenizer_config.json")) as f:
+            if json.load(f).get("tokenizer_class") == "XLMRobertaTokenizer":  # XLM-R's and multilingual-e5's
                 pipeline_differences[name] = use_tokenizer_json(model, folder)
                 print(name, "transformers' own pipeline differs from tokenizer.json on", pipeline_differences[name])
         outputs = {
@@ -117,7 +120,9 @@ def tiny(args):
             provenance = json.load(f)
         provenance.setdefault("added_later", {}).update({name: versions() for name in args.only})
         if pipeline_differences:
-            provenance["transformers_xlm_roberta_pipeline_differs_from_tokenizer_json"] = pipeline_differences
+            provenance.setdefault("transformers_xlm_roberta_pipeline_differs_from_tokenizer_json", {}).update(
+                pipeline_differences
+            )
         with open(path, "w") as f:
             json.dump(provenance, f, indent=2)
         return
@@ -193,13 +198,26 @@ def unigram_tokenizer(args):
     print("wrote", os.path.join(source, "tokenizer.json"))
 
 
+def resave(args):
+    """`--folder NAME` of tests/fixtures/st_folders loaded and saved by sentence-transformers under this venv's
+    transformers (5.x) as NAME's stem + "_transformers5": what a user's fine-tuned folder looks like this year
+    (transformers 5 writes its own tokenizer pipeline into tokenizer.json)."""
+    from sentence_transformers import SentenceTransformer
+
+    source = os.path.join(FIXTURES, "st_folders", args.folder)
+    target = os.path.join(FIXTURES, "st_folders", args.folder.rsplit("_", 1)[0] + "_transformers5")
+    SentenceTransformer(source, device="cpu").save(target)
+    with open(os.path.join(target, "tokenizer.json"), encoding="utf-8") as f:
+        print("wrote", target, "pre-tokenizer", json.load(f)["pre_tokenizer"])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("task", choices=["tiny", "mpnet", "unigram-tokenizer"])
-    parser.add_argument("--folder", help="the all-mpnet-base-v2 folder (mpnet)")
+    parser.add_argument("task", choices=["tiny", "mpnet", "unigram-tokenizer", "resave"])
+    parser.add_argument("--folder", help="the all-mpnet-base-v2 folder (mpnet); a fixture folder's name (resave)")
     parser.add_argument("--only", nargs="+", help="tiny: record just these folders of tests/fixtures/st_folders")
     args = parser.parse_args()
-    {"tiny": tiny, "mpnet": mpnet, "unigram-tokenizer": unigram_tokenizer}[args.task](args)
+    {"tiny": tiny, "mpnet": mpnet, "unigram-tokenizer": unigram_tokenizer, "resave": resave}[args.task](args)
 
 
 if __name__ == "__main__":

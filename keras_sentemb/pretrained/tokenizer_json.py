@@ -7,8 +7,9 @@ Two kinds of `tokenizer.json` are reproduced exactly, each by its own in-graph t
 - byte-level BPE, as RoBERTa and GPT-2 ship it → `ByteLevelBpeTokenizer` (`byte_level_bpe_arguments`):
   no normaliser, pre-tokeniser `ByteLevel` (GPT-2's expression), model `BPE` on bytes;
 - Unigram, as XLM-RoBERTa ships it (converted from SentencePiece) → `UnigramTokenizer`
-  (`unigram_arguments`): normaliser `Precompiled` (+ `Strip`, `Replace`), pre-tokeniser `Metaspace`,
-  model `Unigram`;
+  (`unigram_arguments`): normaliser `Precompiled` (+ `Strip`, `Replace`), pre-tokeniser `Metaspace`
+  (or `WhitespaceSplit` then `Metaspace`, as transformers 5 writes it), model `Unigram` — whatever the
+  model it feeds (multilingual-e5-small is a `bert` under XLM-R's tokenizer);
 each with a post-processor that packs one text as `cls … sep` (`TemplateProcessing`,
 `BertProcessing` or `RobertaProcessing`). The vocabulary is the model's ids (added tokens
 included), the special tokens are its `added_tokens` (`normalized: true` ones are matched in the

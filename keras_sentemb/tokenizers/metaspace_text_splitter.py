@@ -3,7 +3,10 @@ mBART, T5 …), in TF ops, exactly as its `tokenizer.json` (Hugging Face) normal
 
     normaliser   Sequence of Precompiled (SentencePiece's nmt_nfkc map, applied per grapheme cluster as
                  Hugging Face applies it), Strip, Replace
-    pre-tokens   Metaspace: " " → "▁", "▁" prepended, split before every "▁"
+    pre-tokens   Metaspace: " " → "▁", "▁" prepended, split before every "▁"; or, as transformers 5 writes
+                 XLM-RoBERTa's, `Sequence[WhitespaceSplit, Metaspace]`: the text cut at runs of white
+                 space (Rust's `char::is_whitespace`, which are dropped), then Metaspace on each piece
+                 (a piece that starts with "▁" gets none prepended)
 
 Hugging Face's `Precompiled` looks each grapheme cluster of fewer than six bytes up whole — its shortest
 prefix that is a rule replaces the whole cluster — and any other cluster character by character
@@ -115,6 +118,7 @@ class MetaspaceTextSplitter(tf.Module):
         replacement: Metaspace's replacement character ("▁").
         prepend: Metaspace prepends it to every stretch ("always"), or never.
         split: Metaspace splits before every replacement character.
+        whitespace_split: a `WhitespaceSplit` pre-tokeniser runs before Metaspace.
     """
 
     def __init__(
@@ -126,6 +130,7 @@ class MetaspaceTextSplitter(tf.Module):
         replacement="▁",
         prepend=True,
         split=True,
+        whitespace_split=False,
     ):
         super().__init__(name="metaspace_text_splitter")
         if isinstance(normalizer, list):
@@ -139,6 +144,7 @@ class MetaspaceTextSplitter(tf.Module):
         self.replacement = replacement
         self.prepend = bool(prepend)
         self.split = bool(split)
+        self.whitespace_split = bool(whitespace_split)
         marker = re.escape(replacement)
         self._word = f"{marker}[^{marker}]*|[^{marker}]+"
 
@@ -155,7 +161,18 @@ class MetaspaceTextSplitter(tf.Module):
         return split_keeping_specials(texts, self._special_pattern, self._pre_tokens, regex_pieces)
 
     def _pre_tokens(self, texts):
-        texts = tf.strings.regex_replace(self.normalize(texts), " ", self.replacement)
+        texts = self.normalize(texts)
+        if not self.whitespace_split:
+            return self._metaspace(texts)
+        pieces = regex_pieces(texts, f"{_SPACE}+")
+        pieces = tf.ragged.boolean_mask(
+            pieces, pieces.with_flat_values(~tf.strings.regex_full_match(pieces.flat_values, f"{_SPACE}+"))
+        )
+        return pieces.with_flat_values(self._metaspace(pieces.flat_values)).merge_dims(1, 2)
+
+    def _metaspace(self, texts):
+        """Metaspace on each of a 1-D string tensor: ragged [texts, (words)]."""
+        texts = tf.strings.regex_replace(texts, " ", self.replacement)
         if self.prepend:
             starts = tf.strings.substr(texts, 0, len(self.replacement.encode()))
             texts = tf.where(

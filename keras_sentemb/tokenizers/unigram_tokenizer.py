@@ -16,7 +16,18 @@ from keras_sentemb.tokenizers.unigram_lattice import UnigramLattice
 
 
 def metaspace_settings(pre_tokenizer):
-    """`(replacement, prepend, split)` of a tokenizer.json Metaspace pre-tokeniser; ValueError otherwise."""
+    """`(replacement, prepend, split, whitespace_split)` of a tokenizer.json Metaspace pre-tokeniser, alone
+    or after `WhitespaceSplit` in a `Sequence` (as transformers 5 writes XLM-RoBERTa's); ValueError otherwise."""
+    whitespace_split = False
+    if isinstance(pre_tokenizer, dict) and pre_tokenizer.get("type") == "Sequence":
+        steps = pre_tokenizer.get("pretokenizers") or []
+        kinds = [step.get("type") if isinstance(step, dict) else step for step in steps]
+        if kinds != ["WhitespaceSplit", "Metaspace"]:
+            raise ValueError(
+                f"pre-tokenizer Sequence{kinds} is not supported before a Unigram model "
+                "(Metaspace, or WhitespaceSplit then Metaspace)"
+            )
+        whitespace_split, pre_tokenizer = True, steps[1]
     if not isinstance(pre_tokenizer, dict) or pre_tokenizer.get("type") != "Metaspace":
         kind = pre_tokenizer.get("type") if isinstance(pre_tokenizer, dict) else pre_tokenizer
         raise ValueError(f"pre-tokenizer {kind!r} is not supported before a Unigram model (Metaspace only)")
@@ -25,13 +36,15 @@ def metaspace_settings(pre_tokenizer):
         scheme = "always" if pre_tokenizer.get("add_prefix_space", True) else "never"
     if scheme not in ("always", "never"):
         raise ValueError(f"Metaspace prepend_scheme {scheme!r} is not supported (always, never)")
-    return pre_tokenizer.get("replacement", "▁"), scheme == "always", bool(pre_tokenizer.get("split", True))
+    replacement, split = pre_tokenizer.get("replacement", "▁"), bool(pre_tokenizer.get("split", True))
+    return replacement, scheme == "always", split, whitespace_split
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
 class UnigramTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokenizers.Tokenizer):
     """A Unigram model's tokenizer.json, reproduced in TF ops: its normaliser and Metaspace pre-tokeniser
-    (`MetaspaceTextSplitter`: SentencePiece's precompiled map per grapheme cluster, Strip, Replace) and
+    (`MetaspaceTextSplitter`: SentencePiece's precompiled map per grapheme cluster, Strip, Replace; the
+    `WhitespaceSplit` before Metaspace that transformers 5 writes for XLM-RoBERTa) and
     its segmentation (`UnigramLattice`: Hugging Face's Viterbi in float64, its tie-breaking, fused unknowns).
     Added tokens ("<s>", "<mask>" with its `lstrip` …) are cut out of the raw text first. `content_ids`,
     `pack` and `content_id_rows` are those of every sentence tokenizer here; a sequence is `cls ids sep`
@@ -95,7 +108,7 @@ class UnigramTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokenizers.
             if token not in self._ids:
                 raise ValueError(f"UnigramTokenizer: the special token {token!r} ({name}) is not in the vocabulary")
             self._add_special_token(token, name)
-        replacement, prepend, split = metaspace_settings(tokenizer_spec.get("pre_tokenizer"))
+        replacement, prepend, split, whitespace_split = metaspace_settings(tokenizer_spec.get("pre_tokenizer"))
         self.splitter = MetaspaceTextSplitter(
             tokenizer_spec.get("normalizer"),
             special_tokens=[token["content"] for token in added],
@@ -104,6 +117,7 @@ class UnigramTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokenizers.
             replacement=replacement,
             prepend=prepend,
             split=split,
+            whitespace_split=whitespace_split,
         )
         self.lattice = UnigramLattice([tuple(item) for item in model["vocab"]], model.get("unk_id", 0))
         self._added_ids = tf.lookup.StaticHashTable(

@@ -4,7 +4,8 @@ tests/fixtures/st_folders/ holds tiny random-weight folders of every supported a
 (BERT, DistilBERT, MPNet, RoBERTa, XLM-RoBERTa) and module combination (every Pooling mode and a concatenation of all
 six, Dense with and without bias and residual, Normalize, prompts, truncate_dim), in both layouts
 (older `pooling_mode_*` / `max_seq_length`; sentence-transformers 6.x `pooling_mode` /
-`model_max_length`). tests/fixtures/st_folders_reference/ holds what sentence-transformers 6.2
+`model_max_length`), and XLM-R saved under transformers 5 (its tokenizer.json rewritten to
+WhitespaceSplit + Metaspace). tests/fixtures/st_folders_reference/ holds what sentence-transformers 6.2
 computes on them (benchmarks/anchors/st_folder_reference.py, run in the anchor venv): `encode`,
 `encode_query`, `encode_document`, `encode(prompt="")` of 418 texts (118 sentences, 300 hostile).
 """
@@ -38,7 +39,8 @@ def loaded(request):
 
 def test_every_layout_and_architecture_is_covered():
     assert {name.split("_")[0] for name in NAMES} == {"bert", "distilbert", "mpnet", "roberta", "xlm"}
-    assert {name.rsplit("_", 1)[1] for name in NAMES} == {"old", "new"}
+    # older sentence-transformers, 6.x, and a folder sentence-transformers saved under transformers 5
+    assert {name.rsplit("_", 1)[1] for name in NAMES} == {"old", "new", "transformers5"}
 
 
 def test_vectors_equal_sentence_transformers_within_1e_5(loaded):
@@ -77,12 +79,20 @@ def test_ids_are_the_tokenizer_json_ids_on_every_hostile_text(name):
     assert not differ, (name, len(differ), [HOSTILE[i][:40] for i in differ[:3]])
 
 
-SERVED = ["mpnet_all_modes_new", "bert_weighted_last_prompts_new", "roberta_cls_dense_old", "xlm_roberta_cls_dense_old"]
+SERVED = [
+    "mpnet_all_modes_new",
+    "bert_weighted_last_prompts_new",
+    "roberta_cls_dense_old",
+    "xlm_roberta_cls_dense_old",
+    "xlm_roberta_mean_normalize_transformers5",  # WhitespaceSplit + Metaspace
+    "bert_unigram_e5_prompts_new",  # multilingual-e5's shape
+]
 
 
 def test_the_savedmodels_in_a_fresh_process_equal_encode(tmp_path):
     """Strings in, `encode`'s vectors out with TF and TF Text alone, for each tokenizer (WordPiece with BERT's
-    and MPNet's tokens, byte-level BPE, Unigram) and a default prompt ("query: "): one fresh process
+    and MPNet's tokens, byte-level BPE, Unigram behind either pre-tokeniser, Unigram before a BERT) and a
+    default prompt ("query: "): one fresh process
     loads every SavedModel."""
     texts = SENTENCES[::7]
     (tmp_path / "texts.json").write_text(json.dumps(texts))

@@ -164,10 +164,20 @@ def test_export_openvino_takes_sentence_encoders_only(tmp_path):
         export_openvino(keras.Sequential([keras.layers.Dense(2)]), tmp_path / "x")
 
 
-@pytest.mark.parametrize("name", ["mpnet_mean_normalize_old", "roberta_cls_dense_old", "xlm_roberta_cls_dense_old"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "mpnet_mean_normalize_old",
+        "roberta_cls_dense_old",
+        "xlm_roberta_cls_dense_old",
+        "xlm_roberta_mean_normalize_transformers5",
+        "bert_unigram_e5_prompts_new",
+    ],
+)
 def test_an_export_keeps_a_non_bert_tokenizer(name, tmp_path):
     """The export records the tokenizer's class, special tokens and vocabulary (MPNet's "<s>"/"</s>"
-    WordPiece, RoBERTa's byte-level BPE, XLM-RoBERTa's Unigram), so the loaded encoder packs texts as the exported one did."""
+    WordPiece, RoBERTa's byte-level BPE, XLM-RoBERTa's Unigram behind either pre-tokeniser, multilingual-e5's
+    Unigram before a BERT), so the loaded encoder packs texts as the exported one did."""
     import os
 
     from keras_sentemb import SentenceEncoder

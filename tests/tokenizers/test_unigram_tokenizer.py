@@ -105,9 +105,30 @@ def with_legacy_pipeline(spec):
     }
 
 
-@pytest.mark.parametrize("legacy", [False, True])
-def test_ids_are_tokenizer_json_ids_for_both_pipelines_xlm_r_files_carry(legacy, tmp_path):
-    spec = with_legacy_pipeline(SPEC) if legacy else SPEC
+def with_transformers5_pipeline(spec, prepend_scheme="always", split=True):
+    """tokenizer.json as transformers 5 writes XLM-R's (its `XLMRobertaTokenizer` rebuilds the pipeline):
+    Precompiled alone, then `Sequence[WhitespaceSplit, Metaspace]`."""
+    metaspace = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": prepend_scheme, "split": split}
+    return {
+        **spec,
+        "normalizer": spec["normalizer"]["normalizers"][0],
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, metaspace]},
+    }
+
+
+PIPELINES = {
+    "converter": lambda spec: spec,
+    "legacy": with_legacy_pipeline,
+    "transformers5": with_transformers5_pipeline,
+    "transformers5_never": lambda spec: with_transformers5_pipeline(spec, "never"),
+    "transformers5_unsplit": lambda spec: with_transformers5_pipeline(spec, split=False),
+}
+EDGES += ["a ▁b", "▁ ▁▁x", " \u3000▁", "a\u2003b\u00a0c", "x <mask>▁y\t"]
+
+
+@pytest.mark.parametrize("pipeline", sorted(PIPELINES))
+def test_ids_are_tokenizer_json_ids_for_every_pipeline_xlm_r_files_carry(pipeline, tmp_path):
+    spec = PIPELINES[pipeline](SPEC)
     (tmp_path / "tokenizer.json").write_text(json.dumps(spec))
     reference = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
     reference.no_truncation()
@@ -127,6 +148,10 @@ def test_ids_are_tokenizer_json_ids_for_both_pipelines_xlm_r_files_carry(legacy,
         (lambda s: s["model"].update(byte_fallback=True), "byte_fallback"),
         (lambda s: s["normalizer"]["normalizers"].append({"type": "NFKC"}), "normalizer 'NFKC'"),
         (lambda s: s.update(pre_tokenizer={"type": "WhitespaceSplit"}), "pre-tokenizer 'WhitespaceSplit'"),
+        (
+            lambda s: s.update(pre_tokenizer={"type": "Sequence", "pretokenizers": [s["pre_tokenizer"]] * 2}),
+            r"Sequence\['Metaspace', 'Metaspace'\]",
+        ),
     ],
 )
 def test_a_unigram_pipeline_we_cannot_reproduce_is_refused(edit, message, tmp_path):

@@ -33,9 +33,7 @@ from keras_sentemb.tokenizers.added_tokens import alternatives, longest_first, s
 from keras_sentemb.tokenizers.bert_text_splitter import character_class
 from keras_sentemb.tokenizers.utf8_text import regex_pieces, valid_utf8
 
-QWEN_EXPRESSION = (
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-)
+QWEN_EXPRESSION = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 
 
 def _complement(*classes):
@@ -60,9 +58,7 @@ _OTHER = character_class(_complement(tables.LETTERS, tables.NUMBERS, tables.SPAC
 _NOT_LINE_LETTER_NUMBER = character_class(_complement(_LINE_BREAKS, tables.LETTERS, tables.NUMBERS))
 # The expression without `\s+(?!\S)`, for a run of non-space characters with at most one white-space
 # character in front (and no line break after it: those are given to its last piece separately).
-_RUN_PIECE = (
-    f"(?i:'s|'t|'re|'ve|'m|'ll|'d)|{_NOT_LINE_LETTER_NUMBER}?{_LETTER}+|{_NUMBER}| ?{_OTHER}+|{_SPACE}+"
-)
+_RUN_PIECE = f"(?i:'s|'t|'re|'ve|'m|'ll|'d)|{_NOT_LINE_LETTER_NUMBER}?{_LETTER}+|{_NUMBER}| ?{_OTHER}+|{_SPACE}+"
 
 
 def _last_of_rows(ragged, fill=""):

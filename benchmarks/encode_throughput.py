@@ -51,7 +51,7 @@ def naive_fixed_length(encoder, sentences, batch_size, length=128):
     out = np.zeros((len(sentences), encoder.embedding_dim), np.float32)
     for start in range(0, len(rows), batch_size):
         batch = [row[: length - 2] for row in rows[start : start + batch_size]]
-        ids, mask = pack_rows(batch, length, tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id)
+        ids, mask = pack_rows(batch, length, tokenizer.start_ids, tokenizer.end_ids, tokenizer.pad_token_id)
         out[start : start + len(batch)] = embed(ids, mask).numpy()
     return len(sentences), out / np.linalg.norm(out, axis=1, keepdims=True)
 

@@ -90,20 +90,25 @@ def plan_batches(lengths, batch_size, buckets, one_length_per_batch=False):
     return batches
 
 
-def pack_rows(rows, length, start_id, end_id, pad_id):
+def pack_rows(rows, length, start_ids, end_ids, pad_id, padding_side="right"):
     """Dense `token_ids` and `padding_mask` [len(rows), length] for content-id rows.
 
-    Each row becomes `start_id, *row, end_id` followed by `pad_id`; rows must already fit
-    (`len(row) + 2 <= length`).
+    Each row becomes `*start_ids, *row, *end_ids` (an int is one id), padded with `pad_id` after it
+    (`padding_side="right"`) or before it ("left", as decoder embedders such as Qwen3-Embedding
+    pad); rows must already fit (`len(row) + len(start_ids) + len(end_ids) <= length`).
+
+    >>> pack_rows([[7, 8]], 5, [], 9, 0, padding_side="left")[0].tolist()
+    [[0, 0, 7, 8, 9]]
     """
+    start_ids = [start_ids] if np.isscalar(start_ids) else list(start_ids)
+    end_ids = [end_ids] if np.isscalar(end_ids) else list(end_ids)
     token_ids = np.full((len(rows), length), pad_id, dtype=np.int32)
     padding_mask = np.zeros((len(rows), length), dtype=np.int32)
     for i, row in enumerate(rows):
-        n = len(row) + 2
-        token_ids[i, 0] = start_id
-        token_ids[i, 1 : n - 1] = row
-        token_ids[i, n - 1] = end_id
-        padding_mask[i, :n] = 1
+        sequence = np.concatenate([start_ids, np.asarray(row, dtype=np.int64), end_ids]).astype(np.int32)
+        at = length - len(sequence) if padding_side == "left" else 0
+        token_ids[i, at : at + len(sequence)] = sequence
+        padding_mask[i, at : at + len(sequence)] = 1
     return token_ids, padding_mask
 
 

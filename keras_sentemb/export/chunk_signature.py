@@ -58,7 +58,7 @@ class InGraphChunking:
             self.states_fn, self.head_fn = encoder.token_states_fn(), encoder.head_fn()
             self.width = int(encoder.get_layer("pooler").output.shape[-1])  # the pooled layers' features
         else:
-            self.size = chunking.window_size(tokenizer.max_length - 2 - self.prompt_pieces)
+            self.size = chunking.window_size(tokenizer.content_limit - self.prompt_pieces)
         self.overlap = chunking.overlap
 
     def windows(self, texts):

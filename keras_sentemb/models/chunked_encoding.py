@@ -58,7 +58,7 @@ def _character_span(spans, start, end):
 def encode_chunked(encoder, texts, prompt, chunking, batch_size, progress, runtime):
     """`ChunkedEmbeddings` of `texts` (a list of str) by `encoder` (see the module docstring):
     raw model outputs, before `encode`'s truncation and normalisation."""
-    limit = encoder.tokenizer.max_length - 2
+    limit = encoder.tokenizer.content_limit
     pieces = prompted_pieces(encoder.tokenizer, texts, prompt)
     if chunking.late:
         return _late_chunks(encoder, texts, pieces, chunking, batch_size, progress)

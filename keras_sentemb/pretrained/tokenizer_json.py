@@ -72,6 +72,46 @@ def _template_tokens(path, processor):
     _refuse(path, "post-processor", processor, "BertProcessing, RobertaProcessing or a `cls $A sep` template")
 
 
+def template_tokens(path, processor):
+    """(tokens before `$A`, tokens after it) of the post-processor that packs one text: `cls`/`sep` of
+    `BertProcessing`/`RobertaProcessing`, any `TemplateProcessing` single template (Qwen3-Embedding's
+    `$A <|endoftext|>`, a BOS-first one …), none for a `ByteLevel` one (Qwen's base models)."""
+    kind = processor.get("type") if isinstance(processor, dict) else None
+    if kind in ("BertProcessing", "RobertaProcessing"):
+        return [processor["cls"][0]], [processor["sep"][0]]
+    if kind == "ByteLevel" or processor is None:
+        return [], []
+    if kind == "TemplateProcessing":
+        single = processor.get("single", [])
+        pieces = [("$A" if "Sequence" in item else item.get("SpecialToken", {}).get("id")) for item in single]
+        if pieces.count("$A") != 1 or None in pieces or any(not isinstance(piece, str) for piece in pieces):
+            raise ValueError(f"{path}: post-processor template {single!r} is not one text with special tokens")
+        at = pieces.index("$A")
+        return pieces[:at], pieces[at + 1 :]
+    _refuse(path, "post-processor", processor, "BertProcessing, RobertaProcessing, ByteLevel or a template")
+
+
+def _is_qwen_pre_tokenizer(spec):
+    """`Sequence[Split(Qwen's expression, isolated), ByteLevel(use_regex=false)]`, as Qwen2/Qwen3 write it."""
+    from keras_sentemb.tokenizers.qwen_text_splitter import QWEN_EXPRESSION
+
+    if not isinstance(spec, dict) or spec.get("type") != "Sequence":
+        return False
+    steps = spec.get("pretokenizers") or []
+    if len(steps) != 2 or not all(isinstance(step, dict) for step in steps):
+        return False
+    split, byte_level = steps
+    return (
+        split.get("type") == "Split"
+        and (split.get("pattern") or {}).get("Regex") == QWEN_EXPRESSION
+        and str(split.get("behavior", "")).lower() == "isolated"
+        and not split.get("invert", False)
+        and byte_level.get("type") == "ByteLevel"
+        and not byte_level.get("use_regex", True)
+        and not byte_level.get("add_prefix_space", False)
+    )
+
+
 def load_tokenizer(folder, max_length, lowercase=None):
     """The in-graph tokenizer of `folder` (`SentenceTokenizer` or `ByteLevelBpeTokenizer`), packing at most
     `max_length` tokens. `lowercase=True` is sentence-transformers' `do_lower_case`."""
@@ -103,11 +143,18 @@ def byte_level_bpe_arguments(folder, lowercase=None):
     model = spec.get("model") or {}
     if lowercase:
         raise ValueError(f"{folder}: do_lower_case with a byte-level BPE tokenizer is not supported")
-    if spec.get("normalizer") is not None:
-        _refuse(path, "normalizer", spec["normalizer"], "none before a byte-level BPE")
     pre_tokenizer = spec.get("pre_tokenizer") or {}
-    if pre_tokenizer.get("type") != "ByteLevel" or not pre_tokenizer.get("use_regex", True):
-        _refuse(path, "pre-tokenizer", spec.get("pre_tokenizer"), "ByteLevel (use_regex) before a BPE model")
+    qwen = _is_qwen_pre_tokenizer(pre_tokenizer)
+    normalizer = spec.get("normalizer")
+    if not qwen and (pre_tokenizer.get("type") != "ByteLevel" or not pre_tokenizer.get("use_regex", True)):
+        _refuse(
+            path,
+            "pre-tokenizer",
+            spec.get("pre_tokenizer"),
+            "ByteLevel (use_regex), or Qwen's Split then ByteLevel, before a BPE model",
+        )
+    if normalizer is not None and not (qwen and normalizer.get("type") == "NFC"):
+        _refuse(path, "normalizer", normalizer, "none before a byte-level BPE, NFC before Qwen's pre-tokenizer")
     for key, expected in (
         ("dropout", None),
         ("continuing_subword_prefix", None),
@@ -117,25 +164,53 @@ def byte_level_bpe_arguments(folder, lowercase=None):
     ):
         if (model.get(key) or expected) != expected:
             raise ValueError(f"{path}: BPE {key}={model[key]!r} is not supported")
-    cls_token, sep_token = _template_tokens(path, spec.get("post_processor"))
+    start_tokens, end_tokens = template_tokens(path, spec.get("post_processor"))
+    config = read_json_if_present(folder, "tokenizer_config.json")
+    padding_side = config.get("padding_side", "right")
+    if padding_side not in ("right", "left"):
+        raise ValueError(f"{folder}/tokenizer_config.json: padding_side {padding_side!r} is not 'right' or 'left'")
     added = spec.get("added_tokens", [])
     single_word = [token["content"] for token in added if token.get("single_word")]
     if single_word:
         raise ValueError(f"{path}: added tokens with single_word ({single_word[:3]}) are not supported")
     merges = [merge if isinstance(merge, str) else " ".join(merge) for merge in model.get("merges", [])]
-    config = read_json_if_present(folder, "tokenizer_config.json")
-    return {
-        "vocabulary": _vocabulary_ids(path, spec),
+    vocabulary = _vocabulary_ids(path, spec)
+    pad_token = _token_name(config.get("pad_token")) or (spec.get("padding") or {}).get("pad_token", "<pad>")
+    arguments = {
+        "vocabulary": vocabulary,
         "merges": merges,
-        "cls_token": cls_token,
-        "sep_token": sep_token,
-        "pad_token": _token_name(config.get("pad_token")) or (spec.get("padding") or {}).get("pad_token", "<pad>"),
-        "mask_token": _token_name(config.get("mask_token")) or "<mask>",
-        "oov_token": model.get("unk_token") or _token_name(config.get("unk_token")) or "<unk>",
+        "pad_token": pad_token,
         "added_tokens": sorted(token["content"] for token in added),
         "lstrip_tokens": sorted(token["content"] for token in added if token.get("lstrip")),
         "rstrip_tokens": sorted(token["content"] for token in added if token.get("rstrip")),
-        "add_prefix_space": bool(pre_tokenizer.get("add_prefix_space", False)),
+        "padding_side": padding_side,
+    }
+    if not qwen:
+        if len(start_tokens) != 1 or len(end_tokens) != 1:
+            raise ValueError(f"{path}: post-processor {start_tokens} $A {end_tokens} is not `cls $A sep`")
+        return {
+            **arguments,
+            "cls_token": start_tokens[0],
+            "sep_token": end_tokens[0],
+            "mask_token": _token_name(config.get("mask_token")) or "<mask>",
+            "oov_token": model.get("unk_token") or _token_name(config.get("unk_token")) or "<unk>",
+            "add_prefix_space": bool(pre_tokenizer.get("add_prefix_space", False)),
+        }
+    # Qwen's vocabulary has no cls, sep, mask or unknown token (byte-level: every text has ids): those
+    # roles, which its template does not use, name its padding token.
+    if pad_token not in vocabulary:
+        raise ValueError(f"{folder}: the padding token {pad_token!r} is not in the vocabulary")
+    return {
+        **arguments,
+        "cls_token": pad_token,
+        "sep_token": pad_token,
+        "mask_token": pad_token,
+        "oov_token": pad_token,
+        "lstrip_tokens": arguments["lstrip_tokens"],
+        "pre_tokenizer": "qwen",
+        "nfc": normalizer is not None,
+        "start_tokens": start_tokens,
+        "end_tokens": end_tokens,
     }
 
 

@@ -1,14 +1,15 @@
-"""ByteLevelBpeTokenizer: raw strings to the ids of a byte-level BPE model (RoBERTa, GPT-2), in-graph."""
+"""ByteLevelBpeTokenizer: raw strings to the ids of a byte-level BPE model (RoBERTa, GPT-2, Qwen2/Qwen3), in-graph."""
 
 import keras
 import keras_hub
 import tensorflow as tf
-from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
+from tokenizers import AddedToken, Regex, Tokenizer, models, normalizers, pre_tokenizers
 
 from keras_sentemb.tokenizers.added_tokens import ids_in_word_order
 from keras_sentemb.tokenizers.byte_level_text_splitter import ByteLevelTextSplitter
 from keras_sentemb.tokenizers.byte_pair_merges import BytePairMerges
 from keras_sentemb.tokenizers.host_tokenizer_rows import HostTokenizerRows
+from keras_sentemb.tokenizers.qwen_text_splitter import QWEN_EXPRESSION, QwenTextSplitter
 from keras_sentemb.tokenizers.sequence_packing import SequencePacking
 
 
@@ -20,10 +21,12 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
     batch at once); what comes before is Hugging Face's, reproduced in TF ops (`ByteLevelTextSplitter`):
     added tokens ("<s>", "<mask>" with its `lstrip` …) cut out of the raw text first, then GPT-2's
     expression with the Unicode classes of the Hugging Face library (keras-hub's own splitting
-    stands a "६" in for a look-ahead and uses RE2's classes, which differ on some texts). Invalid
+    stands a "६" in for a look-ahead and uses RE2's classes, which differ on some texts), or, with
+    `pre_tokenizer="qwen"`, Qwen2/Qwen3's: NFC, then Qwen's Split expression (`QwenTextSplitter`). Invalid
     UTF-8 bytes become U+FFFD first. `content_ids`, `pack` and `content_id_rows` are those of every
     sentence tokenizer here (`SequencePacking`); a sequence is `cls ids sep` (`<s> … </s>`), as
-    sentence-transformers packs one text for RoBERTa.
+    sentence-transformers packs one text for RoBERTa, or the template `start_tokens ids end_tokens`
+    (Qwen3-Embedding: `ids <|endoftext|>`, padded on the left).
 
     Args:
         vocabulary: `{token: id}` (vocab.json with the added tokens).
@@ -33,6 +36,11 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
         added_tokens: every token cut out of the raw text (the special tokens and any others).
         lstrip_tokens, rstrip_tokens: those that take the white space on their left / right.
         add_prefix_space: the `ByteLevel` pre-tokeniser's setting.
+        pre_tokenizer: "byte_level" (GPT-2's expression inside `ByteLevel`) or "qwen" (`Split` with Qwen's
+            expression, then `ByteLevel` without one).
+        nfc: an `NFC` normaliser runs first ("qwen" only).
+        start_tokens, end_tokens: the tokens around a text's ids (None: `cls_token`, `sep_token`).
+        padding_side: "right" or "left".
 
     Example:
     >>> vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "<mask>": 4}
@@ -57,8 +65,26 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
         lstrip_tokens=("<mask>",),
         rstrip_tokens=(),
         add_prefix_space=False,
+        pre_tokenizer="byte_level",
+        nfc=False,
+        start_tokens=None,
+        end_tokens=None,
+        padding_side="right",
         **kwargs,
     ):
+        if pre_tokenizer not in ("byte_level", "qwen"):
+            raise ValueError(
+                f"ByteLevelBpeTokenizer: pre_tokenizer must be 'byte_level' or 'qwen', got {pre_tokenizer!r}"
+            )
+        if nfc and pre_tokenizer != "qwen":
+            raise ValueError("ByteLevelBpeTokenizer: an NFC normaliser is reproduced before Qwen's pre-tokeniser only")
+        if padding_side not in ("right", "left"):
+            raise ValueError(f"ByteLevelBpeTokenizer: padding_side must be 'right' or 'left', got {padding_side!r}")
+        self.pre_tokenizer = pre_tokenizer
+        self.nfc = bool(nfc)
+        self.start_tokens = None if start_tokens is None else tuple(start_tokens)
+        self.end_tokens = None if end_tokens is None else tuple(end_tokens)
+        self.padding_side = padding_side
         for key in ("unsplittable_tokens", "sequence_length"):
             kwargs.pop(key, None)
         names = (
@@ -75,7 +101,8 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
         if not isinstance(max_length, int) or max_length < 3:
             raise ValueError(f"ByteLevelBpeTokenizer: max_length must be an int >= 3, got {max_length!r}.")
         self.max_length = max_length
-        self.added_tokens = tuple(sorted(set(added_tokens) | {token for _, token in names}))
+        template = (self.start_tokens or ()) + (self.end_tokens or ())
+        self.added_tokens = tuple(sorted(set(added_tokens) | {token for _, token in names} | set(template)))
         self.lstrip_tokens = tuple(lstrip_tokens)
         self.rstrip_tokens = tuple(rstrip_tokens)
         # keras-hub's cache and merges see only what the splitter leaves: no unsplittable tokens.
@@ -86,12 +113,22 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
             unsplittable_tokens=[],
             **kwargs,
         )
-        self.splitter = ByteLevelTextSplitter(
-            special_tokens=self.added_tokens,
-            lstrip_tokens=self.lstrip_tokens,
-            rstrip_tokens=self.rstrip_tokens,
-            add_prefix_space=add_prefix_space,
-        )
+        if pre_tokenizer == "qwen":
+            if add_prefix_space:
+                raise ValueError("ByteLevelBpeTokenizer: Qwen's pre-tokeniser with add_prefix_space is not reproduced")
+            self.splitter = QwenTextSplitter(
+                special_tokens=self.added_tokens,
+                lstrip_tokens=self.lstrip_tokens,
+                rstrip_tokens=self.rstrip_tokens,
+                nfc=self.nfc,
+            )
+        else:
+            self.splitter = ByteLevelTextSplitter(
+                special_tokens=self.added_tokens,
+                lstrip_tokens=self.lstrip_tokens,
+                rstrip_tokens=self.rstrip_tokens,
+                add_prefix_space=add_prefix_space,
+            )
 
     @staticmethod
     def byte_alphabet():
@@ -127,17 +164,27 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
         byte_values = tf.cast(tf.reshape(tf.io.decode_raw(byte_strings.flat_values, tf.uint8), [-1]), tf.int32)
         merged = self.byte_pair_merges.pieces(byte_strings.with_flat_values(tf.gather(self._byte_ids, byte_values)))
         pieces = tf.gather(merged, where)
-        special_ids = self.token_to_id_map.lookup(ByteLevelTextSplitter.special_token(flat))
+        special_ids = self.token_to_id_map.lookup(self.splitter.special_token(flat))
         return ids_in_word_order(words, special, pieces, special_ids)
 
     def _content_ids_graph(self, texts):
-        return self._bpe_ids(texts)[:, : self.max_length - 2]
+        return self._bpe_ids(texts)[:, : self.content_limit]
 
     def _host(self):
         host = getattr(self, "_host_tokenizer", None)
         if host is None:
             host = Tokenizer(models.BPE(dict(self.vocabulary), [tuple(m.split(" ")) for m in self._merge_rules()]))
-            host.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=self.add_prefix_space, use_regex=True)
+            if self.pre_tokenizer == "qwen":
+                host.pre_tokenizer = pre_tokenizers.Sequence(
+                    [
+                        pre_tokenizers.Split(Regex(QWEN_EXPRESSION), behavior="isolated", invert=False),
+                        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+                    ]
+                )
+                if self.nfc:
+                    host.normalizer = normalizers.NFC()
+            else:
+                host.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=self.add_prefix_space, use_regex=True)
             host.add_special_tokens(
                 [
                     AddedToken(
@@ -172,6 +219,11 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
                 "added_tokens": list(self.added_tokens),
                 "lstrip_tokens": list(self.lstrip_tokens),
                 "rstrip_tokens": list(self.rstrip_tokens),
+                "pre_tokenizer": self.pre_tokenizer,
+                "nfc": self.nfc,
+                "start_tokens": None if self.start_tokens is None else list(self.start_tokens),
+                "end_tokens": None if self.end_tokens is None else list(self.end_tokens),
+                "padding_side": self.padding_side,
             }
         )
         return config

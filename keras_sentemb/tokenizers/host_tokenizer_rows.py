@@ -7,15 +7,15 @@ from keras_sentemb.tokenizers.host_wordpiece import ids_with_offsets
 
 
 class HostTokenizerRows:
-    """A mixin for a tokenizer with `max_length` and `_host()` (its Hugging Face `Tokenizer`, built
+    """A mixin for a tokenizer with `content_limit` and `_host()` (its Hugging Face `Tokenizer`, built
     from the same tokenizer.json parts as its in-graph pipeline, no special tokens added)."""
 
     def content_id_rows(self, texts):
         """`content_ids` for a Python list of texts (str or UTF-8 bytes), as NumPy int32 rows (at most
-        `max_length - 2` ids), tokenised on the host by Hugging Face `tokenizers`: the same ids, far
+        `content_limit` ids), tokenised on the host by Hugging Face `tokenizers`: the same ids, far
         faster a call. Invalid UTF-8 bytes become U+FFFD."""
         texts = [t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts]
-        limit = self.max_length - 2
+        limit = self.content_limit
         encodings = self._host().encode_batch(texts, add_special_tokens=False)
         return [np.asarray(e.ids[:limit], dtype=np.int32) for e in encodings]
 

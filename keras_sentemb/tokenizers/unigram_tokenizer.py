@@ -160,7 +160,7 @@ class UnigramTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokenizers.
         return ids_in_word_order(words, special, pieces, special_ids)
 
     def _content_ids_graph(self, texts):
-        return self._unigram_ids(texts)[:, : self.max_length - 2]
+        return self._unigram_ids(texts)[:, : self.content_limit]
 
     def _host(self):
         host = getattr(self, "_host_tokenizer", None)

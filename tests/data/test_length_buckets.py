@@ -56,6 +56,13 @@ def test_pack_rows_builds_cls_content_sep_padding():
     np.testing.assert_array_equal(mask, [[1, 1, 1, 1, 0], [1, 1, 0, 0, 0]])
 
 
+def test_pack_rows_builds_any_template_padded_on_the_left():
+    """Qwen3's: no start token, `<|endoftext|>` after the text, padding in front."""
+    token_ids, mask = pack_rows([np.array([7, 8]), np.array([9])], 5, [], [4], 0, padding_side="left")
+    np.testing.assert_array_equal(token_ids, [[0, 0, 7, 8, 4], [0, 0, 0, 9, 4]])
+    np.testing.assert_array_equal(mask, [[0, 0, 1, 1, 1], [0, 0, 0, 1, 1]])
+
+
 def test_tf_data_groups_an_example_with_the_rung_encode_pads_it_to():
     ladder = length_buckets(40)
     boundaries = bucket_boundaries(40)

@@ -19,7 +19,8 @@ class SiamesePooler(keras.layers.Layer):
     - `"max"`:                     u_j = max_{t: m_t=1} H_tj   (0 when no token is left)
     - `"cls"`:                     u = H_0 (the first position; the mask is not used)
     - `"weighted_mean"`:           u = Σ_t (t+1)·m_t·H_t / Σ_t (t+1)·m_t   (later tokens weigh more)
-    - `"last_token"`:              u = H_t at the last real position t (right padding)
+    - `"last_token"`:              u = H_t at the last real position t = max{t : m_t = 1}
+                                   (right or left padding)
 
     `mode` may also be a sequence of modes: each is pooled and the results are concatenated in
     that order (sentence-transformers' `pooling_mode` tuples, e.g. `("cls", "mean")`).
@@ -110,7 +111,9 @@ class SiamesePooler(keras.layers.Layer):
         if mode == "cls":
             return states[:, 0, :]
         if mode == "last_token":
-            last = ops.maximum(ops.cast(ops.sum(weights, axis=1), "int32") - 1, 0)
+            # the last position whose mask is 1: right padding (BERT's) and left padding (Qwen3-Embedding's) alike
+            positions = ops.expand_dims(ops.cast(ops.arange(ops.shape(weights)[1]) + 1, weights.dtype), 0)
+            last = ops.maximum(ops.cast(ops.max(weights * positions, axis=1), "int32") - 1, 0)
             return ops.take_along_axis(states, ops.reshape(last, (-1, 1, 1)), axis=1)[:, 0, :]
         # expand_dims, not [:, :, None]: LiteRT has no builtin for a strided slice that adds an axis.
         weights3 = ops.expand_dims(weights, -1)

@@ -47,6 +47,12 @@ def test_last_token_takes_the_last_real_position():
     np.testing.assert_allclose(pool("last_token"), [STATES[0, 2], STATES[1, 1]])
 
 
+def test_last_token_takes_the_last_position_under_left_padding():
+    """Qwen3-Embedding's tokenizer pads on the left: the last real token is the last position."""
+    left = np.array([[0, 1, 1, 1], [0, 0, 1, 1]], dtype="int32")
+    np.testing.assert_allclose(pool("last_token", mask=left), [STATES[0, 3], STATES[1, 3]])
+
+
 def test_several_modes_are_concatenated_in_the_order_given():
     np.testing.assert_allclose(pool(("max", "cls")), np.concatenate([pool("max"), pool("cls")], axis=1))
     assert SiamesePooler(["cls", "mean"]).get_config()["mode"] == ["cls", "mean"]

@@ -1,8 +1,9 @@
 """Keras transformer backbones keras-hub lacks or computes differently from Hugging Face: MPNet, BERT with
-its config's activation, and RoBERTa / XLM-RoBERTa with Hugging Face's positions."""
+its config's activation, RoBERTa / XLM-RoBERTa with Hugging Face's positions, and Qwen3 with its position limit."""
 
 from keras_sentemb.backbones.hidden_activations import HIDDEN_ACTIVATIONS, hidden_activation
 from keras_sentemb.backbones.hugging_face_bert_backbone import HuggingFaceBertBackbone
+from keras_sentemb.backbones.hugging_face_qwen3_backbone import HuggingFaceQwen3Backbone
 from keras_sentemb.backbones.hugging_face_roberta_backbone import HuggingFaceRobertaBackbone
 from keras_sentemb.backbones.mpnet_backbone import MPNetBackbone
 from keras_sentemb.backbones.mpnet_embedding import MPNetEmbedding
@@ -12,6 +13,7 @@ from keras_sentemb.backbones.relative_position_bias import RelativePositionBias,
 __all__ = [
     "HIDDEN_ACTIVATIONS",
     "HuggingFaceBertBackbone",
+    "HuggingFaceQwen3Backbone",
     "HuggingFaceRobertaBackbone",
     "MPNetBackbone",
     "MPNetEmbedding",

@@ -53,15 +53,20 @@ class ArchitectureDimensions:
         activations: keys that name an activation (`HIDDEN_ACTIVATIONS`) when present.
         padding_in_positions: the padding id must lie inside the vocabulary and leave at least
             one position (RoBERTa's and MPNet's positions start after it).
+        products: `(key, key, tensor name, axis)`: the two keys' product must equal that axis
+            (heads × head size in a projection whose head size is its own setting, as Qwen3's).
+        grouped: `(query heads key, key/value heads key)`: the second must divide the first.
     """
 
     integers: dict
     witnesses: tuple
     layers: tuple
-    heads: tuple
+    heads: tuple | None
     numbers: tuple = ()
     activations: tuple = ()
     padding_in_positions: bool = False
+    products: tuple = ()
+    grouped: tuple | None = None
 
 
 def _encoder_dimensions(type_vocab_size, extra_integers=(), extra_witnesses=(), padding_in_positions=False):
@@ -107,6 +112,33 @@ ARCHITECTURE_DIMENSIONS = {
             ("num_attention_heads", "encoder.relative_attention_bias.weight", 1),
         ),
         padding_in_positions=True,
+    ),
+    "qwen3": ArchitectureDimensions(
+        integers={
+            "vocab_size": REQUIRED,
+            "hidden_size": REQUIRED,
+            "num_hidden_layers": REQUIRED,
+            "num_attention_heads": REQUIRED,
+            "num_key_value_heads": REQUIRED,
+            "head_dim": 128,
+            "intermediate_size": REQUIRED,
+            "max_position_embeddings": REQUIRED,
+        },
+        witnesses=(
+            ("vocab_size", "embed_tokens.weight", 0),
+            ("hidden_size", "embed_tokens.weight", 1),
+            ("head_dim", "layers.0.self_attn.q_norm.weight", 0),
+            ("intermediate_size", "layers.0.mlp.up_proj.weight", 0),
+        ),
+        layers=("num_hidden_layers", r"layers\.(\d+)\."),
+        heads=None,
+        numbers=("rms_norm_eps",),
+        activations=("hidden_act",),
+        products=(
+            ("num_attention_heads", "head_dim", "layers.0.self_attn.q_proj.weight", 0),
+            ("num_key_value_heads", "head_dim", "layers.0.self_attn.k_proj.weight", 0),
+        ),
+        grouped=("num_attention_heads", "num_key_value_heads"),
     ),
     "distilbert": ArchitectureDimensions(
         integers={
@@ -171,12 +203,20 @@ def check_config_against_checkpoint(config, model_type, tensors, source):
             raise ValueError(
                 f"{source}: {key} {config[key]!r} is not supported; supported: {', '.join(sorted(HIDDEN_ACTIVATIONS))}"
             )
-    heads, hidden = dimensions.heads
-    if values[hidden] % values[heads]:
-        raise ValueError(
-            f"{source}: {hidden}={values[hidden]} is not a multiple of {heads}={values[heads]} "
-            "(each head takes an equal share)"
-        )
+    if dimensions.heads is not None:
+        heads, hidden = dimensions.heads
+        if values[hidden] % values[heads]:
+            raise ValueError(
+                f"{source}: {hidden}={values[hidden]} is not a multiple of {heads}={values[heads]} "
+                "(each head takes an equal share)"
+            )
+    if dimensions.grouped is not None:
+        heads, groups = dimensions.grouped
+        if values[heads] % values[groups]:
+            raise ValueError(
+                f"{source}: {heads}={values[heads]} is not a multiple of {groups}={values[groups]} "
+                "(each key/value head serves an equal group of query heads)"
+            )
     if dimensions.padding_in_positions:
         pad = values["pad_token_id"]
         if pad >= values["vocab_size"] or pad >= values["max_position_embeddings"] - 1:
@@ -188,6 +228,13 @@ def check_config_against_checkpoint(config, model_type, tensors, source):
     found = tensors.layer_indices(pattern)
     if len(found) != values[key] or max(found, default=-1) != values[key] - 1:  # L distinct indices < L: 0 … L−1
         raise ValueError(f"{source}: {key}={values[key]} disagrees with the checkpoint, which has {_layer_span(found)}")
+    for first, second, name, axis in dimensions.products:
+        shape = tensors.shape(name)
+        if shape is None or len(shape) <= axis or shape[axis] != values[first] * values[second]:
+            raise ValueError(
+                f"{source}: {first}×{second}={values[first]}×{values[second]} disagrees with the checkpoint: "
+                f"{name} has shape {shape} in {tensors.file_of(name) if shape is not None else tensors.describe()}"
+            )
     for key, name, axis in dimensions.witnesses:
         shape = tensors.shape(name)
         if shape is None:

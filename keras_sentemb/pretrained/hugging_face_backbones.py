@@ -9,6 +9,7 @@
 | mpnet       | `MPNetBackbone` (this project)              | config `hidden_act`|
 | roberta     | `HuggingFaceRobertaBackbone` (this project) | config `hidden_act`|
 | xlm-roberta | `HuggingFaceRobertaBackbone` (the same network) | config `hidden_act`|
+| qwen3       | `HuggingFaceQwen3Backbone` (keras-hub Qwen3) | SiLU (SwiGLU)      |
 
 after checking config.json against the checkpoint's tensor shapes (`checkpoint_config`: nothing is
 built that the checkpoint does not fill), and copies the weights from `model.safetensors` by name,
@@ -34,6 +35,7 @@ import tensorflow as tf
 
 from keras_sentemb.backbones.hidden_activations import hidden_activation
 from keras_sentemb.backbones.hugging_face_bert_backbone import HuggingFaceBertBackbone
+from keras_sentemb.backbones.hugging_face_qwen3_backbone import HuggingFaceQwen3Backbone
 from keras_sentemb.backbones.hugging_face_roberta_backbone import HuggingFaceRobertaBackbone
 from keras_sentemb.backbones.mpnet_backbone import MPNetBackbone
 from keras_sentemb.pretrained.checkpoint_config import check_config_against_checkpoint
@@ -237,6 +239,71 @@ def _load_roberta(backbone, tensors):
         _norm(tensors, block._feedforward_layer_norm, f"{at}.output.LayerNorm")
 
 
+# --------------------------------------------------------------------------------------- Qwen3
+def _rope_theta(config, source):
+    """`rope_theta` (transformers 4) or `rope_parameters.rope_theta` (transformers 5); scaling refused."""
+    parameters = config.get("rope_parameters") or {}
+    scaling = config.get("rope_scaling") or (
+        parameters if parameters.get("rope_type", "default") != "default" else None
+    )
+    if scaling:
+        raise ValueError(f"{source}: RoPE scaling {scaling!r} is not supported (plain rotary positions only)")
+    theta = parameters.get("rope_theta", config.get("rope_theta", 10000.0))
+    if type(theta) not in (int, float) or not theta > 0:
+        raise ValueError(f"{source}: rope_theta must be a positive number, got {theta!r}")
+    return float(theta)
+
+
+def _qwen3(config, source, dtype):
+    _check_config(config, "hidden_act", "silu", source)
+    _check_config(config, "attention_bias", False, source)
+    _check_config(config, "use_sliding_window", False, source)
+    layer_types = config.get("layer_types") or []
+    if any(kind != "full_attention" for kind in layer_types):
+        raise ValueError(f"{source}: layer_types {sorted(set(layer_types))} are not supported (full_attention only)")
+    return HuggingFaceQwen3Backbone(
+        vocabulary_size=config["vocab_size"],
+        num_layers=config["num_hidden_layers"],
+        num_query_heads=config["num_attention_heads"],
+        num_key_value_heads=config["num_key_value_heads"],
+        head_dim=config.get("head_dim", 128),
+        hidden_dim=config["hidden_size"],
+        intermediate_dim=config["intermediate_size"],
+        rope_max_wavelength=_rope_theta(config, source),
+        layer_norm_epsilon=config.get("rms_norm_eps", 1e-6),
+        tie_word_embeddings=False,
+        max_sequence_length=config["max_position_embeddings"],
+        dtype=dtype,
+    )
+
+
+def _load_qwen3(backbone, tensors):
+    tensors.assign(backbone.token_embedding.embeddings, "embed_tokens.weight")
+    for index, block in enumerate(backbone.transformer_layers):
+        at = f"layers.{index}"
+        attention = block._self_attention_layer
+        for dense, name in (
+            (attention._query_dense, "q_proj"),
+            (attention._key_dense, "k_proj"),
+            (attention._value_dense, "v_proj"),
+            (attention._output_dense, "o_proj"),
+        ):
+            # [out, in] → the einsum kernel ([hidden, heads, head_dim] or [heads, head_dim, hidden])
+            tensors.assign(
+                dense.kernel,
+                f"{at}.self_attn.{name}.weight",
+                lambda w, d=dense: tf.reshape(_transposed(w), d.kernel.shape),
+            )
+        tensors.assign(attention._query_dense_layer_norm.scale, f"{at}.self_attn.q_norm.weight")
+        tensors.assign(attention._key_dense_layer_norm.scale, f"{at}.self_attn.k_norm.weight")
+        tensors.assign(block._self_attention_layernorm.scale, f"{at}.input_layernorm.weight")
+        tensors.assign(block._feedforward_layernorm.scale, f"{at}.post_attention_layernorm.weight")
+        tensors.assign_linear(block._feedforward_gate_dense, f"{at}.mlp.gate_proj")
+        tensors.assign_linear(block._feedforward_intermediate_dense, f"{at}.mlp.up_proj")
+        tensors.assign_linear(block._feedforward_output_dense, f"{at}.mlp.down_proj")
+    tensors.assign(backbone.layer_norm.scale, "norm.weight")
+
+
 # Text models keras-hub converts from Hugging Face that this loader does not build, and why.
 _DECODER = (
     "keras-hub converts its weights, but a decoder embedder (causal attention, last-token pooling) and its "
@@ -247,7 +314,7 @@ KERAS_HUB_CONVERTS_ONLY = {
     "before SentencePiece) is not reproduced in-graph yet",
     **{
         name: _DECODER
-        for name in ("gemma", "gemma2", "gemma3", "gpt2", "llama", "mistral", "mixtral", "qwen2", "qwen3", "smollm3")
+        for name in ("gemma", "gemma2", "gemma3", "gpt2", "llama", "mistral", "mixtral", "qwen2", "smollm3")
     },
 }
 
@@ -258,6 +325,7 @@ ARCHITECTURES = {
     "mpnet": (_mpnet, _load_mpnet, ("mpnet.",)),
     "roberta": (_roberta, _load_roberta, ("roberta.",)),
     "xlm-roberta": (_roberta, _load_roberta, ("roberta.",)),
+    "qwen3": (_qwen3, _load_qwen3, ("model.",)),
 }
 
 

@@ -12,8 +12,10 @@ def transformer_layer_states(backbone):
 
     keras-hub encoder backbones (BERT and its relatives) name their blocks
     `transformer_layer_0 … transformer_layer_{L-1}`; the returned model outputs their
-    outputs, first to last, each [batch, T, hidden_dim]. It shares the backbone's weights.
-    For BERT (post-layer-norm) the last entry equals the backbone's `sequence_output`.
+    outputs, first to last, each [batch, T, hidden_dim], the last one being the backbone's own
+    output (`sequence_output`): for BERT (post-layer-norm) that is the last block's output, for
+    pre-norm decoders (Qwen3) the final norm of it, as Hugging Face's last hidden state is. It
+    shares the backbone's weights.
     """
     numbered = []
     for layer in backbone.layers:
@@ -26,8 +28,12 @@ def transformer_layer_states(backbone):
             "SentenceEncoder supports keras-hub encoder backbones such as BertBackbone."
         )
     numbered.sort(key=lambda item: item[0])
+    outputs = [layer.output for _, layer in numbered]
+    sequence = backbone.output.get("sequence_output") if isinstance(backbone.output, dict) else backbone.output
+    if sequence is not None:
+        outputs[-1] = sequence
     return keras.Model(
         inputs=backbone.input,
-        outputs=[layer.output for _, layer in numbered],
+        outputs=outputs,
         name=f"{backbone.name}_layer_states",
     )

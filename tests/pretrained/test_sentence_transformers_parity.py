@@ -32,13 +32,18 @@ with open(os.path.join(FIXTURES, "hostile_texts", "texts.json"), encoding="utf-8
     HOSTILE = json.load(f)
 
 
+# The 2021 encoders agree to 1e-5; a decoder with random N(0, 0.2) weights (Qwen3: SwiGLU, q/k norms,
+# rotary positions under left padding) to the issue's 1e-4 (measured 1.2e-5: float32 order of operations).
+TOLERANCE = {"qwen3": 1e-4}
+
+
 @pytest.fixture(scope="module", params=NAMES)
 def loaded(request):
     return request.param, SentenceEncoder.from_pretrained(os.path.join(FOLDERS, request.param))
 
 
 def test_every_layout_and_architecture_is_covered():
-    assert {name.split("_")[0] for name in NAMES} == {"bert", "distilbert", "mpnet", "roberta", "xlm"}
+    assert {name.split("_")[0] for name in NAMES} == {"bert", "distilbert", "mpnet", "roberta", "xlm", "qwen3"}
     # older sentence-transformers, 6.x, and a folder sentence-transformers saved under transformers 5
     assert {name.rsplit("_", 1)[1] for name in NAMES} == {"old", "new", "transformers5"}
 
@@ -55,7 +60,12 @@ def test_vectors_equal_sentence_transformers_within_1e_5(loaded):
     for kind, vectors in ours.items():
         assert vectors.shape == reference[kind].shape, (name, kind)
         worst = np.abs(vectors - reference[kind]).max(axis=1)
-        assert worst.max() < 1e-5, (name, kind, [(SENTENCES[i][:40], float(worst[i])) for i in np.argsort(-worst)[:3]])
+        tolerance = TOLERANCE.get(name.split("_")[0], 1e-5)
+        assert worst.max() < tolerance, (
+            name,
+            kind,
+            [(SENTENCES[i][:40], float(worst[i])) for i in np.argsort(-worst)[:3]],
+        )
 
 
 def _first_folder_of_each_tokenizer():
@@ -73,7 +83,8 @@ def test_ids_are_the_tokenizer_json_ids_on_every_hostile_text(name):
     reference = Tokenizer.from_file(os.path.join(FOLDERS, name, "tokenizer.json"))
     reference.no_truncation()
     reference.no_padding()
-    expected = [encoding.ids[1:-1] for encoding in reference.encode_batch(HOSTILE)]
+    start, end = len(encoder.tokenizer.start_ids), len(encoder.tokenizer.end_ids)
+    expected = [encoding.ids[start : len(encoding.ids) - end] for encoding in reference.encode_batch(HOSTILE)]
     in_graph = encoder.tokenizer.tokenize(HOSTILE).to_list()
     differ = [i for i, (ours, theirs) in enumerate(zip(in_graph, expected)) if ours != theirs]
     assert not differ, (name, len(differ), [HOSTILE[i][:40] for i in differ[:3]])
@@ -86,6 +97,7 @@ SERVED = [
     "xlm_roberta_cls_dense_old",
     "xlm_roberta_mean_normalize_transformers5",  # WhitespaceSplit + Metaspace
     "bert_unigram_e5_prompts_new",  # multilingual-e5's shape
+    "qwen3_lasttoken_prompts_new",  # a decoder: Qwen3's tokenizer (end-of-text appended, left padding), last token
 ]
 
 

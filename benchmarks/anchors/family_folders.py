@@ -4,15 +4,22 @@ model classes and configs, for the parity tests (outputs committed under tests/f
 Runs in the anchor venv (PyTorch, transformers 5, sentence-transformers):
 
     .anchor-venv/bin/python benchmarks/anchors/family_folders.py
-    .anchor-venv/bin/python benchmarks/anchors/st_folder_reference.py tiny --only qwen3_lasttoken_prompts_new
+    .anchor-venv/bin/python benchmarks/anchors/st_folder_reference.py tiny --only qwen3_lasttoken_prompts_new \
+        modernbert_mean_prompts_new
 
 Every parameter is random, norms included (N(1, 0.1) scales): a loader that skipped one would show.
 - `qwen3_lasttoken_prompts_new`: Qwen3-Embedding's shape — `Qwen3Model` with grouped-query attention
   (4 query heads, 2 key/value heads) and a head size of its own (16 × 4 ≠ hidden 32), the Qwen
   tokenizer of tests/fixtures/qwen_tokenizer (`<|endoftext|>` appended, left padding), Pooling
   `lasttoken`, Normalize, an instruction prompt for queries.
+- `modernbert_mean_prompts_new`: modernbert-embed's shape — `ModernBertModel` with global attention every
+  third layer and local attention of 8 positions (±4, shorter than most test sentences), rotary bases
+  160,000 / 10,000, GeGLU, no biases; a byte-level BPE trained here the way GPT-NeoX's / ModernBERT's
+  tokenizer.json is built (NFC, ByteLevel, `[CLS] $A [SEP]`, `[MASK]` taking the space on its left,
+  runs of spaces as added tokens), Pooling mean, Normalize, "search_query: " / "search_document: " prompts.
 """
 
+import json
 import os
 import shutil
 import tempfile
@@ -78,5 +85,86 @@ def qwen3():
     )
 
 
+def training_texts():
+    with open(os.path.join(FIXTURES, "hostile_texts", "texts.json"), encoding="utf-8") as f:
+        hostile = json.load(f)[::10]
+    with open(os.path.join(FIXTURES, "minilm_reference", "sentences.json"), encoding="utf-8") as f:
+        sentences = json.load(f)
+    return sentences * 5 + hostile
+
+
+def modernbert_tokenizer(folder):
+    """tokenizer.json + tokenizer_config.json of ModernBERT's shape, trained on the fixture texts."""
+    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+
+    specials = ["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"]
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.normalizer = normalizers.NFC()
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=True)
+    trainer = trainers.BpeTrainer(
+        vocab_size=700, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), special_tokens=specials[:4]
+    )
+    tokenizer.train_from_iterator(training_texts(), trainer)
+    # GPT-NeoX's runs of spaces (matched in the normalised text), then the mask token.
+    tokenizer.add_tokens([AddedToken(" " * n, normalized=True) for n in (4, 3, 2)])
+    tokenizer.add_special_tokens([AddedToken("[MASK]", lstrip=True, special=True)])
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="[CLS]:0 $A:0 [SEP]:0",
+        pair="[CLS]:0 $A:0 [SEP]:0 $B:0 [SEP]:0",
+        special_tokens=[(token, tokenizer.token_to_id(token)) for token in ("[CLS]", "[SEP]")],
+    )
+    tokenizer.decoder = decoders.ByteLevel()
+    os.makedirs(folder, exist_ok=True)
+    tokenizer.save(os.path.join(folder, "tokenizer.json"))
+    config = {
+        "tokenizer_class": "PreTrainedTokenizerFast",
+        "clean_up_tokenization_spaces": True,
+        "cls_token": "[CLS]",
+        "sep_token": "[SEP]",
+        "pad_token": "[PAD]",
+        "mask_token": "[MASK]",
+        "unk_token": "[UNK]",
+        "model_max_length": 8192,
+        "model_input_names": ["input_ids", "attention_mask"],
+    }
+    with open(os.path.join(folder, "tokenizer_config.json"), "w", encoding="utf-8") as f:
+        json.dump(config, f, indent=2)
+    return tokenizer
+
+
+def modernbert():
+    from transformers import ModernBertConfig, ModernBertModel
+
+    with tempfile.TemporaryDirectory() as tokenizer_folder:
+        tokenizer = modernbert_tokenizer(tokenizer_folder)
+        config = ModernBertConfig(
+            vocab_size=tokenizer.get_vocab_size(),
+            hidden_size=32,
+            intermediate_size=48,
+            num_hidden_layers=4,
+            num_attention_heads=4,
+            max_position_embeddings=128,
+            local_attention=8,
+            global_attn_every_n_layers=3,
+            global_rope_theta=160000.0,
+            local_rope_theta=10000.0,
+            pad_token_id=tokenizer.token_to_id("[PAD]"),
+            cls_token_id=tokenizer.token_to_id("[CLS]"),
+            sep_token_id=tokenizer.token_to_id("[SEP]"),
+            bos_token_id=tokenizer.token_to_id("[CLS]"),
+            eos_token_id=tokenizer.token_to_id("[SEP]"),
+        )
+        model = ModernBertModel(config)
+        randomize(model, seed=31)
+        sentence_transformer_folder(
+            model,
+            tokenizer_folder,
+            "mean",
+            os.path.join(FIXTURES, "st_folders", "modernbert_mean_prompts_new"),
+            prompts={"query": "search_query: ", "document": "search_document: "},
+        )
+
+
 if __name__ == "__main__":
     qwen3()
+    modernbert()

@@ -140,6 +140,26 @@ ARCHITECTURE_DIMENSIONS = {
         ),
         grouped=("num_attention_heads", "num_key_value_heads"),
     ),
+    "modernbert": ArchitectureDimensions(
+        integers={
+            "vocab_size": REQUIRED,
+            "hidden_size": REQUIRED,
+            "num_hidden_layers": REQUIRED,
+            "num_attention_heads": REQUIRED,
+            "intermediate_size": REQUIRED,
+            "max_position_embeddings": 8192,
+        },
+        witnesses=(
+            ("vocab_size", "embeddings.tok_embeddings.weight", 0),
+            ("hidden_size", "embeddings.tok_embeddings.weight", 1),
+            ("hidden_size", "layers.0.attn.Wo.weight", 0),
+            ("intermediate_size", "layers.0.mlp.Wo.weight", 1),
+        ),
+        layers=("num_hidden_layers", r"layers\.(\d+)\."),
+        heads=("num_attention_heads", "hidden_size"),
+        numbers=("norm_eps",),
+        activations=("hidden_activation",),
+    ),
     "distilbert": ArchitectureDimensions(
         integers={
             "vocab_size": REQUIRED,

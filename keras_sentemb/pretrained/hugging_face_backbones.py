@@ -10,6 +10,7 @@
 | roberta     | `HuggingFaceRobertaBackbone` (this project) | config `hidden_act`|
 | xlm-roberta | `HuggingFaceRobertaBackbone` (the same network) | config `hidden_act`|
 | qwen3       | `HuggingFaceQwen3Backbone` (keras-hub Qwen3) | SiLU (SwiGLU)      |
+| modernbert  | `ModernBertBackbone` (this project)         | config `hidden_activation` (GeGLU) |
 
 after checking config.json against the checkpoint's tensor shapes (`checkpoint_config`: nothing is
 built that the checkpoint does not fill), and copies the weights from `model.safetensors` by name,
@@ -37,13 +38,16 @@ from keras_sentemb.backbones.hidden_activations import hidden_activation
 from keras_sentemb.backbones.hugging_face_bert_backbone import HuggingFaceBertBackbone
 from keras_sentemb.backbones.hugging_face_qwen3_backbone import HuggingFaceQwen3Backbone
 from keras_sentemb.backbones.hugging_face_roberta_backbone import HuggingFaceRobertaBackbone
+from keras_sentemb.backbones.modernbert_backbone import ModernBertBackbone
 from keras_sentemb.backbones.mpnet_backbone import MPNetBackbone
 from keras_sentemb.pretrained.checkpoint_config import check_config_against_checkpoint
 from keras_sentemb.pretrained.checkpoint_tensors import CheckpointTensors
 from keras_sentemb.utils.checked_files import read_json_object, regular_file_present
 
 # Tensors a sentence embedding never reads.
-_IGNORED = re.compile(r"(^|\.)(pooler|lm_head|cls|vocab_transform|vocab_layer_norm|vocab_projector)\.|position_ids$")
+_IGNORED = re.compile(
+    r"(^|\.)(pooler|lm_head|cls|vocab_transform|vocab_layer_norm|vocab_projector)\.|position_ids$|^head\.|^decoder\."
+)
 
 
 def _transposed(value):
@@ -304,6 +308,78 @@ def _load_qwen3(backbone, tensors):
     tensors.assign(backbone.layer_norm.scale, "norm.weight")
 
 
+# ---------------------------------------------------------------------------------- ModernBERT
+def _modernbert_rope_thetas(config, source):
+    """(global, local) rotary bases: transformers 5's `rope_parameters` per layer type, or the older
+    `global_rope_theta` / `local_rope_theta`; scaling refused."""
+    parameters = config.get("rope_parameters") or {}
+    thetas = []
+    for kind, old_key, default in (
+        ("full_attention", "global_rope_theta", 160000.0),
+        ("sliding_attention", "local_rope_theta", 10000.0),
+    ):
+        entry = parameters.get(kind) or {}
+        if entry.get("rope_type", "default") != "default" or config.get("rope_scaling"):
+            raise ValueError(f"{source}: RoPE scaling is not supported for ModernBERT (plain rotary positions only)")
+        theta = entry.get("rope_theta", config.get(old_key, default))
+        if type(theta) not in (int, float) or not theta > 0:
+            raise ValueError(f"{source}: the {kind} rope_theta must be a positive number, got {theta!r}")
+        thetas.append(float(theta))
+    return thetas
+
+
+def _modernbert(config, source, dtype):
+    global_theta, local_theta = _modernbert_rope_thetas(config, source)
+    local_attention = config.get("local_attention", 128)
+    if type(local_attention) is not int or local_attention < 2:
+        raise ValueError(f"{source}: local_attention must be an integer ≥ 2, got {local_attention!r}")
+    every = config.get("global_attn_every_n_layers", 3)
+    if type(every) is not int or every < 1:
+        raise ValueError(f"{source}: global_attn_every_n_layers must be an integer ≥ 1, got {every!r}")
+    activation = config.get("hidden_activation", "gelu")
+    hidden_activation(activation)  # refused here when unknown
+    return ModernBertBackbone(
+        vocabulary_size=config["vocab_size"],
+        num_layers=config["num_hidden_layers"],
+        num_heads=config["num_attention_heads"],
+        hidden_dim=config["hidden_size"],
+        intermediate_dim=config["intermediate_size"],
+        max_sequence_length=config["max_position_embeddings"],
+        layer_types=config.get("layer_types"),
+        global_every=every,
+        window=local_attention // 2,
+        global_rope_theta=global_theta,
+        local_rope_theta=local_theta,
+        layer_norm_epsilon=config.get("norm_eps", 1e-5),
+        norm_bias=bool(config.get("norm_bias", False)),
+        attention_bias=bool(config.get("attention_bias", False)),
+        mlp_bias=bool(config.get("mlp_bias", False)),
+        hidden_activation=activation,
+        dtype=dtype,
+    )
+
+
+def _modernbert_norm(tensors, layer, name):
+    tensors.assign(layer.gamma, f"{name}.weight")
+    if layer.center:
+        tensors.assign(layer.beta, f"{name}.bias")
+
+
+def _load_modernbert(backbone, tensors):
+    tensors.assign(backbone.token_embedding.embeddings, "embeddings.tok_embeddings.weight")
+    _modernbert_norm(tensors, backbone.embeddings_layer_norm, "embeddings.norm")
+    for index, block in enumerate(backbone.transformer_layers):
+        at = f"layers.{index}"
+        if block.attention_norm is not None:
+            _modernbert_norm(tensors, block.attention_norm, f"{at}.attn_norm")
+        tensors.assign_linear(block.qkv, f"{at}.attn.Wqkv")
+        tensors.assign_linear(block.attention_output, f"{at}.attn.Wo")
+        _modernbert_norm(tensors, block.mlp_norm, f"{at}.mlp_norm")
+        tensors.assign_linear(block.mlp_input, f"{at}.mlp.Wi")
+        tensors.assign_linear(block.mlp_output, f"{at}.mlp.Wo")
+    _modernbert_norm(tensors, backbone.final_norm, "final_norm")
+
+
 # Text models keras-hub converts from Hugging Face that this loader does not build, and why.
 _DECODER = (
     "keras-hub converts its weights, but a decoder embedder (causal attention, last-token pooling) and its "
@@ -326,6 +402,7 @@ ARCHITECTURES = {
     "roberta": (_roberta, _load_roberta, ("roberta.",)),
     "xlm-roberta": (_roberta, _load_roberta, ("roberta.",)),
     "qwen3": (_qwen3, _load_qwen3, ("model.",)),
+    "modernbert": (_modernbert, _load_modernbert, ("model.",)),
 }
 
 

@@ -153,8 +153,8 @@ def byte_level_bpe_arguments(folder, lowercase=None):
             spec.get("pre_tokenizer"),
             "ByteLevel (use_regex), or Qwen's Split then ByteLevel, before a BPE model",
         )
-    if normalizer is not None and not (qwen and normalizer.get("type") == "NFC"):
-        _refuse(path, "normalizer", normalizer, "none before a byte-level BPE, NFC before Qwen's pre-tokenizer")
+    if normalizer is not None and normalizer.get("type") != "NFC":
+        _refuse(path, "normalizer", normalizer, "none or NFC before a byte-level BPE")
     for key, expected in (
         ("dropout", None),
         ("continuing_subword_prefix", None),
@@ -190,6 +190,7 @@ def byte_level_bpe_arguments(folder, lowercase=None):
             raise ValueError(f"{path}: post-processor {start_tokens} $A {end_tokens} is not `cls $A sep`")
         return {
             **arguments,
+            "nfc": normalizer is not None,
             "cls_token": start_tokens[0],
             "sep_token": end_tokens[0],
             "mask_token": _token_name(config.get("mask_token")) or "<mask>",

@@ -38,7 +38,7 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
         add_prefix_space: the `ByteLevel` pre-tokeniser's setting.
         pre_tokenizer: "byte_level" (GPT-2's expression inside `ByteLevel`) or "qwen" (`Split` with Qwen's
             expression, then `ByteLevel` without one).
-        nfc: an `NFC` normaliser runs first ("qwen" only).
+        nfc: an `NFC` normaliser runs first (Qwen's, GPT-NeoX's and ModernBERT's tokenizer.json).
         start_tokens, end_tokens: the tokens around a text's ids (None: `cls_token`, `sep_token`).
         padding_side: "right" or "left".
 
@@ -76,8 +76,6 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
             raise ValueError(
                 f"ByteLevelBpeTokenizer: pre_tokenizer must be 'byte_level' or 'qwen', got {pre_tokenizer!r}"
             )
-        if nfc and pre_tokenizer != "qwen":
-            raise ValueError("ByteLevelBpeTokenizer: an NFC normaliser is reproduced before Qwen's pre-tokeniser only")
         if padding_side not in ("right", "left"):
             raise ValueError(f"ByteLevelBpeTokenizer: padding_side must be 'right' or 'left', got {padding_side!r}")
         self.pre_tokenizer = pre_tokenizer
@@ -128,6 +126,7 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
                 lstrip_tokens=self.lstrip_tokens,
                 rstrip_tokens=self.rstrip_tokens,
                 add_prefix_space=add_prefix_space,
+                nfc=self.nfc,
             )
 
     @staticmethod
@@ -164,7 +163,11 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
         byte_values = tf.cast(tf.reshape(tf.io.decode_raw(byte_strings.flat_values, tf.uint8), [-1]), tf.int32)
         merged = self.byte_pair_merges.pieces(byte_strings.with_flat_values(tf.gather(self._byte_ids, byte_values)))
         pieces = tf.gather(merged, where)
-        special_ids = self.token_to_id_map.lookup(self.splitter.special_token(flat))
+        # An added token's word is the token itself, or (lstrip/rstrip) the token with the white space it
+        # took: the word is looked up as it is first, so that a token of white space ("  ", GPT-NeoX's
+        # and ModernBERT's runs of spaces) is not stripped to nothing.
+        as_is = self.token_to_id_map.lookup(flat)
+        special_ids = tf.where(as_is >= 0, as_is, self.token_to_id_map.lookup(self.splitter.special_token(flat)))
         return ids_in_word_order(words, special, pieces, special_ids)
 
     def _content_ids_graph(self, texts):
@@ -181,10 +184,10 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
                         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
                     ]
                 )
-                if self.nfc:
-                    host.normalizer = normalizers.NFC()
             else:
                 host.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=self.add_prefix_space, use_regex=True)
+            if self.nfc:
+                host.normalizer = normalizers.NFC()
             host.add_special_tokens(
                 [
                     AddedToken(

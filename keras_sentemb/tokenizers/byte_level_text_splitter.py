@@ -2,6 +2,7 @@
 ops, exactly as a model's `tokenizer.json` (Hugging Face `ByteLevel` pre-tokeniser) splits them."""
 
 import tensorflow as tf
+import tensorflow_text as tf_text
 
 from keras_sentemb.tokenizers import byte_level_character_tables as tables
 from keras_sentemb.tokenizers.added_tokens import alternatives, longest_first, split_keeping_specials
@@ -83,6 +84,8 @@ class ByteLevelTextSplitter:
         special_tokens: the added tokens, kept whole where the raw text holds them.
         lstrip_tokens, rstrip_tokens: those of them that take the white space on their left, right.
         add_prefix_space: the `ByteLevel` pre-tokeniser's setting.
+        nfc: an `NFC` normaliser runs on each stretch between added tokens first (GPT-NeoX's and
+            ModernBERT's tokenizer.json).
 
     Example:
     >>> splitter = ByteLevelTextSplitter(special_tokens=["<s>", "<mask>"], lstrip_tokens=["<mask>"])
@@ -91,7 +94,8 @@ class ByteLevelTextSplitter:
     (['It', "'s", ' ', ' 2', ' cats', '!', '\\t <mask>'], [False, False, False, False, False, False, True])
     """
 
-    def __init__(self, special_tokens=(), lstrip_tokens=(), rstrip_tokens=(), add_prefix_space=False):
+    def __init__(self, special_tokens=(), lstrip_tokens=(), rstrip_tokens=(), add_prefix_space=False, nfc=False):
+        self.nfc = bool(nfc)
         self.special_tokens = longest_first(special_tokens)
         self.lstrip_tokens = tuple(lstrip_tokens)
         self.rstrip_tokens = tuple(rstrip_tokens)
@@ -106,6 +110,8 @@ class ByteLevelTextSplitter:
         return split_keeping_specials(texts, self._special_pattern, self._pre_tokens, regex_pieces)
 
     def _pre_tokens(self, texts):
+        if self.nfc:
+            texts = tf_text.normalize_utf8(texts, "NFC")
         if self.add_prefix_space:
             # Hugging Face prefixes every stretch that does not start with a space (an empty one too).
             texts = tf.where(tf.strings.substr(texts, 0, 1) == " ", texts, tf.strings.join([" ", texts]))

@@ -1,7 +1,8 @@
 """Any sentence-transformers folder gives sentence-transformers' own vectors.
 
 tests/fixtures/st_folders/ holds tiny random-weight folders of every supported architecture
-(BERT, DistilBERT, MPNet, RoBERTa, XLM-RoBERTa) and module combination (every Pooling mode and a concatenation of all
+(BERT, DistilBERT, MPNet, RoBERTa, XLM-RoBERTa; Qwen3 and ModernBERT made with transformers' own models by
+benchmarks/anchors/family_folders.py) and module combination (every Pooling mode and a concatenation of all
 six, Dense with and without bias and residual, Normalize, prompts, truncate_dim), in both layouts
 (older `pooling_mode_*` / `max_seq_length`; sentence-transformers 6.x `pooling_mode` /
 `model_max_length`), and XLM-R saved under transformers 5 (its tokenizer.json rewritten to
@@ -43,7 +44,15 @@ def loaded(request):
 
 
 def test_every_layout_and_architecture_is_covered():
-    assert {name.split("_")[0] for name in NAMES} == {"bert", "distilbert", "mpnet", "roberta", "xlm", "qwen3"}
+    assert {name.split("_")[0] for name in NAMES} == {
+        "bert",
+        "distilbert",
+        "mpnet",
+        "roberta",
+        "xlm",
+        "qwen3",
+        "modernbert",
+    }
     # older sentence-transformers, 6.x, and a folder sentence-transformers saved under transformers 5
     assert {name.rsplit("_", 1)[1] for name in NAMES} == {"old", "new", "transformers5"}
 
@@ -98,6 +107,7 @@ SERVED = [
     "xlm_roberta_mean_normalize_transformers5",  # WhitespaceSplit + Metaspace
     "bert_unigram_e5_prompts_new",  # multilingual-e5's shape
     "qwen3_lasttoken_prompts_new",  # a decoder: Qwen3's tokenizer (end-of-text appended, left padding), last token
+    "modernbert_mean_prompts_new",  # local and global attention, NFC before byte-level BPE
 ]
 
 

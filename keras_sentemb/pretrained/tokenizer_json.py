@@ -31,6 +31,11 @@ import os
 
 from keras_sentemb.tokenizers.byte_level_bpe_tokenizer import ByteLevelBpeTokenizer
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
+from keras_sentemb.tokenizers.sentencepiece_bpe_tokenizer import (
+    SentencePieceBpeTokenizer,
+    normalizer_steps,
+    split_settings,
+)
 from keras_sentemb.tokenizers.unigram_tokenizer import UnigramTokenizer, metaspace_settings
 from keras_sentemb.utils.checked_files import (
     open_regular_file,
@@ -112,6 +117,46 @@ def _is_qwen_pre_tokenizer(spec):
     )
 
 
+def _is_byte_level(pre_tokenizer):
+    """A byte-level BPE's pre-tokeniser: `ByteLevel`, or a `Sequence` ending in one (Qwen's)."""
+    if not isinstance(pre_tokenizer, dict):
+        return False
+    if pre_tokenizer.get("type") == "Sequence":
+        steps = pre_tokenizer.get("pretokenizers") or []
+        return bool(steps) and isinstance(steps[-1], dict) and steps[-1].get("type") == "ByteLevel"
+    return pre_tokenizer.get("type") == "ByteLevel"
+
+
+def sentencepiece_bpe_arguments(folder, lowercase=None):
+    """`SentencePieceBpeTokenizer` keyword arguments (without `max_length`) for a BPE tokenizer.json that
+    is not byte-level (Gemma's: "▁" for spaces, byte fallback)."""
+    folder = os.fspath(folder)
+    path = os.path.join(folder, "tokenizer.json")
+    spec = read_json_object(path, max_bytes=MAX_TOKENIZER_JSON_BYTES)
+    if lowercase:
+        raise ValueError(f"{folder}: do_lower_case with a SentencePiece BPE tokenizer is not supported")
+    model = spec.get("model") or {}
+    if not isinstance(model.get("vocab"), dict) or not isinstance(model.get("merges", []), list):
+        raise ValueError(f"{path}: a BPE model needs a `vocab` object and a `merges` list")
+    try:
+        normalizer_steps(spec.get("normalizer"))
+        split_settings(spec.get("pre_tokenizer"), set())
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+    start_tokens, end_tokens = template_tokens(path, spec.get("post_processor"))
+    config = read_json_if_present(folder, "tokenizer_config.json")
+    padding_side = config.get("padding_side", "right")
+    if padding_side not in ("right", "left"):
+        raise ValueError(f"{folder}/tokenizer_config.json: padding_side {padding_side!r} is not 'right' or 'left'")
+    return {
+        "tokenizer_spec": {key: spec.get(key) for key in ("normalizer", "pre_tokenizer", "model", "added_tokens")},
+        "start_tokens": start_tokens,
+        "end_tokens": end_tokens,
+        "pad_token": _token_name(config.get("pad_token")) or (spec.get("padding") or {}).get("pad_token", "<pad>"),
+        "padding_side": padding_side,
+    }
+
+
 def load_tokenizer(folder, max_length, lowercase=None):
     """The in-graph tokenizer of `folder` (`SentenceTokenizer` or `ByteLevelBpeTokenizer`), packing at most
     `max_length` tokens. `lowercase=True` is sentence-transformers' `do_lower_case`."""
@@ -120,7 +165,9 @@ def load_tokenizer(folder, max_length, lowercase=None):
     if regular_file_present(path):  # a tokenizer.json that is there but unreadable is an error, not absent
         model = read_json_object(path, max_bytes=MAX_TOKENIZER_JSON_BYTES).get("model") or {}
         if model.get("type") == "BPE":
-            return ByteLevelBpeTokenizer(max_length=max_length, **byte_level_bpe_arguments(folder, lowercase))
+            if _is_byte_level(read_json_object(path, max_bytes=MAX_TOKENIZER_JSON_BYTES).get("pre_tokenizer")):
+                return ByteLevelBpeTokenizer(max_length=max_length, **byte_level_bpe_arguments(folder, lowercase))
+            return SentencePieceBpeTokenizer(max_length=max_length, **sentencepiece_bpe_arguments(folder, lowercase))
         if model.get("type") == "Unigram":
             return UnigramTokenizer(max_length=max_length, **unigram_arguments(folder, lowercase))
     return SentenceTokenizer(max_length=max_length, **tokenizer_arguments(folder, lowercase))

@@ -5,7 +5,7 @@ Runs in the anchor venv (PyTorch, transformers 5, sentence-transformers):
 
     .anchor-venv/bin/python benchmarks/anchors/family_folders.py
     .anchor-venv/bin/python benchmarks/anchors/st_folder_reference.py tiny --only qwen3_lasttoken_prompts_new \
-        modernbert_mean_prompts_new
+        modernbert_mean_prompts_new gemma3_mean_dense_prompts_new
 
 Every parameter is random, norms included (N(1, 0.1) scales): a loader that skipped one would show.
 - `qwen3_lasttoken_prompts_new`: Qwen3-Embedding's shape — `Qwen3Model` with grouped-query attention
@@ -17,6 +17,11 @@ Every parameter is random, norms included (N(1, 0.1) scales): a loader that skip
   160,000 / 10,000, GeGLU, no biases; a byte-level BPE trained here the way GPT-NeoX's / ModernBERT's
   tokenizer.json is built (NFC, ByteLevel, `[CLS] $A [SEP]`, `[MASK]` taking the space on its left,
   runs of spaces as added tokens), Pooling mean, Normalize, "search_query: " / "search_document: " prompts.
+- `gemma3_mean_dense_prompts_new`: EmbeddingGemma's shape — `Gemma3TextModel` with bidirectional attention,
+  a sliding window of 8 (|i − j| < 5 as Hugging Face reads it) on three layers and global attention on
+  one, grouped-query attention, `query_pre_attn_scalar` other than the head size; the Gemma-shaped BPE of
+  tests/fixtures/gemma_tokenizer (byte fallback, `<bos> … <eos>`); Pooling mean, two Dense layers without
+  bias (32 → 64 → 32), Normalize, EmbeddingGemma's prompts.
 """
 
 import json
@@ -40,9 +45,12 @@ def randomize(model, seed):
             parameter.copy_(1 + 0.1 * noise if "norm" in name else 0.2 * noise)
 
 
-def sentence_transformer_folder(model, tokenizer_folder, pooling, target, prompts=None, max_seq_length=48):
+def sentence_transformer_folder(
+    model, tokenizer_folder, pooling, target, prompts=None, max_seq_length=48, dense=(), seed=0
+):
     """`model` (a transformers model) saved with the tokenizer files of `tokenizer_folder`, wrapped as
-    Transformer → Pooling(`pooling`) → Normalize and saved by sentence-transformers at `target`."""
+    Transformer → Pooling(`pooling`) → Dense(widths in `dense`, no bias, identity)* → Normalize and saved
+    by sentence-transformers at `target`."""
     from sentence_transformers import SentenceTransformer, models
 
     with tempfile.TemporaryDirectory() as hf_folder:
@@ -50,8 +58,14 @@ def sentence_transformer_folder(model, tokenizer_folder, pooling, target, prompt
         for name in os.listdir(tokenizer_folder):
             shutil.copy(os.path.join(tokenizer_folder, name), hf_folder)
         transformer = models.Transformer(hf_folder, max_seq_length=max_seq_length)
-        pool = models.Pooling(transformer.get_word_embedding_dimension(), pooling_mode=pooling)
-        encoder = SentenceTransformer(modules=[transformer, pool, models.Normalize()], prompts=prompts, device="cpu")
+        width = transformer.get_word_embedding_dimension()
+        modules = [transformer, models.Pooling(width, pooling_mode=pooling)]
+        for out_features in dense:
+            layer = models.Dense(width, out_features, bias=False, activation_function=torch.nn.Identity())
+            randomize(layer, seed + out_features)
+            modules.append(layer)
+            width = out_features
+        encoder = SentenceTransformer(modules=[*modules, models.Normalize()], prompts=prompts, device="cpu")
         shutil.rmtree(target, ignore_errors=True)
         encoder.save(target)
     print("wrote", target)
@@ -165,6 +179,43 @@ def modernbert():
         )
 
 
+def gemma3():
+    from transformers import Gemma3TextConfig, Gemma3TextModel
+
+    config = Gemma3TextConfig(
+        vocab_size=900,
+        hidden_size=32,
+        intermediate_size=48,
+        num_hidden_layers=4,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=16,
+        query_pre_attn_scalar=24,
+        layer_types=["sliding_attention", "sliding_attention", "full_attention", "sliding_attention"],
+        sliding_window=8,
+        use_bidirectional_attention=True,
+        max_position_embeddings=128,
+        rope_theta=1_000_000.0,
+        rope_local_base_freq=10_000.0,
+        rms_norm_eps=1e-6,
+        pad_token_id=0,
+        bos_token_id=2,
+        eos_token_id=1,
+    )
+    model = Gemma3TextModel(config)
+    randomize(model, seed=32)
+    sentence_transformer_folder(
+        model,
+        os.path.join(FIXTURES, "gemma_tokenizer"),
+        "mean",
+        os.path.join(FIXTURES, "st_folders", "gemma3_mean_dense_prompts_new"),
+        prompts={"query": "task: search result | query: ", "document": "title: none | text: "},
+        dense=(64, 32),
+        seed=33,
+    )
+
+
 if __name__ == "__main__":
     qwen3()
     modernbert()
+    gemma3()

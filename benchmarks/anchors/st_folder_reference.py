@@ -103,8 +103,8 @@ def tiny(args):
             continue
         model = SentenceTransformer(folder, device="cpu")
         with open(os.path.join(folder, "tokenizer_config.json")) as f:
-            # transformers 5 rebuilds these tokenizers' pipelines itself: XLM-R's (and multilingual-e5's), Qwen's
-            if json.load(f).get("tokenizer_class") in ("XLMRobertaTokenizer", "Qwen2Tokenizer"):
+            # transformers 5 rebuilds these tokenizers' pipelines itself: XLM-R's (multilingual-e5's), Qwen's, Gemma's
+            if json.load(f).get("tokenizer_class") in ("XLMRobertaTokenizer", "Qwen2Tokenizer", "GemmaTokenizer"):
                 pipeline_differences[name] = use_tokenizer_json(model, folder)
                 print(name, "transformers' own pipeline differs from tokenizer.json on", pipeline_differences[name])
         outputs = {

@@ -1,6 +1,9 @@
 """Keras transformer backbones keras-hub lacks or computes differently from Hugging Face: MPNet, BERT with
-its config's activation, RoBERTa / XLM-RoBERTa with Hugging Face's positions, Qwen3 with its position limit, and ModernBERT."""
+its config's activation, RoBERTa / XLM-RoBERTa with Hugging Face's positions, Qwen3 with its position limit, ModernBERT, and Gemma 3's
+text model (EmbeddingGemma)."""
 
+from keras_sentemb.backbones.gemma3_layer import Gemma3Layer, GemmaRMSNorm
+from keras_sentemb.backbones.gemma3_text_backbone import Gemma3TextBackbone
 from keras_sentemb.backbones.hidden_activations import HIDDEN_ACTIVATIONS, hidden_activation
 from keras_sentemb.backbones.hugging_face_bert_backbone import HuggingFaceBertBackbone
 from keras_sentemb.backbones.hugging_face_qwen3_backbone import HuggingFaceQwen3Backbone
@@ -14,6 +17,9 @@ from keras_sentemb.backbones.relative_position_bias import RelativePositionBias,
 
 __all__ = [
     "HIDDEN_ACTIVATIONS",
+    "Gemma3Layer",
+    "Gemma3TextBackbone",
+    "GemmaRMSNorm",
     "HuggingFaceBertBackbone",
     "HuggingFaceQwen3Backbone",
     "HuggingFaceRobertaBackbone",

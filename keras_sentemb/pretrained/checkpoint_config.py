@@ -140,6 +140,33 @@ ARCHITECTURE_DIMENSIONS = {
         ),
         grouped=("num_attention_heads", "num_key_value_heads"),
     ),
+    "gemma3_text": ArchitectureDimensions(
+        integers={
+            "vocab_size": REQUIRED,
+            "hidden_size": REQUIRED,
+            "num_hidden_layers": REQUIRED,
+            "num_attention_heads": REQUIRED,
+            "num_key_value_heads": REQUIRED,
+            "head_dim": 256,
+            "intermediate_size": REQUIRED,
+            "max_position_embeddings": REQUIRED,
+        },
+        witnesses=(
+            ("vocab_size", "embed_tokens.weight", 0),
+            ("hidden_size", "embed_tokens.weight", 1),
+            ("head_dim", "layers.0.self_attn.q_norm.weight", 0),
+            ("intermediate_size", "layers.0.mlp.up_proj.weight", 0),
+        ),
+        layers=("num_hidden_layers", r"layers\.(\d+)\."),
+        heads=None,
+        numbers=("rms_norm_eps",),
+        activations=("hidden_activation",),
+        products=(
+            ("num_attention_heads", "head_dim", "layers.0.self_attn.q_proj.weight", 0),
+            ("num_key_value_heads", "head_dim", "layers.0.self_attn.k_proj.weight", 0),
+        ),
+        grouped=("num_attention_heads", "num_key_value_heads"),
+    ),
     "modernbert": ArchitectureDimensions(
         integers={
             "vocab_size": REQUIRED,

@@ -11,6 +11,7 @@
 | xlm-roberta | `HuggingFaceRobertaBackbone` (the same network) | config `hidden_act`|
 | qwen3       | `HuggingFaceQwen3Backbone` (keras-hub Qwen3) | SiLU (SwiGLU)      |
 | modernbert  | `ModernBertBackbone` (this project)         | config `hidden_activation` (GeGLU) |
+| gemma3_text | `Gemma3TextBackbone` (this project)         | config `hidden_activation` (gated) |
 
 after checking config.json against the checkpoint's tensor shapes (`checkpoint_config`: nothing is
 built that the checkpoint does not fill), and copies the weights from `model.safetensors` by name,
@@ -34,6 +35,7 @@ import re
 import keras_hub
 import tensorflow as tf
 
+from keras_sentemb.backbones.gemma3_text_backbone import Gemma3TextBackbone
 from keras_sentemb.backbones.hidden_activations import hidden_activation
 from keras_sentemb.backbones.hugging_face_bert_backbone import HuggingFaceBertBackbone
 from keras_sentemb.backbones.hugging_face_qwen3_backbone import HuggingFaceQwen3Backbone
@@ -380,6 +382,97 @@ def _load_modernbert(backbone, tensors):
     _modernbert_norm(tensors, backbone.final_norm, "final_norm")
 
 
+# ------------------------------------------------------------------------------- Gemma 3 text
+def _gemma3_rope(config, source):
+    """(global theta, global linear scaling factor, local theta) from transformers 5's `rope_parameters`
+    per layer type or transformers 4's `rope_theta`, `rope_local_base_freq`, `rope_scaling`."""
+    parameters = config.get("rope_parameters") or {}
+    full = dict(parameters.get("full_attention") or {})
+    local = dict(parameters.get("sliding_attention") or {})
+    if not parameters and config.get("rope_scaling"):
+        full.update(config["rope_scaling"])
+    full.setdefault("rope_theta", config.get("rope_theta", 1_000_000.0))
+    local.setdefault("rope_theta", config.get("rope_local_base_freq", 10_000.0))
+    factor = 1.0
+    if full.get("rope_type", "default") == "linear":
+        factor = full.get("factor", 1.0)
+    elif full.get("rope_type", "default") != "default":
+        raise ValueError(f"{source}: RoPE type {full['rope_type']!r} is not supported (default, linear)")
+    if local.get("rope_type", "default") != "default":
+        raise ValueError(f"{source}: sliding layers' RoPE type {local['rope_type']!r} is not supported (default)")
+    values = (full["rope_theta"], factor, local["rope_theta"])
+    if any(type(value) not in (int, float) or not value > 0 for value in values):
+        raise ValueError(f"{source}: RoPE settings must be positive numbers, got {values!r}")
+    return tuple(float(value) for value in values)
+
+
+def _gemma3_text(config, source, dtype):
+    global_theta, factor, local_theta = _gemma3_rope(config, source)
+    sliding_window = config.get("sliding_window", 4096)
+    if type(sliding_window) is not int or sliding_window < 1:
+        raise ValueError(f"{source}: sliding_window must be an integer ≥ 1, got {sliding_window!r}")
+    layer_types = config.get("layer_types")
+    if layer_types is None:
+        pattern = config.get("sliding_window_pattern", 6)
+        layer_types = [
+            "sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(config["num_hidden_layers"])
+        ]
+    for key in ("attn_logit_softcapping", "query_pre_attn_scalar"):
+        value = config.get(key)
+        if value is not None and (type(value) not in (int, float) or not value > 0):
+            raise ValueError(f"{source}: {key} must be a positive number, got {value!r}")
+    activation = config.get("hidden_activation", "gelu_pytorch_tanh")
+    hidden_activation(activation)
+    return Gemma3TextBackbone(
+        vocabulary_size=config["vocab_size"],
+        num_layers=config["num_hidden_layers"],
+        num_query_heads=config["num_attention_heads"],
+        num_key_value_heads=config["num_key_value_heads"],
+        head_dim=config.get("head_dim", 256),
+        hidden_dim=config["hidden_size"],
+        intermediate_dim=config["intermediate_size"],
+        layer_types=layer_types,
+        sliding_window=sliding_window,
+        bidirectional=bool(config.get("use_bidirectional_attention", False)),
+        global_rope_theta=global_theta,
+        local_rope_theta=local_theta,
+        global_rope_scaling_factor=factor,
+        query_pre_attn_scalar=config.get("query_pre_attn_scalar", 256),
+        attention_soft_cap=config.get("attn_logit_softcapping"),
+        layer_norm_epsilon=config.get("rms_norm_eps", 1e-6),
+        attention_bias=bool(config.get("attention_bias", False)),
+        hidden_activation=activation,
+        max_sequence_length=config["max_position_embeddings"],
+        dtype=dtype,
+    )
+
+
+def _load_gemma3_text(backbone, tensors):
+    tensors.assign(backbone.token_embedding.embeddings, "embed_tokens.weight")
+    for index, block in enumerate(backbone.transformer_layers):
+        at = f"layers.{index}"
+        for dense, name in (
+            (block.query, "self_attn.q_proj"),
+            (block.key, "self_attn.k_proj"),
+            (block.value, "self_attn.v_proj"),
+            (block.attention_output, "self_attn.o_proj"),
+            (block.gate, "mlp.gate_proj"),
+            (block.up, "mlp.up_proj"),
+            (block.down, "mlp.down_proj"),
+        ):
+            tensors.assign_linear(dense, f"{at}.{name}")
+        for norm, name in (
+            (block.query_norm, "self_attn.q_norm"),
+            (block.key_norm, "self_attn.k_norm"),
+            (block.input_norm, "input_layernorm"),
+            (block.post_attention_norm, "post_attention_layernorm"),
+            (block.pre_feedforward_norm, "pre_feedforward_layernorm"),
+            (block.post_feedforward_norm, "post_feedforward_layernorm"),
+        ):
+            tensors.assign(norm.scale, f"{at}.{name}.weight")
+    tensors.assign(backbone.final_norm.scale, "norm.weight")
+
+
 # Text models keras-hub converts from Hugging Face that this loader does not build, and why.
 _DECODER = (
     "keras-hub converts its weights, but a decoder embedder (causal attention, last-token pooling) and its "
@@ -403,6 +496,7 @@ ARCHITECTURES = {
     "xlm-roberta": (_roberta, _load_roberta, ("roberta.",)),
     "qwen3": (_qwen3, _load_qwen3, ("model.",)),
     "modernbert": (_modernbert, _load_modernbert, ("model.",)),
+    "gemma3_text": (_gemma3_text, _load_gemma3_text, ("model.",)),
 }
 
 

@@ -1,7 +1,7 @@
 """Any sentence-transformers folder gives sentence-transformers' own vectors.
 
 tests/fixtures/st_folders/ holds tiny random-weight folders of every supported architecture
-(BERT, DistilBERT, MPNet, RoBERTa, XLM-RoBERTa; Qwen3 and ModernBERT made with transformers' own models by
+(BERT, DistilBERT, MPNet, RoBERTa, XLM-RoBERTa; Qwen3, ModernBERT and Gemma 3 made with transformers' own models by
 benchmarks/anchors/family_folders.py) and module combination (every Pooling mode and a concatenation of all
 six, Dense with and without bias and residual, Normalize, prompts, truncate_dim), in both layouts
 (older `pooling_mode_*` / `max_seq_length`; sentence-transformers 6.x `pooling_mode` /
@@ -52,6 +52,7 @@ def test_every_layout_and_architecture_is_covered():
         "xlm",
         "qwen3",
         "modernbert",
+        "gemma3",
     }
     # older sentence-transformers, 6.x, and a folder sentence-transformers saved under transformers 5
     assert {name.rsplit("_", 1)[1] for name in NAMES} == {"old", "new", "transformers5"}
@@ -108,6 +109,7 @@ SERVED = [
     "bert_unigram_e5_prompts_new",  # multilingual-e5's shape
     "qwen3_lasttoken_prompts_new",  # a decoder: Qwen3's tokenizer (end-of-text appended, left padding), last token
     "modernbert_mean_prompts_new",  # local and global attention, NFC before byte-level BPE
+    "gemma3_mean_dense_prompts_new",  # bidirectional sliding windows, byte-fallback BPE, <bos> … <eos>, Dense
 ]
 
 

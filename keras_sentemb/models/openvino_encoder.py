@@ -26,6 +26,7 @@ from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.runtime import OpenVINORuntime
 from keras_sentemb.tokenizers.byte_level_bpe_tokenizer import ByteLevelBpeTokenizer
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
+from keras_sentemb.tokenizers.sentencepiece_bpe_tokenizer import SentencePieceBpeTokenizer
 from keras_sentemb.tokenizers.unigram_tokenizer import UnigramTokenizer
 from keras_sentemb.utils.types import Texts
 
@@ -34,7 +35,9 @@ SETTINGS_FILE = "keras_sentemb_openvino.json"
 FORMAT = "keras-sentemb-openvino/1"
 
 
-TOKENIZER_CLASSES = {cls.__name__: cls for cls in (SentenceTokenizer, ByteLevelBpeTokenizer, UnigramTokenizer)}
+TOKENIZER_CLASSES = {
+    cls.__name__: cls for cls in (SentenceTokenizer, ByteLevelBpeTokenizer, UnigramTokenizer, SentencePieceBpeTokenizer)
+}
 
 
 def tokenizer_settings(tokenizer):
@@ -44,7 +47,7 @@ def tokenizer_settings(tokenizer):
     if name not in TOKENIZER_CLASSES:
         raise TypeError(f"export_openvino: a {name} tokenizer cannot be saved (supported: {sorted(TOKENIZER_CLASSES)})")
     config = tokenizer.get_config()
-    if isinstance(tokenizer, UnigramTokenizer):  # its config holds its vocabulary
+    if isinstance(tokenizer, (UnigramTokenizer, SentencePieceBpeTokenizer)):  # its config holds its vocabulary
         return {"class": name, "config": config}
     config["vocabulary"] = (
         dict(tokenizer.vocabulary) if isinstance(tokenizer.vocabulary, dict) else list(tokenizer.vocabulary)
@@ -67,7 +70,8 @@ class OpenVINOEncoder(EmbeddingModel):
 
     Args:
         runtime: an `OpenVINORuntime`.
-        tokenizer: the encoder's tokenizer (`SentenceTokenizer`, `ByteLevelBpeTokenizer`, `UnigramTokenizer`).
+        tokenizer: the encoder's tokenizer (`SentenceTokenizer`, `ByteLevelBpeTokenizer`, `UnigramTokenizer`,
+            `SentencePieceBpeTokenizer`).
         embedding_dim: the width of one vector.
         name: the model's name.
     """

@@ -75,7 +75,7 @@ def tiny_rows():
         gap = max(float(np.abs(ours[k] - reference[k]).max()) for k in ours)
         with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
             architecture = f"{json.load(f)['model_type']} ({type(encoder.tokenizer).__name__})"
-        layout = {"new": "6.x", "transformers5": "6.x under transformers 5"}.get(name.rsplit("_", 1)[1], "older")
+        layout = {"new": "6.x", "transformers5": "6.x, saved under transformers 5"}.get(name.rsplit("_", 1)[1], "older")
         rows.append(
             (architecture, describe(spec), layout, len(sentences), gap, saved_model_gap(encoder, sentences[::5]))
         )
@@ -102,7 +102,7 @@ def refused():
     """Folders we refuse, made from a tiny one, and the first line of each error."""
     cases = {
         "model_type t5 (any other)": ("config.json", lambda c: c.update(model_type="t5")),
-        "model_type qwen3 (a decoder keras-hub converts)": ("config.json", lambda c: c.update(model_type="qwen3")),
+        "model_type qwen2 (a decoder keras-hub converts)": ("config.json", lambda c: c.update(model_type="qwen2")),
         "model_type albert": ("config.json", lambda c: c.update(model_type="albert")),
         "a Router module (asymmetric towers)": (
             "modules.json",

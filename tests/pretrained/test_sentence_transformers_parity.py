@@ -138,3 +138,13 @@ def test_the_savedmodels_in_a_fresh_process_equal_encode(tmp_path):
     assert run_fresh_python(script, tmp_path / "texts.json", *folders, cwd=tmp_path) == []
     for index, name in enumerate(SERVED):
         np.testing.assert_allclose(np.load(tmp_path / f"out{index}.npy"), encoders[name].encode(texts), atol=1e-5)
+
+
+def test_embeddinggemmas_matryoshka_truncation_keeps_the_leading_features():
+    """EmbeddingGemma is trained for 768/512/256/128 features: `truncate_dim` keeps the leading ones of
+    sentence-transformers' (normalised) vectors, as its `truncate_dim` does."""
+    name = "gemma3_mean_dense_prompts_new"
+    encoder = SentenceEncoder.from_pretrained(os.path.join(FOLDERS, name), truncate_dim=16)
+    reference = np.load(os.path.join(REFERENCE, f"{name}.npz"))
+    ours = encoder.encode_query(SENTENCES[:50], normalize=False)
+    np.testing.assert_allclose(ours, reference["query"][:50, :16], atol=1e-5)

@@ -1,20 +1,25 @@
 """The in-graph tokenizer of a Hugging Face folder, built from its `tokenizer.json` (`load_tokenizer`).
 
-Two kinds of `tokenizer.json` are reproduced exactly, each by its own in-graph tokenizer:
+These kinds of `tokenizer.json` are reproduced exactly, each by its own in-graph tokenizer:
 - WordPiece, as BERT, DistilBERT and MPNet ship it → `SentenceTokenizer` (`tokenizer_arguments`):
   normaliser `BertNormalizer` (clean-up, CJK, accents, lower-casing), pre-tokeniser
   `BertPreTokenizer`, model `WordPiece` ("##" continuation);
-- byte-level BPE, as RoBERTa and GPT-2 ship it → `ByteLevelBpeTokenizer` (`byte_level_bpe_arguments`):
-  no normaliser, pre-tokeniser `ByteLevel` (GPT-2's expression), model `BPE` on bytes;
+- byte-level BPE → `ByteLevelBpeTokenizer` (`byte_level_bpe_arguments`): no normaliser or `NFC`, then
+  `ByteLevel` (GPT-2's expression: RoBERTa, GPT-2, ModernBERT) or Qwen's `Split` then `ByteLevel`
+  (Qwen2, Qwen3), model `BPE` on bytes;
+- SentencePiece-style BPE, as Gemma ships it → `SentencePieceBpeTokenizer` (`sentencepiece_bpe_arguments`):
+  `Replace`/`Prepend`/Unicode-form normalisers, no pre-tokeniser, a one-character `Split` or `Metaspace`,
+  model `BPE` on characters with byte fallback;
 - Unigram, as XLM-RoBERTa ships it (converted from SentencePiece) → `UnigramTokenizer`
   (`unigram_arguments`): normaliser `Precompiled` (+ `Strip`, `Replace`), pre-tokeniser `Metaspace`
   (or `WhitespaceSplit` then `Metaspace`, as transformers 5 writes it), model `Unigram` — whatever the
   model it feeds (multilingual-e5-small is a `bert` under XLM-R's tokenizer);
-each with a post-processor that packs one text as `cls … sep` (`TemplateProcessing`,
-`BertProcessing` or `RobertaProcessing`). The vocabulary is the model's ids (added tokens
+each packed by its post-processor's template (`cls … sep` of `BertProcessing`/`RobertaProcessing`, any
+`TemplateProcessing` single template for the BPE ones: `ids <|endoftext|>`, `<bos> ids <eos>`), padded on
+`tokenizer_config.json`'s `padding_side`. The vocabulary is the model's ids (added tokens
 included), the special tokens are its `added_tokens` (`normalized: true` ones are matched in the
 normalised text; `lstrip`/`rstrip` ones take the white space beside them). Anything else (a
-`Sequence` normaliser before WordPiece, Metaspace's "first" scheme, BPE dropout, byte fallback …) is a `ValueError`
+`Sequence` normaliser before WordPiece, BPE dropout, `Split` expressions other than Qwen's, `Lowercase` …) is a `ValueError`
 naming it: those tokenizers would give other ids. Folders without tokenizer.json (older BERT ones)
 are read from `vocab.txt` and `tokenizer_config.json` with BERT's tokens. There is no fallback
 between the two: a tokenizer.json that is there but cannot be used (a FIFO, a device, a dangling
@@ -33,6 +38,7 @@ from keras_sentemb.tokenizers.byte_level_bpe_tokenizer import ByteLevelBpeTokeni
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
 from keras_sentemb.tokenizers.sentencepiece_bpe_tokenizer import (
     SentencePieceBpeTokenizer,
+    metaspace_of,
     normalizer_steps,
     split_settings,
 )
@@ -141,6 +147,7 @@ def sentencepiece_bpe_arguments(folder, lowercase=None):
     try:
         normalizer_steps(spec.get("normalizer"))
         split_settings(spec.get("pre_tokenizer"), set())
+        metaspace_of(spec.get("pre_tokenizer"))
     except ValueError as error:
         raise ValueError(f"{path}: {error}") from None
     start_tokens, end_tokens = template_tokens(path, spec.get("post_processor"))

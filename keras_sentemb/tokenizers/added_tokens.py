@@ -32,17 +32,23 @@ def alternatives(tokens, lstrip=(), rstrip=(), space_class=""):
     return "|".join(patterns)
 
 
-def split_keeping_specials(texts, pattern, split, regex_split=tf_text.regex_split):
+def split_keeping_specials(texts, pattern, split, regex_split=tf_text.regex_split, starts=False):
     """`(words, is_special)` of each text of a 1-D string tensor, two `tf.RaggedTensor`s [batch, (words)]:
     every match of `pattern` is one word, itself, marked special; the text between matches is split by
-    `split` (1-D strings → ragged words); `regex_split(texts, pattern, pattern)` cuts the text."""
+    `split` (1-D strings → ragged words); `regex_split(texts, pattern, pattern)` cuts the text. With
+    `starts`, `split(pieces, at_start)` also gets whether each piece begins its text (Metaspace's
+    "first" scheme prepends to that piece only)."""
     if not pattern:
-        words = split(texts)
+        words = split(texts, tf.ones_like(texts, dtype=tf.bool)) if starts else split(texts)
         return words, tf.zeros_like(words, dtype=tf.bool)
     pieces = regex_split(texts, pattern, pattern)
     flat = pieces.flat_values
     special = tf.strings.regex_full_match(flat, pattern)
-    words = split(flat)
+    if starts:
+        index = tf.range(tf.size(flat, out_type=tf.int64))
+        words = split(flat, index == tf.gather(pieces.row_splits, pieces.value_rowids()))
+    else:
+        words = split(flat)
     # A special piece is one word, itself; any other piece is the words it splits into.
     kept_words = tf.ragged.boolean_mask(words, words.with_flat_values(tf.repeat(~special, words.row_lengths())))
     specials = tf.RaggedTensor.from_row_lengths(flat, tf.ones_like(words.row_lengths()))

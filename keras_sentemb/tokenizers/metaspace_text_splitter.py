@@ -116,7 +116,8 @@ class MetaspaceTextSplitter(tf.Module):
         special_tokens: the added tokens, kept whole where the raw text holds them.
         lstrip_tokens, rstrip_tokens: those that take the white space beside them.
         replacement: Metaspace's replacement character ("▁").
-        prepend: Metaspace prepends it to every stretch ("always"), or never.
+        prepend: Metaspace prepends it to every stretch (True: "always"), never (False), or only to the
+            stretch that begins the text ("first": not after an added token).
         split: Metaspace splits before every replacement character.
         whitespace_split: a `WhitespaceSplit` pre-tokeniser runs before Metaspace.
     """
@@ -142,7 +143,7 @@ class MetaspaceTextSplitter(tf.Module):
         if len(replacement) != 1:
             raise ValueError(f"Metaspace replacement {replacement!r} is not one character")
         self.replacement = replacement
-        self.prepend = bool(prepend)
+        self.prepend = prepend if prepend == "first" else bool(prepend)
         self.split = bool(split)
         self.whitespace_split = bool(whitespace_split)
         marker = re.escape(replacement)
@@ -158,26 +159,27 @@ class MetaspaceTextSplitter(tf.Module):
         """`(words, is_special)`: two `tf.RaggedTensor`s [batch, (words)], the words (UTF-8) and whether
         each is an added token."""
         texts = valid_utf8(tf.convert_to_tensor(texts, dtype=tf.string))
-        return split_keeping_specials(texts, self._special_pattern, self._pre_tokens, regex_pieces)
+        return split_keeping_specials(texts, self._special_pattern, self._pre_tokens, regex_pieces, starts=True)
 
-    def _pre_tokens(self, texts):
+    def _pre_tokens(self, texts, at_start):
         texts = self.normalize(texts)
         if not self.whitespace_split:
-            return self._metaspace(texts)
+            return self._metaspace(texts, at_start)
         pieces = regex_pieces(texts, f"{_SPACE}+")
         pieces = tf.ragged.boolean_mask(
             pieces, pieces.with_flat_values(~tf.strings.regex_full_match(pieces.flat_values, f"{_SPACE}+"))
         )
-        return pieces.with_flat_values(self._metaspace(pieces.flat_values)).merge_dims(1, 2)
+        return pieces.with_flat_values(self._metaspace(pieces.flat_values, None)).merge_dims(1, 2)
 
-    def _metaspace(self, texts):
+    def _metaspace(self, texts, at_start):
         """Metaspace on each of a 1-D string tensor: ragged [texts, (words)]."""
         texts = tf.strings.regex_replace(texts, " ", self.replacement)
         if self.prepend:
             starts = tf.strings.substr(texts, 0, len(self.replacement.encode()))
-            texts = tf.where(
-                (starts == self.replacement) | (texts == ""), texts, tf.strings.join([self.replacement, texts])
-            )
+            keep = (starts == self.replacement) | (texts == "")
+            if self.prepend == "first":
+                keep = keep | ~at_start
+            texts = tf.where(keep, texts, tf.strings.join([self.replacement, texts]))
         if not self.split:
             return tf.RaggedTensor.from_tensor(texts[:, None])
         return regex_pieces(texts, self._word)

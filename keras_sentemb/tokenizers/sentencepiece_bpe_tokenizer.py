@@ -48,11 +48,25 @@ def _literal(text):
     return "".join(f"\\x{{{ord(char):X}}}" for char in text)
 
 
+def metaspace_of(pre_tokenizer):
+    """`(replacement, scheme, split)` of a `Metaspace` pre-tokeniser (Llama's and Mistral's: "first", no
+    split), or None when `pre_tokenizer` is something else."""
+    if not isinstance(pre_tokenizer, dict) or pre_tokenizer.get("type") != "Metaspace":
+        return None
+    scheme = pre_tokenizer.get("prepend_scheme")
+    if scheme is None:
+        scheme = "always" if pre_tokenizer.get("add_prefix_space", True) else "never"
+    replacement = pre_tokenizer.get("replacement", "▁")
+    if scheme not in ("always", "first", "never") or not isinstance(replacement, str) or len(replacement) != 1:
+        raise ValueError(f"Metaspace {pre_tokenizer!r} is not supported (one character; always, first or never)")
+    return replacement, scheme, bool(pre_tokenizer.get("split", True))
+
+
 def split_settings(pre_tokenizer, normalizer_replaces):
-    """The pre-tokeniser a SentencePiece BPE tokenizer.json may carry: none, or `Split` on a single
-    character "merged_with_previous" (Gemma's on " ", which its normaliser has already replaced by "▁":
-    then it splits nothing). Returns the character to split after, or None."""
-    if pre_tokenizer is None:
+    """The pre-tokeniser a SentencePiece BPE tokenizer.json may carry: none, `Metaspace` (see `metaspace_of`),
+    or `Split` on a single character "merged_with_previous" (Gemma's on " ", which its normaliser has
+    already replaced by "▁": then it splits nothing). Returns the character to split after, or None."""
+    if pre_tokenizer is None or metaspace_of(pre_tokenizer) is not None:
         return None
     pattern = (pre_tokenizer.get("pattern") or {}).get("String") if isinstance(pre_tokenizer, dict) else None
     behavior = str(pre_tokenizer.get("behavior", "")).lower() if isinstance(pre_tokenizer, dict) else ""
@@ -68,7 +82,7 @@ def split_settings(pre_tokenizer, normalizer_replaces):
     kind = pre_tokenizer.get("type") if isinstance(pre_tokenizer, dict) else pre_tokenizer
     raise ValueError(
         f"pre-tokenizer {kind!r} is not supported before a SentencePiece BPE (none, or Split on one character "
-        "merged with the previous piece)"
+        "merged with the previous piece, or Metaspace)"
     )
 
 
@@ -78,7 +92,9 @@ class SentencePieceBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.to
 
     1. added tokens written in the raw text are cut out first and kept whole;
     2. each stretch between them is normalised (Gemma: " " → "▁") and, with no pre-tokeniser, is one
-       word (a `Split` on one character, merged with the piece before it, cuts it after that character);
+       word (a `Split` on one character, merged with the piece before it, cuts it after that character;
+       `Metaspace` writes spaces "▁", prepends one — to the stretch that begins the text only, with
+       the "first" scheme of Llama's and Mistral's files — and splits before each with `split`);
     3. a word's characters are looked up in the vocabulary; one that is not there becomes the pieces of its
        UTF-8 bytes, "<0xAB>" (`byte_fallback`), else the unknown token (consecutive ones fused with
        `fuse_unk`);
@@ -159,6 +175,7 @@ class SentencePieceBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.to
             if spec.get("type") == "Replace" and "String" in (spec.get("pattern") or {})
         }
         self._split_after = split_settings(tokenizer_spec.get("pre_tokenizer"), replaced)
+        self._metaspace = metaspace_of(tokenizer_spec.get("pre_tokenizer"))
         self.added_token_texts = longest_first([token["content"] for token in added])
         self._special_pattern = alternatives(
             self.added_token_texts,
@@ -205,9 +222,21 @@ class SentencePieceBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.to
             return self._bpe_ids(inputs[tf.newaxis])[0]
         return self._bpe_ids(inputs)
 
-    def _words(self, texts):
+    def _words(self, texts, at_start):
         for step in self._steps:
             texts = step(texts)
+        if self._metaspace is not None:
+            replacement, scheme, split = self._metaspace
+            texts = tf.strings.regex_replace(texts, " ", replacement)
+            if scheme != "never":
+                starts_with = tf.strings.substr(texts, 0, len(replacement.encode())) == replacement
+                prepend = ~starts_with & (texts != "")
+                if scheme == "first":  # the piece that begins the text only
+                    prepend = prepend & at_start
+                texts = tf.where(prepend, tf.strings.join([replacement, texts]), texts)
+            if split:
+                marker = _literal(replacement)
+                return regex_pieces(texts, f"{marker}[^{marker}]*|[^{marker}]+")
         if self._split_after is None:
             return tf.RaggedTensor.from_tensor(texts[:, None])
         marker = _literal(self._split_after)
@@ -248,7 +277,7 @@ class SentencePieceBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.to
 
     def _bpe_ids(self, texts):
         texts = valid_utf8(tf.convert_to_tensor(texts, dtype=tf.string))
-        words, special = split_keeping_specials(texts, self._special_pattern, self._words, regex_pieces)
+        words, special = split_keeping_specials(texts, self._special_pattern, self._words, regex_pieces, starts=True)
         flat, is_special = words.flat_values, special.flat_values
         distinct, where = tf.unique(tf.boolean_mask(flat, ~is_special))
         pieces = tf.gather(self.byte_pair_merges.pieces(self._symbols(distinct)), where)

@@ -16,7 +16,8 @@ from keras_sentemb.tokenizers.unigram_lattice import UnigramLattice
 
 
 def metaspace_settings(pre_tokenizer):
-    """`(replacement, prepend, split, whitespace_split)` of a tokenizer.json Metaspace pre-tokeniser, alone
+    """`(replacement, prepend, split, whitespace_split)` of a tokenizer.json Metaspace pre-tokeniser (`prepend`
+    True, False or "first": the piece that begins the text only), alone
     or after `WhitespaceSplit` in a `Sequence` (as transformers 5 writes XLM-RoBERTa's); ValueError otherwise."""
     whitespace_split = False
     if isinstance(pre_tokenizer, dict) and pre_tokenizer.get("type") == "Sequence":
@@ -34,10 +35,13 @@ def metaspace_settings(pre_tokenizer):
     scheme = pre_tokenizer.get("prepend_scheme")
     if scheme is None:
         scheme = "always" if pre_tokenizer.get("add_prefix_space", True) else "never"
-    if scheme not in ("always", "never"):
-        raise ValueError(f"Metaspace prepend_scheme {scheme!r} is not supported (always, never)")
+    if scheme not in ("always", "never", "first") or (scheme == "first" and whitespace_split):
+        raise ValueError(
+            f"Metaspace prepend_scheme {scheme!r} is not supported (always, never; first without WhitespaceSplit)"
+        )
     replacement, split = pre_tokenizer.get("replacement", "▁"), bool(pre_tokenizer.get("split", True))
-    return replacement, scheme == "always", split, whitespace_split
+    prepend = "first" if scheme == "first" else scheme == "always"
+    return replacement, prepend, split, whitespace_split
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")

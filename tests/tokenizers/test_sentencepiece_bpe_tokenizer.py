@@ -22,6 +22,7 @@ with open(os.path.join(FOLDER, "tokenizer.json"), encoding="utf-8") as f:
 with open(os.path.join(FOLDER, "tokenizer_config.json"), encoding="utf-8") as f:
     CONFIG = json.load(f)
 EDGES = ["", " ", "  two  spaces  ", "<bos>inside<eos> text", "ßüñ 😀 \u0000 \ufffd", "<0x41> typed", "▁▁x"]
+EDGES += ["<bos>first is special", "<start_of_turn>user\nhi <end_of_turn>", " leading space", "▁already"]
 
 
 def llama_style(spec):
@@ -32,6 +33,18 @@ def llama_style(spec):
         "normalizer": {"type": "Sequence", "normalizers": [prepend, spec["normalizer"]]},
         "pre_tokenizer": None,
     }
+
+
+def mistral_style(spec):
+    """Llama's and Mistral's newer file: Metaspace with the "first" scheme, no split, no normaliser."""
+    metaspace = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": False}
+    return {**spec, "normalizer": None, "pre_tokenizer": metaspace}
+
+
+def metaspace_split(spec):
+    """Metaspace that prepends to every stretch and splits before each "▁"."""
+    metaspace = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True}
+    return {**spec, "normalizer": None, "pre_tokenizer": metaspace}
 
 
 def without_byte_fallback(spec):
@@ -46,6 +59,8 @@ def nfkc_first(spec):
 VARIANTS = {
     "gemma": lambda spec: spec,
     "llama": llama_style,
+    "mistral": mistral_style,
+    "metaspace_split": metaspace_split,
     "no_byte_fallback": without_byte_fallback,
     "nfkc": nfkc_first,
 }

@@ -122,8 +122,9 @@ PIPELINES = {
     "transformers5": with_transformers5_pipeline,
     "transformers5_never": lambda spec: with_transformers5_pipeline(spec, "never"),
     "transformers5_unsplit": lambda spec: with_transformers5_pipeline(spec, split=False),
+    "metaspace_first": lambda spec: {**spec, "pre_tokenizer": {**spec["pre_tokenizer"], "prepend_scheme": "first"}},
 }
-EDGES += ["a ▁b", "▁ ▁▁x", " \u3000▁", "a\u2003b\u00a0c", "x <mask>▁y\t"]
+EDGES += ["<s>after a special", "<mask> x", "a ▁b", "▁ ▁▁x", " \u3000▁", "a\u2003b\u00a0c", "x <mask>▁y\t"]
 
 
 @pytest.mark.parametrize("pipeline", sorted(PIPELINES))
@@ -144,7 +145,7 @@ def test_ids_are_tokenizer_json_ids_for_every_pipeline_xlm_r_files_carry(pipelin
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda s: s["pre_tokenizer"].update(prepend_scheme="first"), "prepend_scheme 'first'"),
+        (lambda s: s["pre_tokenizer"].update(prepend_scheme="sometimes"), "prepend_scheme 'sometimes'"),
         (lambda s: s["model"].update(byte_fallback=True), "byte_fallback"),
         (lambda s: s["normalizer"]["normalizers"].append({"type": "NFKC"}), "normalizer 'NFKC'"),
         (lambda s: s.update(pre_tokenizer={"type": "WhitespaceSplit"}), "pre-tokenizer 'WhitespaceSplit'"),

@@ -15,6 +15,7 @@ from keras_sentemb.tokenizers.byte_level_character_tables import STRIPPED_SPACES
 from keras_sentemb.tokenizers.byte_pair_merges import BytePairMerges
 from keras_sentemb.tokenizers.host_tokenizer_rows import HostTokenizerRows
 from keras_sentemb.tokenizers.sequence_packing import SequencePacking
+from keras_sentemb.tokenizers.unicode_lowercase import UnicodeLowercase
 from keras_sentemb.tokenizers.utf8_text import regex_pieces, valid_utf8
 
 _STRIPPED_SPACE = character_class(STRIPPED_SPACES)
@@ -23,7 +24,8 @@ _UNICODE_FORMS = {"NFC": "NFC", "NFKC": "NFKC", "NFD": "NFD", "NFKD": "NFKD"}
 
 def normalizer_steps(spec):
     """The steps of a tokenizer.json normaliser (None, one, or a `Sequence`) as callables on 1-D strings:
-    `Replace` of a plain string, `Prepend`, the Unicode forms (`NFC`, `NFKC` …). ValueError naming any other."""
+    `Replace` of a plain string, `Prepend`, the Unicode forms (`NFC`, `NFKC` …), `Lowercase`
+    (`UnicodeLowercase`). ValueError naming any other."""
     if spec is None:
         return []
     kind = spec.get("type") if isinstance(spec, dict) else spec
@@ -40,7 +42,11 @@ def normalizer_steps(spec):
         return [lambda texts: tf.where(texts == "", texts, tf.strings.join([prefix, texts]))]
     if kind in _UNICODE_FORMS:
         return [lambda texts: tf_text.normalize_utf8(texts, _UNICODE_FORMS[kind])]
-    raise ValueError(f"normalizer {kind!r} is not supported before a SentencePiece BPE (Replace, Prepend, NFC, NFKC …)")
+    if kind == "Lowercase":
+        return [UnicodeLowercase()]
+    raise ValueError(
+        f"normalizer {kind!r} is not supported before a SentencePiece BPE (Replace, Prepend, NFC, NFKC, Lowercase …)"
+    )
 
 
 def _literal(text):
@@ -168,6 +174,7 @@ class SentencePieceBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.to
                     f"SentencePieceBpeTokenizer: the special token {token!r} ({name}) is not in the vocabulary"
                 )
             self._add_special_token(token, name)
+        # A tf.Module attribute list, so that the lookup tables of a Lowercase step go into SavedModels.
         self._steps = normalizer_steps(tokenizer_spec.get("normalizer"))
         replaced = {
             spec["pattern"]["String"]

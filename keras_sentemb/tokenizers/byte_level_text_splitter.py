@@ -2,11 +2,11 @@
 ops, exactly as a model's `tokenizer.json` (Hugging Face `ByteLevel` pre-tokeniser) splits them."""
 
 import tensorflow as tf
-import tensorflow_text as tf_text
 
 from keras_sentemb.tokenizers import byte_level_character_tables as tables
 from keras_sentemb.tokenizers.added_tokens import alternatives, longest_first, split_keeping_specials
 from keras_sentemb.tokenizers.bert_text_splitter import character_class
+from keras_sentemb.tokenizers.unicode_normalization import HuggingFaceNormalization
 from keras_sentemb.tokenizers.utf8_text import regex_pieces, valid_utf8
 
 _LETTER = character_class(tables.LETTERS)
@@ -65,7 +65,7 @@ def _chunks(texts):
     return tf.ragged.boolean_mask(chunks, chunks != "")
 
 
-class ByteLevelTextSplitter:
+class ByteLevelTextSplitter(tf.Module):
     """Splits texts into the pre-tokens of a byte-level BPE model's reference tokenizer, in-graph.
 
     The steps are Hugging Face's (a model's `tokenizer.json`):
@@ -95,7 +95,10 @@ class ByteLevelTextSplitter:
     """
 
     def __init__(self, special_tokens=(), lstrip_tokens=(), rstrip_tokens=(), add_prefix_space=False, nfc=False):
+        # A tf.Module, so that the lookup table of its NFC step goes into SavedModels.
+        super().__init__(name="byte_level_text_splitter")
         self.nfc = bool(nfc)
+        self._nfc = HuggingFaceNormalization("NFC") if self.nfc else None
         self.special_tokens = longest_first(special_tokens)
         self.lstrip_tokens = tuple(lstrip_tokens)
         self.rstrip_tokens = tuple(rstrip_tokens)
@@ -111,7 +114,7 @@ class ByteLevelTextSplitter:
 
     def _pre_tokens(self, texts):
         if self.nfc:
-            texts = tf_text.normalize_utf8(texts, "NFC")
+            texts = self._nfc(texts)
         if self.add_prefix_space:
             # Hugging Face prefixes every stretch that does not start with a space (an empty one too).
             texts = tf.where(tf.strings.substr(texts, 0, 1) == " ", texts, tf.strings.join([" ", texts]))

@@ -26,11 +26,11 @@ Example:
 """
 
 import tensorflow as tf
-import tensorflow_text as tf_text
 
 from keras_sentemb.tokenizers import byte_level_character_tables as tables
 from keras_sentemb.tokenizers.added_tokens import alternatives, longest_first, split_keeping_specials
 from keras_sentemb.tokenizers.bert_text_splitter import character_class
+from keras_sentemb.tokenizers.unicode_normalization import HuggingFaceNormalization
 from keras_sentemb.tokenizers.utf8_text import regex_pieces, valid_utf8
 
 QWEN_EXPRESSION = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
@@ -109,7 +109,7 @@ def qwen_pre_tokens(texts):
     return runs.with_flat_values(tf.concat([space_pieces, pieces], axis=1)).merge_dims(1, 2)
 
 
-class QwenTextSplitter:
+class QwenTextSplitter(tf.Module):
     """Splits texts into the pre-tokens of Qwen2 / Qwen3's reference tokenizer, in-graph: added tokens
     cut out first (kept whole; `lstrip`/`rstrip` ones take the white space beside them), then each
     stretch between them NFC-normalised (with `nfc`) and split by `qwen_pre_tokens`. The byte-level
@@ -122,8 +122,11 @@ class QwenTextSplitter:
     """
 
     def __init__(self, special_tokens=(), lstrip_tokens=(), rstrip_tokens=(), nfc=True):
+        # A tf.Module, so that the lookup table of its NFC step goes into SavedModels.
+        super().__init__(name="qwen_text_splitter")
         self.special_tokens = longest_first(special_tokens)
         self.nfc = bool(nfc)
+        self._nfc = HuggingFaceNormalization("NFC") if self.nfc else None
         self._special_pattern = alternatives(self.special_tokens, lstrip_tokens, rstrip_tokens, _STRIPPED_SPACE)
 
     def words(self, texts):
@@ -134,7 +137,7 @@ class QwenTextSplitter:
 
     def _pre_tokens(self, texts):
         if self.nfc:
-            texts = tf_text.normalize_utf8(texts, "NFC")
+            texts = self._nfc(texts)
         return qwen_pre_tokens(texts)
 
     @staticmethod

@@ -6,7 +6,6 @@ import json
 import keras
 import keras_hub
 import tensorflow as tf
-import tensorflow_text as tf_text
 from tokenizers import Tokenizer
 
 from keras_sentemb.tokenizers.added_tokens import alternatives, ids_in_word_order, longest_first, split_keeping_specials
@@ -16,16 +15,16 @@ from keras_sentemb.tokenizers.byte_pair_merges import BytePairMerges
 from keras_sentemb.tokenizers.host_tokenizer_rows import HostTokenizerRows
 from keras_sentemb.tokenizers.sequence_packing import SequencePacking
 from keras_sentemb.tokenizers.unicode_lowercase import UnicodeLowercase
+from keras_sentemb.tokenizers.unicode_normalization import HuggingFaceNormalization
 from keras_sentemb.tokenizers.utf8_text import regex_pieces, valid_utf8
 
 _STRIPPED_SPACE = character_class(STRIPPED_SPACES)
-_UNICODE_FORMS = {"NFC": "NFC", "NFKC": "NFKC", "NFD": "NFD", "NFKD": "NFKD"}
 
 
 def normalizer_steps(spec):
     """The steps of a tokenizer.json normaliser (None, one, or a `Sequence`) as callables on 1-D strings:
-    `Replace` of a plain string, `Prepend`, the Unicode forms (`NFC`, `NFKC` …), `Lowercase`
-    (`UnicodeLowercase`). ValueError naming any other."""
+    `Replace` of a plain string, `Prepend`, `NFC` (`HuggingFaceNormalization`), `Lowercase`
+    (`UnicodeLowercase`). ValueError naming any other (NFKC: see `unicode_normalization`)."""
     if spec is None:
         return []
     kind = spec.get("type") if isinstance(spec, dict) else spec
@@ -40,12 +39,12 @@ def normalizer_steps(spec):
         prefix = spec.get("prepend", "")
         # Hugging Face prepends to a non-empty text only.
         return [lambda texts: tf.where(texts == "", texts, tf.strings.join([prefix, texts]))]
-    if kind in _UNICODE_FORMS:
-        return [lambda texts: tf_text.normalize_utf8(texts, _UNICODE_FORMS[kind])]
+    if kind == "NFC":
+        return [HuggingFaceNormalization("NFC")]
     if kind == "Lowercase":
         return [UnicodeLowercase()]
     raise ValueError(
-        f"normalizer {kind!r} is not supported before a SentencePiece BPE (Replace, Prepend, NFC, NFKC, Lowercase …)"
+        f"normalizer {kind!r} is not supported before a SentencePiece BPE (Replace, Prepend, NFC, Lowercase)"
     )
 
 

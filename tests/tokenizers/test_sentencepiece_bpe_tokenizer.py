@@ -57,8 +57,8 @@ def lowercased(spec):
     return {**spec, "normalizer": {"type": "Sequence", "normalizers": [{"type": "Lowercase"}, spec["normalizer"]]}}
 
 
-def nfkc_first(spec):
-    return {**spec, "normalizer": {"type": "Sequence", "normalizers": [{"type": "NFKC"}, spec["normalizer"]]}}
+def nfc_first(spec):
+    return {**spec, "normalizer": {"type": "Sequence", "normalizers": [{"type": "NFC"}, spec["normalizer"]]}}
 
 
 VARIANTS = {
@@ -67,7 +67,7 @@ VARIANTS = {
     "mistral": mistral_style,
     "metaspace_split": metaspace_split,
     "no_byte_fallback": without_byte_fallback,
-    "nfkc": nfkc_first,
+    "nfc": nfc_first,
     "lowercase": lowercased,
 }
 
@@ -110,6 +110,7 @@ def test_comes_back_from_its_config_and_runs_in_tf_data():
     ("edit", "message"),
     [
         (lambda s: s.update(normalizer={"type": "StripAccents"}), "normalizer 'StripAccents'"),
+        (lambda s: s.update(normalizer={"type": "NFKC"}), "normalizer 'NFKC'"),
         (lambda s: s.update(pre_tokenizer={"type": "Whitespace"}), "pre-tokenizer 'Whitespace'"),
         (lambda s: s["model"].update(dropout=0.1), "dropout"),
     ],

@@ -475,8 +475,8 @@ def _load_gemma3_text(backbone, tensors):
 
 # Text models keras-hub converts from Hugging Face that this loader does not build, and why.
 _DECODER = (
-    "keras-hub converts its weights, but a decoder embedder (causal attention, last-token pooling) and its "
-    "tokenizer are not built here yet"
+    "keras-hub converts its weights, but of the decoders this loader builds Qwen3's and Gemma 3's text model "
+    "only; this one's attention, norms or tokenizer differ and are not built here yet"
 )
 KERAS_HUB_CONVERTS_ONLY = {
     "albert": "keras-hub converts its weights, but its tokenizer.json (NFKD, accent stripping and lower-casing "

@@ -108,7 +108,7 @@ def test_an_unknown_pooling_mode_or_dense_activation_is_refused(tmp_path):
 
 @pytest.mark.parametrize(
     ("model_type", "why"),
-    [("t5", "no Keras implementation here"), ("qwen2", "a decoder embedder"), ("albert", "NFKD")],
+    [("t5", "no Keras implementation here"), ("qwen2", "Qwen3's and Gemma 3's text model only"), ("albert", "NFKD")],
 )
 def test_an_architecture_we_do_not_compute_is_refused_by_name(model_type, why, tmp_path):
     """Refused with why: keras-hub converts qwen2 and albert checkpoints, but this loader does not build them."""

@@ -5,11 +5,12 @@
 | pipeline | fixture |
 |---|---|
 | XLM-R saved by transformers 5: Precompiled, WhitespaceSplit + Metaspace, Unigram | st_folders/xlm_roberta_mean_normalize_transformers5 |
+| multilingual-e5 (XLM-R's converted tokenizer.json before a BERT): Precompiled, Metaspace, Unigram | st_folders/bert_unigram_e5_prompts_new |
 | Qwen2/Qwen3: NFC, Split(Qwen's expression) + ByteLevel, BPE, `$A <|endoftext|>` | qwen_tokenizer |
 | Gemma/EmbeddingGemma: Replace(" " → "▁"), Split(" "), BPE with byte fallback, `<bos> $A <eos>` | gemma_tokenizer |
 | ModernBERT: NFC, ByteLevel, BPE, runs of spaces as added tokens, `[CLS] $A [SEP]` | st_folders/modernbert_mean_prompts_new |
 
-    python benchmarks/family_tokenizer_parity.py                 # all four, ~15 min on 2 cores
+    python benchmarks/family_tokenizer_parity.py                 # all five, ~20 min on 2 cores
     python benchmarks/family_tokenizer_parity.py --only qwen_tokenizer --hostile-only
 """
 
@@ -26,6 +27,7 @@ from common import REPO, machine_description  # noqa: E402
 FIXTURES = os.path.join(REPO, "tests", "fixtures")
 PIPELINES = {
     "xlm_roberta_transformers5": os.path.join(FIXTURES, "st_folders", "xlm_roberta_mean_normalize_transformers5"),
+    "multilingual_e5": os.path.join(FIXTURES, "st_folders", "bert_unigram_e5_prompts_new"),
     "qwen_tokenizer": os.path.join(FIXTURES, "qwen_tokenizer"),
     "gemma_tokenizer": os.path.join(FIXTURES, "gemma_tokenizer"),
     "modernbert": os.path.join(FIXTURES, "st_folders", "modernbert_mean_prompts_new"),

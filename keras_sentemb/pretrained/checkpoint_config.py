@@ -98,6 +98,38 @@ def _encoder_dimensions(type_vocab_size, extra_integers=(), extra_witnesses=(), 
     )
 
 
+def _decoder_dimensions(head_dim):
+    """Decoder-shaped models' dimensions (Qwen3, Gemma 3): `layers.N.*` blocks, a head size of their own
+    (default `head_dim`) and grouped key/value heads."""
+    return ArchitectureDimensions(
+        integers={
+            "vocab_size": REQUIRED,
+            "hidden_size": REQUIRED,
+            "num_hidden_layers": REQUIRED,
+            "num_attention_heads": REQUIRED,
+            "num_key_value_heads": REQUIRED,
+            "head_dim": head_dim,
+            "intermediate_size": REQUIRED,
+            "max_position_embeddings": REQUIRED,
+        },
+        witnesses=(
+            ("vocab_size", "embed_tokens.weight", 0),
+            ("hidden_size", "embed_tokens.weight", 1),
+            ("head_dim", "layers.0.self_attn.q_norm.weight", 0),
+            ("intermediate_size", "layers.0.mlp.up_proj.weight", 0),
+        ),
+        layers=("num_hidden_layers", r"layers\.(\d+)\."),
+        heads=None,
+        numbers=("rms_norm_eps",),
+        activations=("hidden_act", "hidden_activation"),
+        products=(
+            ("num_attention_heads", "head_dim", "layers.0.self_attn.q_proj.weight", 0),
+            ("num_key_value_heads", "head_dim", "layers.0.self_attn.k_proj.weight", 0),
+        ),
+        grouped=("num_attention_heads", "num_key_value_heads"),
+    )
+
+
 ARCHITECTURE_DIMENSIONS = {
     "bert": _encoder_dimensions(type_vocab_size=2),
     "roberta": _encoder_dimensions(type_vocab_size=1, extra_integers={"pad_token_id": 1}, padding_in_positions=True),
@@ -113,60 +145,8 @@ ARCHITECTURE_DIMENSIONS = {
         ),
         padding_in_positions=True,
     ),
-    "qwen3": ArchitectureDimensions(
-        integers={
-            "vocab_size": REQUIRED,
-            "hidden_size": REQUIRED,
-            "num_hidden_layers": REQUIRED,
-            "num_attention_heads": REQUIRED,
-            "num_key_value_heads": REQUIRED,
-            "head_dim": 128,
-            "intermediate_size": REQUIRED,
-            "max_position_embeddings": REQUIRED,
-        },
-        witnesses=(
-            ("vocab_size", "embed_tokens.weight", 0),
-            ("hidden_size", "embed_tokens.weight", 1),
-            ("head_dim", "layers.0.self_attn.q_norm.weight", 0),
-            ("intermediate_size", "layers.0.mlp.up_proj.weight", 0),
-        ),
-        layers=("num_hidden_layers", r"layers\.(\d+)\."),
-        heads=None,
-        numbers=("rms_norm_eps",),
-        activations=("hidden_act",),
-        products=(
-            ("num_attention_heads", "head_dim", "layers.0.self_attn.q_proj.weight", 0),
-            ("num_key_value_heads", "head_dim", "layers.0.self_attn.k_proj.weight", 0),
-        ),
-        grouped=("num_attention_heads", "num_key_value_heads"),
-    ),
-    "gemma3_text": ArchitectureDimensions(
-        integers={
-            "vocab_size": REQUIRED,
-            "hidden_size": REQUIRED,
-            "num_hidden_layers": REQUIRED,
-            "num_attention_heads": REQUIRED,
-            "num_key_value_heads": REQUIRED,
-            "head_dim": 256,
-            "intermediate_size": REQUIRED,
-            "max_position_embeddings": REQUIRED,
-        },
-        witnesses=(
-            ("vocab_size", "embed_tokens.weight", 0),
-            ("hidden_size", "embed_tokens.weight", 1),
-            ("head_dim", "layers.0.self_attn.q_norm.weight", 0),
-            ("intermediate_size", "layers.0.mlp.up_proj.weight", 0),
-        ),
-        layers=("num_hidden_layers", r"layers\.(\d+)\."),
-        heads=None,
-        numbers=("rms_norm_eps",),
-        activations=("hidden_activation",),
-        products=(
-            ("num_attention_heads", "head_dim", "layers.0.self_attn.q_proj.weight", 0),
-            ("num_key_value_heads", "head_dim", "layers.0.self_attn.k_proj.weight", 0),
-        ),
-        grouped=("num_attention_heads", "num_key_value_heads"),
-    ),
+    "qwen3": _decoder_dimensions(head_dim=128),
+    "gemma3_text": _decoder_dimensions(head_dim=256),
     "modernbert": ArchitectureDimensions(
         integers={
             "vocab_size": REQUIRED,

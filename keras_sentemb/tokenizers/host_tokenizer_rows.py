@@ -1,7 +1,10 @@
 """HostTokenizerRows: the host side of a tokenizer whose Hugging Face `Tokenizer` gives the ids of
 its in-graph pipeline: id rows for `encode`, ids with character offsets for chunking."""
 
+import json
+
 import numpy as np
+from tokenizers import Tokenizer
 
 from keras_sentemb.tokenizers.host_wordpiece import ids_with_offsets
 
@@ -26,3 +29,24 @@ class HostTokenizerRows:
 
     def _host(self):
         raise NotImplementedError
+
+
+def host_tokenizer_from_spec(tokenizer_spec):
+    """A Hugging Face `Tokenizer` from tokenizer.json's `normalizer`, `pre_tokenizer`, `model` and
+    `added_tokens` (`tokenizer_spec`), without post-processor, padding or truncation: the content ids
+    of the in-graph tokenizers built from the same parts (`UnigramTokenizer`, `SentencePieceBpeTokenizer`)."""
+    spec = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [
+            {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True} | token
+            for token in tokenizer_spec.get("added_tokens", [])
+        ],
+        "normalizer": tokenizer_spec.get("normalizer"),
+        "pre_tokenizer": tokenizer_spec.get("pre_tokenizer"),
+        "post_processor": None,
+        "decoder": None,
+        "model": tokenizer_spec["model"],
+    }
+    return Tokenizer.from_str(json.dumps(spec))

@@ -28,10 +28,9 @@ Example:
 import tensorflow as tf
 
 from keras_sentemb.tokenizers import byte_level_character_tables as tables
-from keras_sentemb.tokenizers.added_tokens import alternatives, longest_first, split_keeping_specials
 from keras_sentemb.tokenizers.bert_text_splitter import character_class
-from keras_sentemb.tokenizers.unicode_normalization import HuggingFaceNormalization
-from keras_sentemb.tokenizers.utf8_text import regex_pieces, valid_utf8
+from keras_sentemb.tokenizers.byte_level_text_splitter import ByteLevelTextSplitter
+from keras_sentemb.tokenizers.utf8_text import regex_pieces
 
 QWEN_EXPRESSION = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 
@@ -53,7 +52,6 @@ _LINE_BREAKS = ((0x0A, 0x0A), (0x0D, 0x0D))
 _LETTER = character_class(tables.LETTERS)
 _NUMBER = character_class(tables.NUMBERS)
 _SPACE = character_class(tables.SPACES)
-_STRIPPED_SPACE = character_class(tables.STRIPPED_SPACES)
 _OTHER = character_class(_complement(tables.LETTERS, tables.NUMBERS, tables.SPACES))
 _NOT_LINE_LETTER_NUMBER = character_class(_complement(_LINE_BREAKS, tables.LETTERS, tables.NUMBERS))
 # The expression without `\s+(?!\S)`, for a run of non-space characters with at most one white-space
@@ -109,11 +107,11 @@ def qwen_pre_tokens(texts):
     return runs.with_flat_values(tf.concat([space_pieces, pieces], axis=1)).merge_dims(1, 2)
 
 
-class QwenTextSplitter(tf.Module):
+class QwenTextSplitter(ByteLevelTextSplitter):
     """Splits texts into the pre-tokens of Qwen2 / Qwen3's reference tokenizer, in-graph: added tokens
     cut out first (kept whole; `lstrip`/`rstrip` ones take the white space beside them), then each
     stretch between them NFC-normalised (with `nfc`) and split by `qwen_pre_tokens`. The byte-level
-    BPE then sees each pre-token's UTF-8 bytes.
+    BPE then sees each pre-token's UTF-8 bytes. Everything but the expression is `ByteLevelTextSplitter`'s.
 
     Args:
         special_tokens: the added tokens, kept whole where the raw text holds them.
@@ -122,25 +120,9 @@ class QwenTextSplitter(tf.Module):
     """
 
     def __init__(self, special_tokens=(), lstrip_tokens=(), rstrip_tokens=(), nfc=True):
-        # A tf.Module, so that the lookup table of its NFC step goes into SavedModels.
-        super().__init__(name="qwen_text_splitter")
-        self.special_tokens = longest_first(special_tokens)
-        self.nfc = bool(nfc)
-        self._nfc = HuggingFaceNormalization("NFC") if self.nfc else None
-        self._special_pattern = alternatives(self.special_tokens, lstrip_tokens, rstrip_tokens, _STRIPPED_SPACE)
-
-    def words(self, texts):
-        """`(words, is_special)` of each text of a 1-D `tf.string` tensor: two `tf.RaggedTensor`s
-        [batch, (words)], the pre-tokens (UTF-8) and whether each is an added token."""
-        texts = valid_utf8(tf.convert_to_tensor(texts, dtype=tf.string))
-        return split_keeping_specials(texts, self._special_pattern, self._pre_tokens, regex_pieces)
+        super().__init__(special_tokens, lstrip_tokens, rstrip_tokens, add_prefix_space=False, nfc=nfc)
 
     def _pre_tokens(self, texts):
         if self.nfc:
             texts = self._nfc(texts)
         return qwen_pre_tokens(texts)
-
-    @staticmethod
-    def special_token(word):
-        """An added token's own text, from the word that holds it (its stripped white space removed)."""
-        return tf.strings.regex_replace(word, f"^{_STRIPPED_SPACE}+|{_STRIPPED_SPACE}+$", "")

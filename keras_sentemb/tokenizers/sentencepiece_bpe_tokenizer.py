@@ -1,18 +1,15 @@
 """SentencePieceBpeTokenizer: raw strings to the ids of a SentencePiece-style BPE tokenizer.json (Gemma's,
 EmbeddingGemma's: spaces written "▁", no pre-tokenisation, byte fallback), in-graph."""
 
-import json
-
 import keras
 import keras_hub
 import tensorflow as tf
-from tokenizers import Tokenizer
 
 from keras_sentemb.tokenizers.added_tokens import alternatives, ids_in_word_order, longest_first, split_keeping_specials
 from keras_sentemb.tokenizers.bert_text_splitter import character_class
 from keras_sentemb.tokenizers.byte_level_character_tables import STRIPPED_SPACES
 from keras_sentemb.tokenizers.byte_pair_merges import BytePairMerges
-from keras_sentemb.tokenizers.host_tokenizer_rows import HostTokenizerRows
+from keras_sentemb.tokenizers.host_tokenizer_rows import HostTokenizerRows, host_tokenizer_from_spec
 from keras_sentemb.tokenizers.sequence_packing import SequencePacking
 from keras_sentemb.tokenizers.unicode_lowercase import UnicodeLowercase
 from keras_sentemb.tokenizers.unicode_normalization import HuggingFaceNormalization
@@ -298,22 +295,7 @@ class SentencePieceBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.to
     def _host(self):
         host = getattr(self, "_host_tokenizer", None)
         if host is None:
-            spec = {
-                "version": "1.0",
-                "truncation": None,
-                "padding": None,
-                "added_tokens": [
-                    {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
-                    | token
-                    for token in self.tokenizer_spec.get("added_tokens", [])
-                ],
-                "normalizer": self.tokenizer_spec.get("normalizer"),
-                "pre_tokenizer": self.tokenizer_spec.get("pre_tokenizer"),
-                "post_processor": None,
-                "decoder": None,
-                "model": self.tokenizer_spec["model"],
-            }
-            host = Tokenizer.from_str(json.dumps(spec))
+            host = host_tokenizer_from_spec(self.tokenizer_spec)
             object.__setattr__(self, "_host_tokenizer", host)  # a cache, not state to save
         return host
 

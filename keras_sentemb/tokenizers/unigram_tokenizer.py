@@ -1,15 +1,12 @@
 """UnigramTokenizer: raw strings to the ids of a SentencePiece-converted Unigram model (XLM-RoBERTa and the
 multilingual sentence-transformers built on it), in-graph."""
 
-import json
-
 import keras
 import keras_hub
 import tensorflow as tf
-from tokenizers import Tokenizer
 
 from keras_sentemb.tokenizers.added_tokens import ids_in_word_order
-from keras_sentemb.tokenizers.host_tokenizer_rows import HostTokenizerRows
+from keras_sentemb.tokenizers.host_tokenizer_rows import HostTokenizerRows, host_tokenizer_from_spec
 from keras_sentemb.tokenizers.metaspace_text_splitter import MetaspaceTextSplitter
 from keras_sentemb.tokenizers.sequence_packing import SequencePacking
 from keras_sentemb.tokenizers.unigram_lattice import UnigramLattice
@@ -169,22 +166,7 @@ class UnigramTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokenizers.
     def _host(self):
         host = getattr(self, "_host_tokenizer", None)
         if host is None:
-            spec = {
-                "version": "1.0",
-                "truncation": None,
-                "padding": None,
-                "added_tokens": [
-                    {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
-                    | token
-                    for token in self.tokenizer_spec.get("added_tokens", [])
-                ],
-                "normalizer": self.tokenizer_spec.get("normalizer"),
-                "pre_tokenizer": self.tokenizer_spec.get("pre_tokenizer"),
-                "post_processor": None,
-                "decoder": None,
-                "model": self.tokenizer_spec["model"],
-            }
-            host = Tokenizer.from_str(json.dumps(spec))
+            host = host_tokenizer_from_spec(self.tokenizer_spec)
             # A cache, not state to save with the layer.
             object.__setattr__(self, "_host_tokenizer", host)
         return host

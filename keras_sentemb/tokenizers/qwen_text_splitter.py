@@ -29,31 +29,18 @@ import tensorflow as tf
 
 from keras_sentemb.tokenizers import byte_level_character_tables as tables
 from keras_sentemb.tokenizers.bert_text_splitter import character_class
-from keras_sentemb.tokenizers.byte_level_text_splitter import ByteLevelTextSplitter
+from keras_sentemb.tokenizers.byte_level_text_splitter import ByteLevelTextSplitter, complement_runs
 from keras_sentemb.tokenizers.utf8_text import regex_pieces
 
 QWEN_EXPRESSION = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-
-
-def _complement(*classes):
-    """The code-point runs outside every run of `classes` (surrogates excluded)."""
-    taken = sorted([run for runs in classes for run in runs] + [(0xD800, 0xDFFF)])
-    runs, start = [], 0
-    for first, last in taken:
-        if first > start:
-            runs.append((start, first - 1))
-        start = max(start, last + 1)
-    if start <= 0x10FFFF:
-        runs.append((start, 0x10FFFF))
-    return runs
 
 
 _LINE_BREAKS = ((0x0A, 0x0A), (0x0D, 0x0D))
 _LETTER = character_class(tables.LETTERS)
 _NUMBER = character_class(tables.NUMBERS)
 _SPACE = character_class(tables.SPACES)
-_OTHER = character_class(_complement(tables.LETTERS, tables.NUMBERS, tables.SPACES))
-_NOT_LINE_LETTER_NUMBER = character_class(_complement(_LINE_BREAKS, tables.LETTERS, tables.NUMBERS))
+_OTHER = character_class(complement_runs(tables.LETTERS, tables.NUMBERS, tables.SPACES))
+_NOT_LINE_LETTER_NUMBER = character_class(complement_runs(_LINE_BREAKS, tables.LETTERS, tables.NUMBERS))
 # The expression without `\s+(?!\S)`, for a run of non-space characters with at most one white-space
 # character in front (and no line break after it: those are given to its last piece separately).
 _RUN_PIECE = f"(?i:'s|'t|'re|'ve|'m|'ll|'d)|{_NOT_LINE_LETTER_NUMBER}?{_LETTER}+|{_NUMBER}| ?{_OTHER}+|{_SPACE}+"

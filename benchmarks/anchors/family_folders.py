@@ -4,6 +4,7 @@ model classes and configs, for the parity tests (outputs committed under tests/f
 Runs in the anchor venv (PyTorch, transformers 5, sentence-transformers):
 
     .anchor-venv/bin/python benchmarks/anchors/family_folders.py
+    .anchor-venv/bin/python benchmarks/anchors/family_folders.py real --tokenizers T --output F  # speed folders
     .anchor-venv/bin/python benchmarks/anchors/st_folder_reference.py tiny --only qwen3_lasttoken_prompts_new \
         modernbert_mean_prompts_new gemma3_mean_dense_prompts_new
 
@@ -24,15 +25,20 @@ Every parameter is random, norms included (N(1, 0.1) scales): a loader that skip
   bias (32 → 64 → 32), Normalize, EmbeddingGemma's prompts.
 """
 
-import json
+import argparse
+import gc
 import os
 import shutil
+import sys
 import tempfile
 
 import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
+sys.path.insert(0, os.path.join(FIXTURES, "st_folders"))
+from make_folders import write_modernbert_tokenizer  # noqa: E402  (the fixture maker, importable without TF)
+
 QWEN_QUERY_PROMPT = "Instruct: Given a web search query, retrieve relevant passages that answer the query\nQuery:"
 
 
@@ -45,12 +51,27 @@ def randomize(model, seed):
             parameter.copy_(1 + 0.1 * noise if "norm" in name else 0.2 * noise)
 
 
+def scale_preserving(model, seed):
+    """Every parameter drawn anew so that each projection keeps its input's scale: matrices N(0, 1/fan-in)
+    (embedding tables N(0, 1)), norm scales 1, biases 0. transformers' own initialisation (N(0, 0.02)) leaves
+    a deep model's output near one vector for every text (gte-modernbert-base's shape: pairwise cosine
+    0.998 over STS-B sentences), which would make any precision look exact; this one does not."""
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, parameter in model.named_parameters():
+            if parameter.dim() < 2:
+                parameter.fill_(1.0 if "norm" in name else 0.0)
+            else:
+                fan_in = parameter.shape[1] if "embed" not in name else 1
+                parameter.copy_(torch.randn(parameter.shape, generator=generator) / fan_in**0.5)
+
+
 def sentence_transformer_folder(
-    model, tokenizer_folder, pooling, target, prompts=None, max_seq_length=48, dense=(), seed=0
+    model, tokenizer_folder, pooling, target, prompts=None, max_seq_length=48, dense=(), seed=0, init=randomize
 ):
     """`model` (a transformers model) saved with the tokenizer files of `tokenizer_folder`, wrapped as
-    Transformer → Pooling(`pooling`) → Dense(widths in `dense`, no bias, identity)* → Normalize and saved
-    by sentence-transformers at `target`."""
+    Transformer → Pooling(`pooling`) → Dense(widths in `dense`, no bias, identity, drawn by `init`)* →
+    Normalize and saved by sentence-transformers at `target`."""
     from sentence_transformers import SentenceTransformer, models
 
     with tempfile.TemporaryDirectory() as hf_folder:
@@ -62,7 +83,7 @@ def sentence_transformer_folder(
         modules = [transformer, models.Pooling(width, pooling_mode=pooling)]
         for out_features in dense:
             layer = models.Dense(width, out_features, bias=False, activation_function=torch.nn.Identity())
-            randomize(layer, seed + out_features)
+            init(layer, seed + out_features)
             modules.append(layer)
             width = out_features
         encoder = SentenceTransformer(modules=[*modules, models.Normalize()], prompts=prompts, device="cpu")
@@ -100,58 +121,11 @@ def qwen3():
     )
 
 
-def training_texts():
-    with open(os.path.join(FIXTURES, "hostile_texts", "texts.json"), encoding="utf-8") as f:
-        hostile = json.load(f)[::10]
-    with open(os.path.join(FIXTURES, "minilm_reference", "sentences.json"), encoding="utf-8") as f:
-        sentences = json.load(f)
-    return sentences * 5 + hostile
-
-
-def modernbert_tokenizer(folder):
-    """tokenizer.json + tokenizer_config.json of ModernBERT's shape, trained on the fixture texts."""
-    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
-
-    specials = ["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"]
-    tokenizer = Tokenizer(models.BPE())
-    tokenizer.normalizer = normalizers.NFC()
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=True)
-    trainer = trainers.BpeTrainer(
-        vocab_size=700, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), special_tokens=specials[:4]
-    )
-    tokenizer.train_from_iterator(training_texts(), trainer)
-    # GPT-NeoX's runs of spaces (matched in the normalised text), then the mask token.
-    tokenizer.add_tokens([AddedToken(" " * n, normalized=True) for n in (4, 3, 2)])
-    tokenizer.add_special_tokens([AddedToken("[MASK]", lstrip=True, special=True)])
-    tokenizer.post_processor = processors.TemplateProcessing(
-        single="[CLS]:0 $A:0 [SEP]:0",
-        pair="[CLS]:0 $A:0 [SEP]:0 $B:0 [SEP]:0",
-        special_tokens=[(token, tokenizer.token_to_id(token)) for token in ("[CLS]", "[SEP]")],
-    )
-    tokenizer.decoder = decoders.ByteLevel()
-    os.makedirs(folder, exist_ok=True)
-    tokenizer.save(os.path.join(folder, "tokenizer.json"))
-    config = {
-        "tokenizer_class": "PreTrainedTokenizerFast",
-        "clean_up_tokenization_spaces": True,
-        "cls_token": "[CLS]",
-        "sep_token": "[SEP]",
-        "pad_token": "[PAD]",
-        "mask_token": "[MASK]",
-        "unk_token": "[UNK]",
-        "model_max_length": 8192,
-        "model_input_names": ["input_ids", "attention_mask"],
-    }
-    with open(os.path.join(folder, "tokenizer_config.json"), "w", encoding="utf-8") as f:
-        json.dump(config, f, indent=2)
-    return tokenizer
-
-
 def modernbert():
     from transformers import ModernBertConfig, ModernBertModel
 
     with tempfile.TemporaryDirectory() as tokenizer_folder:
-        tokenizer = modernbert_tokenizer(tokenizer_folder)
+        tokenizer = write_modernbert_tokenizer(tokenizer_folder)
         config = ModernBertConfig(
             vocab_size=tokenizer.get_vocab_size(),
             hidden_size=32,
@@ -216,7 +190,134 @@ def gemma3():
     )
 
 
+# The released models' configs (config.json and the sentence-transformers modules of google/embeddinggemma-300m,
+# Qwen/Qwen3-Embedding-0.6B and Alibaba-NLP/gte-modernbert-base), for `real`.
+REAL_SIZE = {
+    "embeddinggemma-300m": {
+        "tokenizer": "gemma3",
+        "config": dict(
+            vocab_size=262144,
+            hidden_size=768,
+            intermediate_size=1152,
+            num_hidden_layers=24,
+            num_attention_heads=3,
+            num_key_value_heads=1,
+            head_dim=256,
+            query_pre_attn_scalar=256,
+            layer_types=(["sliding_attention"] * 5 + ["full_attention"]) * 4,
+            sliding_window=512,
+            use_bidirectional_attention=True,
+            max_position_embeddings=2048,
+            rope_theta=1_000_000.0,
+            rope_local_base_freq=10_000.0,
+            rms_norm_eps=1e-6,
+            hidden_activation="gelu_pytorch_tanh",
+        ),
+        "pooling": "mean",
+        "dense": (3072, 768),
+        "max_seq_length": 2048,
+        "prompts": {"query": "task: search result | query: ", "document": "title: none | text: "},
+    },
+    "qwen3-embedding-0.6b": {
+        "tokenizer": "qwen3",
+        "config": dict(
+            vocab_size=151669,
+            hidden_size=1024,
+            intermediate_size=3072,
+            num_hidden_layers=28,
+            num_attention_heads=16,
+            num_key_value_heads=8,
+            head_dim=128,
+            max_position_embeddings=32768,
+            rope_theta=1_000_000.0,
+            rms_norm_eps=1e-6,
+            tie_word_embeddings=True,
+        ),
+        "pooling": "lasttoken",
+        "dense": (),
+        "max_seq_length": 32768,
+        "prompts": {"query": QWEN_QUERY_PROMPT, "document": ""},
+    },
+    "gte-modernbert-base": {
+        "tokenizer": "modernbert",
+        "config": dict(
+            vocab_size=50368,
+            hidden_size=768,
+            intermediate_size=1152,
+            num_hidden_layers=22,
+            num_attention_heads=12,
+            max_position_embeddings=8192,
+            local_attention=128,
+            global_attn_every_n_layers=3,
+            global_rope_theta=160000.0,
+            local_rope_theta=10000.0,
+            norm_eps=1e-5,
+        ),
+        "pooling": "cls",
+        "dense": (),
+        "max_seq_length": 8192,
+        "prompts": None,
+    },
+}
+
+
+def real_size(name, tokenizer_folder, target):
+    """A folder of `name`'s real architecture and sizes, with random weights (`scale_preserving`; speed does
+    not depend on the values), the tokenizer of `tokenizer_folder` (its special tokens' ids written into
+    the config) and the released model's sentence-transformers modules."""
+    import transformers
+    from tokenizers import Tokenizer
+
+    spec = REAL_SIZE[name]
+    tokenizer = Tokenizer.from_file(os.path.join(tokenizer_folder, "tokenizer.json"))
+    special = {
+        "gemma3": {"pad_token_id": "<pad>", "bos_token_id": "<bos>", "eos_token_id": "<eos>"},
+        "qwen3": {"pad_token_id": "<|endoftext|>", "eos_token_id": "<|endoftext|>"},
+        "modernbert": {
+            "pad_token_id": "[PAD]",
+            "cls_token_id": "[CLS]",
+            "sep_token_id": "[SEP]",
+            "bos_token_id": "[CLS]",
+            "eos_token_id": "[SEP]",
+        },
+    }[spec["tokenizer"]]
+    config_class, model_class = {
+        "gemma3": (transformers.Gemma3TextConfig, transformers.Gemma3TextModel),
+        "qwen3": (transformers.Qwen3Config, transformers.Qwen3Model),
+        "modernbert": (transformers.ModernBertConfig, transformers.ModernBertModel),
+    }[spec["tokenizer"]]
+    ids = {key: tokenizer.token_to_id(token) for key, token in special.items()}
+    torch.manual_seed(0)
+    model = model_class(config_class(**spec["config"], **ids)).eval()
+    scale_preserving(model, seed=40)
+    sentence_transformer_folder(
+        model,
+        tokenizer_folder,
+        spec["pooling"],
+        target,
+        prompts=spec["prompts"],
+        max_seq_length=spec["max_seq_length"],
+        dense=spec["dense"],
+        init=scale_preserving,
+    )
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("task", nargs="?", default="tiny", choices=["tiny", "real"])
+    parser.add_argument("--tokenizers", help="real: the folder of make_folders.py real-size-tokenizers")
+    parser.add_argument("--output", help="real: where the folders go, one per model")
+    parser.add_argument("--only", nargs="*", default=sorted(REAL_SIZE), help="real: these models")
+    args = parser.parse_args()
+    if args.task == "tiny":
+        qwen3()
+        modernbert()
+        gemma3()
+        return
+    for name in args.only:
+        real_size(name, os.path.join(args.tokenizers, REAL_SIZE[name]["tokenizer"]), os.path.join(args.output, name))
+        gc.collect()
+
+
 if __name__ == "__main__":
-    qwen3()
-    modernbert()
-    gemma3()
+    main()

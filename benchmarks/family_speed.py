@@ -33,7 +33,6 @@ ratio: the cosine ≥ 0.99 to float32 that the bfloat16 rows keep.
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
+from anchors.family_speed_anchor import time_workload  # noqa: E402  (NumPy only at import)
 from common import REPO, SHARED_DATA, cpu_flags, default_stsb_test, machine_description, save_figure  # noqa: E402
 
 MODELS = ("embeddinggemma-300m", "qwen3-embedding-0.6b", "gte-modernbert-base")
@@ -194,40 +194,9 @@ def child(args):
     def encode(texts, batch_size):
         return encoder.encode(texts, batch_size=batch_size, **options)
 
-    batch = work["batch_size"]
-    start = time.perf_counter()
-    encode(work["sentences"][: 2 * batch], batch)  # warm-up (and the OpenVINO conversion)
-    first_s = time.perf_counter() - start
-    encode(work["passages"][:2], 2)
-    start = time.perf_counter()
-    vectors = np.asarray(encode(work["sentences"], batch), np.float32)
-    seconds = time.perf_counter() - start
+    result, vectors = time_workload(encode, work)
     np.save(args.vectors, vectors)
-    start = time.perf_counter()
-    encode(work["passages"], batch)
-    passage_seconds = time.perf_counter() - start
-    latencies = []
-    for sentence in work["latency"]:
-        start = time.perf_counter()
-        encode([sentence], 1)
-        latencies.append(time.perf_counter() - start)
-    result = {
-        "sent_per_s": len(work["sentences"]) / seconds,
-        "passages_per_s": len(work["passages"]) / passage_seconds,
-        "p50_ms": 1e3 * float(np.percentile(latencies, 50)),
-        "p99_ms": 1e3 * float(np.percentile(latencies, 99)),
-        "load_s": load_s,
-        "first_call_s": first_s,
-    }
-    if work.get("long_texts"):
-        encode(work["long_texts"][:1], 1)
-        start = time.perf_counter()
-        encode(work["long_texts"], work["long_batch_size"])
-        result["long_s"] = time.perf_counter() - start
-        start = time.perf_counter()
-        encode(work["long_pieces"], batch)
-        result["pieces_s"] = time.perf_counter() - start
-    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    result["load_s"] = load_s
     print(json.dumps(result))
 
 

@@ -1,13 +1,15 @@
 """Retrieval fine-tuning on NFCorpus: the dev-split choices of the PyTorch anchor beside our run of the chosen recipe.
 
     python benchmarks/retrieval_finetune_curves.py --anchor docs/retrieval_finetune_anchor.json \
-        --ours out/train_retrieval_minilm/report.json [--plot docs/retrieval_finetune.png]
+        --ours out/train_retrieval_minilm/report.json [--also out/train_retrieval_mpnet/report.json] \
+        [--plot docs/retrieval_finetune.png]
 
 `--anchor`: the JSON written by benchmarks/anchors/retrieval_finetune_anchor.py (each variant's dev / test
 nDCG@10 and STS-B test Spearman along its steps). `--ours`: the report of examples/train_retrieval.py
 (nDCG@10 on dev after each epoch, test before and after, STS-B before and after). Prints one row per
 variant (its best dev point, the test and STS-B there), then ours beside the anchor variant of the same
-recipe, as differences; `--plot` draws dev nDCG@10 against the training examples seen.
+recipe, as differences; `--also`: other models' reports of the same recipe (all-mpnet-base-v2's: the anchor
+ran MiniLM only), before → after; `--plot` draws dev nDCG@10 against the training examples seen.
 """
 
 import argparse
@@ -24,6 +26,9 @@ def main():
     parser.add_argument("--ours", required=True)
     parser.add_argument("--recipe", default="rounds_lr5e-5", help="the anchor variant our run follows")
     parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument(
+        "--also", nargs="*", default=[], help="reports of other models run with the same recipe (no anchor)"
+    )
     parser.add_argument("--plot", default=None)
     args = parser.parse_args()
     with open(args.anchor, encoding="utf-8") as f:
@@ -66,6 +71,20 @@ def main():
         json.dumps({"model": ours["model"], "recipe": args.recipe, "test_gain": round(gain, 2), **ours["test_after"]})
     )
 
+    others = []
+    for path in args.also:
+        with open(path, encoding="utf-8") as f:
+            others.append(json.load(f))
+    for other in others:
+        print(f"\n{other['model']}, the same recipe (no anchor run):")
+        for name, before, after in (
+            ("dev nDCG@10 (best epoch)", other["dev_ndcg_at_10_before"], other["dev_ndcg_at_10"]),
+            ("test nDCG@10", other["test_before"]["ndcg@10"], other["test_after"]["ndcg@10"]),
+            ("STS-B test", other["stsb_test_before"], other["stsb_test_after"]),
+        ):
+            print(f"  {name:<28}{before:>8.2f} -> {after:>6.2f}{after - before:>+8.2f}")
+        print(f"  dev nDCG@10 by epoch: {other['dev_ndcg_at_10_by_epoch']}; best epoch {other['best_epoch']}")
+
     if args.plot:
         import matplotlib
 
@@ -86,9 +105,20 @@ def main():
             linewidth=2,
             label=f"ours ({args.recipe}, TensorFlow, CPU)",
         )
+        for other in others:
+            per_epoch = other["steps_per_epoch"] * other["batch_size"]
+            curve = other["dev_ndcg_at_10_by_epoch"]
+            axis.plot(
+                [0] + [per_epoch * (e + 1) for e in range(len(curve))],
+                [other["dev_ndcg_at_10_before"]] + curve,
+                "k--s",
+                linewidth=2,
+                label=f"ours, {other['model']} ({args.recipe}, TensorFlow, CPU; no anchor)",
+            )
         axis.set_xlabel("training examples seen (query, relevant document)")
         axis.set_ylabel("NFCorpus dev nDCG@10")
-        axis.set_title(f"Retrieval fine-tuning of {ours['model']} on NFCorpus train")
+        models = " and ".join([ours["model"], *(other["model"] for other in others)])
+        axis.set_title(f"Retrieval fine-tuning of {models} on NFCorpus train")
         axis.grid(alpha=0.3)
         axis.legend(fontsize=7, loc="lower right")
         figure.tight_layout()

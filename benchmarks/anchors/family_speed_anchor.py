@@ -46,6 +46,36 @@ def timed(encode, texts, batch_size):
     return time.perf_counter() - start, vectors
 
 
+def time_workload(encode, work):
+    """Times `encode(texts, batch_size)` on a workload (see the module docstring), warm-ups first; returns
+    (the measures, the sentence vectors). benchmarks/family_speed.py times our rows with it too."""
+    batch = work["batch_size"]
+    start = time.perf_counter()
+    encode(work["sentences"][: 2 * batch], batch)  # warm-up (and any conversion done on the first call)
+    first_call_s = time.perf_counter() - start
+    encode(work["passages"][:2], 2)
+    seconds, vectors = timed(encode, work["sentences"], batch)
+    passage_seconds, _ = timed(encode, work["passages"], batch)
+    latencies = []
+    for sentence in work["latency"]:
+        start = time.perf_counter()
+        encode([sentence], 1)
+        latencies.append(time.perf_counter() - start)
+    result = {
+        "sent_per_s": len(work["sentences"]) / seconds,
+        "passages_per_s": len(work["passages"]) / passage_seconds,
+        "p50_ms": 1e3 * float(np.percentile(latencies, 50)),
+        "p99_ms": 1e3 * float(np.percentile(latencies, 99)),
+        "first_call_s": first_call_s,
+    }
+    if work.get("long_texts"):
+        encode(work["long_texts"][:1], 1)
+        result["long_s"], _ = timed(encode, work["long_texts"], work["long_batch_size"])
+        result["pieces_s"], _ = timed(encode, work["long_pieces"], batch)
+    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return result, vectors
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--folder", required=True)
@@ -65,29 +95,9 @@ def main():
     def encode(texts, batch_size):
         return model.encode(texts, batch_size=batch_size, normalize_embeddings=True)
 
-    batch = work["batch_size"]
-    encode(work["sentences"][: 2 * batch], batch)  # warm-up
-    encode(work["passages"][:2], 2)
-    seconds, vectors = timed(encode, work["sentences"], batch)
+    result, vectors = time_workload(encode, work)
     np.save(os.path.join(args.output, f"{args.mode}.npy"), vectors)
-    passage_seconds, _ = timed(encode, work["passages"], batch)
-    latencies = []
-    for sentence in work["latency"]:
-        start = time.perf_counter()
-        encode([sentence], 1)
-        latencies.append(time.perf_counter() - start)
-    result = {
-        "sent_per_s": len(work["sentences"]) / seconds,
-        "passages_per_s": len(work["passages"]) / passage_seconds,
-        "p50_ms": 1e3 * float(np.percentile(latencies, 50)),
-        "p99_ms": 1e3 * float(np.percentile(latencies, 99)),
-        "export_s": export_seconds,
-    }
-    if work.get("long_texts"):
-        encode(work["long_texts"][:1], 1)
-        result["long_s"], _ = timed(encode, work["long_texts"], work["long_batch_size"])
-        result["pieces_s"], _ = timed(encode, work["long_pieces"], batch)
-    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    result["export_s"] = export_seconds
     print(json.dumps(result))
 
 

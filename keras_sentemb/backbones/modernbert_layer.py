@@ -107,8 +107,9 @@ class ModernBertLayer(keras.layers.Layer):
 
         The sequence is cut into n = ⌈T/B⌉ blocks of B = min(T, window) positions; the queries of block
         b see the keys of blocks b − 1, b, b + 1 (3B keys, which hold every key within `window` of them),
-        masked to the real ones within `window`. The cost is T·3B score entries instead of T², so a
-        2,048-token text costs its local layers what four 512-token ones do (ModernBERT-base: window 64).
+        masked to the real ones within `window`. That is T·3B score entries instead of T², so a
+        2,048-token text's local layers compute as many scores as four 512-token ones (ModernBERT-base:
+        window 64; its time is what benchmarks/family_speed.py measures).
         For a real query the result is the masked T×T softmax's: the keys left out have weight exp(−∞)."""
         batch, length = ops.shape(query)[0], ops.shape(query)[1]
         block = ops.minimum(length, self.window)

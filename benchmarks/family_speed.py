@@ -28,6 +28,10 @@ ratio: the cosine ≥ 0.99 to float32 that the bfloat16 rows keep.
 
     python benchmarks/family_speed.py --anchor-python .anchor-venv/bin/python
     python benchmarks/family_speed.py --anchor-python .anchor-venv/bin/python --models gte-modernbert-base
+    python benchmarks/family_speed.py --report   # the tables and plot of results.json again
+
+`results.json` keeps each model's latest run with the machine it ran on (the three take about half an hour:
+they may run apart); the tables and plot show every model in it.
 """
 
 import argparse
@@ -304,9 +308,19 @@ def main():
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--workload", help=argparse.SUPPRESS)
     parser.add_argument("--vectors", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--report", action="store_true", help="print the tables and plot of results.json, measure nothing"
+    )
     args = parser.parse_args()
     if args.child:
         return child(args)
+    if args.report:
+        with open(os.path.join(args.cache, "results.json"), encoding="utf-8") as f:
+            tables = json.load(f)
+        for name, rows in tables.items():
+            print(f"\n{name} (on {next(iter(rows.values())).get('machine', 'a machine not recorded')}):")
+            report(name, rows)
+        return plot(tables, args.plot)
     if not args.anchor_python:
         parser.error("--anchor-python is needed: the folders are built with transformers (make anchor-venv)")
     from keras_sentemb.runtime import openvino_cpu_capabilities
@@ -338,12 +352,25 @@ def main():
             for label in rounds[0]
         }
         quality(rows, REFERENCE)
+        for row in rows.values():
+            row["machine"] = f"{machine_description()}; CPU flags: {cpu_flags()}"
         tables[name] = rows
         report(name, rows)
+    # results.json keeps each model's latest run (the models take an hour together: they may run apart)
+    results = os.path.join(args.cache, "results.json")
+    earlier = {}
+    if os.path.exists(results):
+        with open(results, encoding="utf-8") as f:
+            earlier = {name: rows for name, rows in json.load(f).items() if name in MODELS and name not in tables}
+    for name, rows in earlier.items():
+        print(f"\n{name} (earlier run, on {next(iter(rows.values())).get('machine', 'a machine not recorded')}):")
+        report(name, rows)
+    tables = {name: {**earlier, **tables}[name] for name in MODELS if name in {**earlier, **tables}}
     plot(tables, args.plot)
-    with open(os.path.join(args.cache, "results.json"), "w", encoding="utf-8") as f:
+    with open(results + ".tmp", "w", encoding="utf-8") as f:
         json.dump(tables, f, indent=1)
-    print(f"\nplot: {os.path.relpath(args.plot, REPO)}; numbers: {os.path.relpath(args.cache, REPO)}/results.json")
+    os.replace(results + ".tmp", results)
+    print(f"\nplot: {os.path.relpath(args.plot, REPO)}; numbers: {os.path.relpath(results, REPO)}")
 
 
 def report(name, rows):

@@ -8,6 +8,7 @@ import tensorflow as tf
 from keras_sentemb.export.chunk_signature import InGraphChunking
 from keras_sentemb.export.serving_warmup import write_warmup_requests
 from keras_sentemb.layers.semantic_hashing import code_prefix_bits
+from keras_sentemb.pretrained.unpadded_bert_graph import merged_projections
 from keras_sentemb.retrieval.tf_hamming_search import codes_to_words, tf_hamming_top_k
 from keras_sentemb.utils.argument_checks import truncate_dim_or_none
 from keras_sentemb.utils.atomic_files import atomic_directory
@@ -86,6 +87,16 @@ class SentenceEmbeddingModule(tf.Module):
         self.encoder_variables = list(encoder.variables)
         # A BERT `SentenceEncoder` runs each chunk without padding (`embed_unpadded`).
         self._unpadded = callable(getattr(encoder, "supports_unpadded", None)) and encoder.supports_unpadded()
+        if self._unpadded:
+            # Each block's Q, K, V kernels merged once, here, and saved beside them (a copy of those
+            # weights, ~12 % of a MiniLM SavedModel): a request does not concatenate them again.
+            self.merged_projections = [
+                [
+                    tf.Variable(tensor, trainable=False, name=name)
+                    for tensor, name in zip(pair, ("qkv_kernel", "qkv_bias"))
+                ]
+                for pair in merged_projections(encoder.backbone)
+            ]
         # One traced graph of tokenizer + encoder that every signature calls: tracing it
         # once per signature cost seconds each and stored the encoder graph 2-4 times.
         self.embed_texts = tf.function(self._embed, input_signature=[TEXTS_SPEC])
@@ -130,7 +141,9 @@ class SentenceEmbeddingModule(tf.Module):
         padding every text to its longest one (requests of 32 STS-B sentences, MiniLM, AVX2-only
         2-core CPU: 0.48× `encode`'s speed when it did, 0.77× in length chunks, ~1.0× unpadded),
         and one huge request does not run as one huge batch. A `StaticEncoder` (no attention, cost
-        linear in tokens) pools the whole request's ragged ids at once (`embed_content_ids`)."""
+        linear in tokens) pools the whole request's ragged ids at once (`embed_content_ids`).
+        A BERT encoder's request of one text (an online endpoint's usual call) skips the sort, the
+        chunk loop and the scatter: `embed_one_unpadded` on its ids (`tf.cond` on the row count)."""
         if self._prompt is not None:
             texts = tf.strings.join([tf.fill(tf.shape(texts), self._prompt), texts])
         return self._embed_content(self._tokenizer.content_ids(texts))
@@ -140,9 +153,30 @@ class SentenceEmbeddingModule(tf.Module):
         if callable(getattr(self._encoder, "embed_content_ids", None)):
             # A static encoder pools ragged ids directly: the whole request in one step.
             embedding = tf.cast(self._encoder.embed_content_ids(content), tf.float32)
-            if self._normalize:
-                embedding = tf.math.l2_normalize(embedding, axis=-1, epsilon=1e-12)
-            return embedding
+        elif self._unpadded:
+            # A request of one text (an online search endpoint's every call) skips the sort, the
+            # chunk loop and the scatter back, and runs the backbone without ragged bookkeeping.
+            embedding = tf.cond(
+                tf.equal(content.nrows(), 1),
+                lambda: self._embed_one_unpadded(content),
+                lambda: self._embed_in_chunks(content),
+            )
+        else:
+            embedding = self._embed_in_chunks(content)
+        if self._normalize:
+            embedding = tf.math.l2_normalize(embedding, axis=-1, epsilon=1e-12)
+        return embedding
+
+    def _embed_one_unpadded(self, content):
+        """[1, d] of a request of one text (content ids [1, (ids)]) by the BERT unpadded path."""
+        sequence = self._tokenizer.add_special_tokens(content)
+        return tf.cast(self._encoder.embed_one_unpadded(sequence.flat_values, self._read_projections()), tf.float32)
+
+    def _read_projections(self):
+        return [[tf.convert_to_tensor(v) for v in pair] for pair in self.merged_projections]
+
+    def _embed_in_chunks(self, content):
+        """[N, d] of content ids [N, (ids)] in chunks of similar length (see `_embed`), in request order."""
         order = tf.argsort(content.row_lengths(), direction="DESCENDING", stable=True)
         by_length = tf.gather(content, order)
         # the tokens each row packs to (a word tokenizer adds none: the chunk plan keeps its old margin of 2)
@@ -156,7 +190,7 @@ class SentenceEmbeddingModule(tf.Module):
             if self._unpadded:
                 size = tf.minimum(self._chunk_size, count - start)
                 sequences = self._tokenizer.add_special_tokens(by_length[start : start + size])
-                embedding = self._encoder.embed_unpadded(sequences)
+                embedding = self._encoder.embed_unpadded(sequences, self._read_projections())
             else:
                 size = next_chunk_size(packed_lengths, start, self._chunk_size)
                 inputs = self._tokenizer.pack(by_length[start : start + size])
@@ -170,10 +204,7 @@ class SentenceEmbeddingModule(tf.Module):
             parallel_iterations=1,
         )
         sorted_embedding = tf.reshape(outputs.concat(), [count, width])
-        embedding = tf.scatter_nd(order[:, None], sorted_embedding, [count, width])
-        if self._normalize:
-            embedding = tf.math.l2_normalize(embedding, axis=-1, epsilon=1e-12)
-        return embedding
+        return tf.scatter_nd(order[:, None], sorted_embedding, [count, width])
 
     def _output(self, embedding):
         """The embedding a signature returns: its first `truncate_dim` features (normalised again

@@ -24,6 +24,9 @@ from keras_sentemb.utils.argument_checks import truncate_dim_or_none
 
 # `encode(progress=None)` / `predict_pairs(progress=None)` show a bar from this many rows on.
 PROGRESS_THRESHOLD = 2048
+# Single-text shapes a reduced-precision runtime runs once when built (`OpenVINORuntime.warm_up`):
+# the rungs up to int8's limit, where one request's time is mostly not arithmetic.
+WARM_UP_MAX_LENGTH = INT8_MAX_TOKENS
 # One OpenVINO runtime is built at a time: eight threads making the first int8 call on a fresh
 # encoder once calibrated it eight times (66 s instead of 9 s); the others now wait and reuse it.
 _RUNTIME_BUILD_LOCK = threading.Lock()
@@ -163,6 +166,13 @@ class EmbeddingModel:
         See `keras_sentemb.runtime.resolve_runtime` for the defaults and errors.
         """
         backend, precision = resolve_runtime(backend, precision)
+        if backend == "tensorflow":
+            embed = self.embed_fn()
+            return lambda *arrays: embed(*arrays).numpy()
+        runtimes = getattr(self, "_runtimes", None)
+        if runtimes is not None and precision in runtimes:
+            # its dtype policies were checked when it was built, not again on every (single-text) call
+            return runtimes[precision]
         if backend == "openvino":
             reduced = sorted(
                 {layer.dtype_policy.name for layer in self._flatten_layers() if layer.compute_dtype in REDUCED_FLOATS}
@@ -172,12 +182,6 @@ class EmbeddingModel:
                     f"backend='openvino' converts a float32 model; this one computes in {', '.join(reduced)} "
                     "(its dtype policy): load it at float32 and pass precision='bfloat16' for OpenVINO's bfloat16"
                 )
-        if backend == "tensorflow":
-            embed = self.embed_fn()
-            return lambda *arrays: embed(*arrays).numpy()
-        runtimes = getattr(self, "_runtimes", None)
-        if runtimes is not None and precision in runtimes:
-            return runtimes[precision]
         with _RUNTIME_BUILD_LOCK:
             return self._build_runtime(precision, calibration_texts)
 
@@ -207,6 +211,8 @@ class EmbeddingModel:
                 calibration,
                 max_length=self.length_buckets[-1],
             )
+            if precision != "float32":
+                runtime.warm_up([length for length in self.length_buckets if length <= WARM_UP_MAX_LENGTH])
             if precision == "int8":
                 everywhere = not cpu_has_int8_dot_products()
                 if everywhere:
@@ -233,6 +239,8 @@ class EmbeddingModel:
         by `pack_batch` to the smallest bucket of `length_buckets` that holds it, run through
         `runtime` (default: `embed_fn()` on TensorFlow, see `inference_runtime`), and written
         back in input order. `progress=None` shows a bar from `PROGRESS_THRESHOLD` rows on.
+        A runtime with a `max_batch_tokens` (OpenVINO's: memory) gets a batch of more tokens
+        (texts × padded length) in parts of at most that many, each at the batch's length.
         """
         batch_size = check_batch_size(batch_size)
         outputs = np.zeros((len(rows), self.embedding_dim), dtype=np.float32)
@@ -246,14 +254,18 @@ class EmbeddingModel:
         buckets, one_length_per_batch = own_buckets or self.length_buckets, bool(own_buckets)
         if one_length_per_batch:  # reduced precision: each text padded to its own bucket, whatever it is batched with
             padded_length = None
+        # A runtime may bound the tokens of one call (OpenVINO: memory); a batch over it runs in parts.
+        max_batch_tokens = getattr(embed, "max_batch_tokens", None)
         show = progress if progress is not None else len(rows) >= PROGRESS_THRESHOLD
         # No bar object at all when hidden: a disabled tqdm still costs ~45 µs, 4 % of a
         # single sentence on OpenVINO.
         with tqdm(total=len(rows), unit=unit, desc=desc) if show else contextlib.nullcontext() as bar:
             for batch in plan_batches(lengths, batch_size, buckets, one_length_per_batch):
                 length = padded_length(len(batch.indices), batch.length) if padded_length else batch.length
-                arrays = self.pack_batch([rows[i] for i in batch.indices], length)
-                outputs[batch.indices] = embed(*arrays)
+                part = max(1, max_batch_tokens // length) if max_batch_tokens else len(batch.indices)
+                for start in range(0, len(batch.indices), part):
+                    indices = batch.indices[start : start + part]
+                    outputs[indices] = embed(*self.pack_batch([rows[i] for i in indices], length))
                 if bar is not None:
                     bar.update(len(batch.indices))
         return outputs

@@ -24,7 +24,12 @@ from keras_sentemb.pretrained.checkpoint_tensors import CheckpointTensors
 from keras_sentemb.pretrained.mpnet_inference_graph import mpnet_layer_states, supports_mpnet_layer_states
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
-from keras_sentemb.pretrained.unpadded_bert_graph import supports_unpadded_bert_states, to_padded, unpadded_bert_states
+from keras_sentemb.pretrained.unpadded_bert_graph import (
+    one_text_bert_states,
+    supports_unpadded_bert_states,
+    to_padded,
+    unpadded_bert_states,
+)
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
 from keras_sentemb.utils.argument_checks import truncate_dim_or_none
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
@@ -259,22 +264,36 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         """Whether `embed_unpadded` can run this model: a float32 BERT backbone, unquantised."""
         return supports_unpadded_bert_states(self.backbone)
 
-    def embed_unpadded(self, sequences):
+    def embed_unpadded(self, sequences, projections=None):
         """This model's output [N, d] for `sequences`, a `tf.RaggedTensor` [N, (ℓ)] of token ids
         with their special tokens (`tokenizer.add_special_tokens(tokenizer.content_ids(texts))`),
         best sorted longest first: the backbone runs without padding
         (`keras_sentemb.pretrained.unpadded_bert_graph`), and the layers the pooler reads are laid
         out as a padded batch for it, so the vectors equal `self(tokenizer.pack(…))` to float32
-        round-off. For graphs (the SavedModel's serving function); needs `supports_unpadded()`."""
+        round-off. For graphs (the SavedModel's serving function); needs `supports_unpadded()`.
+        `projections`: the backbone's `merged_projections`, kept as variables by the caller, or None."""
         if not self.supports_unpadded():
             raise ValueError(f"{self.name}: unpadded inference needs a float32, unquantised BERT backbone")
-        states = unpadded_bert_states(self.backbone, sequences)
+        states = unpadded_bert_states(self.backbone, sequences, projections=projections)
         lengths = sequences.row_lengths()
         used = sorted({index % len(states) for index in self.get_layer("pooler").layer_indices})
         padded = {index: to_padded(states[index], lengths) for index in used}
         # The pooler picks its layers by index: the ones it does not read stand in as any used one.
         layer_states = [padded.get(index, padded[used[0]]) for index in range(len(states))]
         padding_mask = tf.sequence_mask(lengths, tf.shape(layer_states[0])[1], dtype=tf.int32)
+        return self._pool_and_head()(layer_states, padding_mask)
+
+    def embed_one_unpadded(self, token_ids, projections=None):
+        """`embed_unpadded` of a single text, `token_ids` int [ℓ] with its special tokens: this
+        model's output [1, d], through `one_text_bert_states` (no ragged bookkeeping). The
+        serving graph's path for requests of one text; equal to `embed_unpadded` of that text."""
+        if not self.supports_unpadded():
+            raise ValueError(f"{self.name}: unpadded inference needs a float32, unquantised BERT backbone")
+        states = one_text_bert_states(self.backbone, token_ids, projections)
+        used = sorted({index % len(states) for index in self.get_layer("pooler").layer_indices})
+        single = {index: states[index][tf.newaxis] for index in used}
+        layer_states = [single.get(index, single[used[0]]) for index in range(len(states))]
+        padding_mask = tf.ones([1, tf.size(token_ids)], tf.int32)
         return self._pool_and_head()(layer_states, padding_mask)
 
     # ------------------------------------------------------------------ construction

@@ -36,6 +36,16 @@ _INSTALL = 'pip install "./keras-sentemb[openvino]"'
 # server's single requests change length every call. The static models are compiled with the
 # runtime (~0.25 s and ~40 MB each on 2 cores), so no request pays for a compile.
 STATIC_LENGTHS = (16, 32, 48, 64)
+# The most tokens (texts × padded length) one call of a dynamic-shape model takes; `encode` splits a
+# longer batch (its vectors do not change: the same padded length at any batch size). OpenVINO keeps
+# each layer's attention scores of a dynamic-shape call: Qwen3-Embedding-0.6B on 8 texts of 512 tokens
+# took 5 GB more than on 8 sentences, and 32 such texts ran a 24 GB machine out of memory.
+MAX_BATCH_TOKENS = 4096
+# Each static model holds its own copy of the weights: they are compiled only for models of at most
+# this many bytes of weights (all-mpnet-base-v2: 0.44 GB at float32). Qwen3-Embedding-0.6B's four
+# copies (2.4 GB each) ran a 24 GB machine out of memory, and at its size a request's time is its
+# arithmetic, not the shape preparation the static models save.
+STATIC_MODELS_MAX_WEIGHT_BYTES = 512 * 2**20
 
 
 def _import_openvino():
@@ -55,6 +65,11 @@ def openvino_cpu_capabilities():
         list(core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")),
         str(core.get_property("CPU", "INFERENCE_PRECISION_HINT")),
     )
+
+
+def weight_bytes(model):
+    """The bytes of an OpenVINO model's constants (its weights, as converted or quantised)."""
+    return sum(op.get_byte_size() for op in model.get_ordered_ops() if op.get_type_name() == "Constant")
 
 
 class OpenVINORuntime:
@@ -77,7 +92,8 @@ class OpenVINORuntime:
 
     Batches run on one dynamic-shape model; at float32, single texts up to
     `static_lengths[-1]` tokens run on static [1, L] models (`padded_length` tells the caller to
-    pad them to L; the padding is masked, so the output is the same). At bfloat16 and int8 every
+    pad them to L; the padding is masked, so the output is the same), for models of at most
+    `STATIC_MODELS_MAX_WEIGHT_BYTES` of weights (larger ones: none). At bfloat16 and int8 every
     text runs on the dynamic model padded to its own bucket (`padding_buckets`), so that its
     vector is the same alone or in any batch.
     """
@@ -132,12 +148,15 @@ class OpenVINORuntime:
         self._requests = {None: self.compiled.create_infer_request()}
         # the static shapes the model can take, compiled now, not on a server's first short request;
         # none at reduced precision, where they would give other vectors than batches (padding_buckets)
+        small = weight_bytes(model) <= STATIC_MODELS_MAX_WEIGHT_BYTES
         self.static_lengths = tuple(
-            n for n in STATIC_LENGTHS if precision == "float32" and (max_length is None or n <= max_length)
+            n for n in STATIC_LENGTHS if precision == "float32" and small and (max_length is None or n <= max_length)
         )
         for length in self.static_lengths:
             self._request_for((1, length))
         self._lock = threading.Lock()
+
+    max_batch_tokens = MAX_BATCH_TOKENS
 
     def padding_buckets(self, ladder):
         """At bfloat16 and int8, the lengths every text is padded to, alone or in any batch: the
@@ -160,6 +179,16 @@ class OpenVINORuntime:
                 if length <= static:
                     return static
         return length
+
+    def warm_up(self, lengths):
+        """Runs one text of each of `lengths` tokens through the model once (at bfloat16 and int8,
+        where single texts run on the dynamic model at their own rung). OpenVINO prepares a
+        dynamic model's kernels for each new shape on its first call (all-MiniLM-L6-v2 int8, AMD
+        EPYC 2 cores: `encode` of one STS-B sentence took 4.8 ms at a length's first call, 1.7 ms
+        after, medians); warmed when the runtime is built, a server's first request of each length
+        does not pay for it."""
+        for length in lengths:
+            self(*[np.ones((1, length), np.int32) for _ in self.compiled.inputs])
 
     def _request_for(self, shape):
         key = shape[1] if shape[0] == 1 and shape[1] in getattr(self, "static_lengths", ()) else None

@@ -236,6 +236,18 @@ def test_a_request_runs_sorted_by_length_in_chunks_and_comes_back_in_order(unpad
     assert serve(texts=tf.constant([], tf.string))["embedding"].shape == (0, encoder.embedding_dim)
 
 
+def test_a_request_of_one_text_gets_the_vector_that_text_gets_in_any_batch(tmp_path):
+    """Requests of one text take their own short path (no sort, chunk loop or ragged bookkeeping):
+    their vectors are the rows the same texts get in a batch, and `encode`'s."""
+    encoder = make_tiny_encoder(seed=5)
+    texts = ["the cat", "hello world ! " * 6, "", "a dog ran fast on the mat", "storm storm"]
+    serve = tf.saved_model.load(export_saved_model(encoder, tmp_path / "one")).signatures["serving_default"]
+    batched = serve(texts=tf.constant(texts))["embedding"].numpy()
+    alone = np.concatenate([serve(texts=tf.constant([text]))["embedding"].numpy() for text in texts])
+    np.testing.assert_allclose(alone, batched, atol=1e-5)
+    np.testing.assert_allclose(alone, encoder.encode(texts), atol=1e-5)
+
+
 @pytest.mark.parametrize("chunk_size", [0, -1, 2.5, True])
 def test_rejects_a_chunk_size_that_is_not_a_positive_int(chunk_size, tmp_path):
     with pytest.raises(ValueError, match="chunk_size must be a positive int"):

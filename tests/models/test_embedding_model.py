@@ -23,6 +23,24 @@ def test_the_traced_function_is_traced_once_for_all_bucket_lengths():
     assert encoder.embed_fn().experimental_get_tracing_count() == 1
 
 
+def test_a_runtime_that_bounds_its_tokens_gets_no_larger_call_and_the_same_rows():
+    encoder = make_tiny_encoder()
+    embed, shapes = encoder.inference_runtime(), []
+
+    class TokenBudget:
+        max_batch_tokens = 12
+
+        def __call__(self, *arrays):
+            shapes.append(arrays[0].shape)
+            return embed(*arrays)
+
+    rows = encoder.tokenize_to_rows([text.encode() for text in TEXTS])
+    bounded = encoder.predict_rows(rows, 64, False, runtime=TokenBudget())
+    np.testing.assert_allclose(bounded, encoder.predict_rows(rows, 64, False), atol=1e-6)
+    assert sum(count for count, _ in shapes) == len(TEXTS) and len(shapes) > 1
+    assert all(count * length <= 12 or count == 1 for count, length in shapes)
+
+
 def test_a_subclass_without_the_protocol_is_told_what_to_implement():
     with pytest.raises(NotImplementedError, match="packed_length"):
         EmbeddingModel().packed_length([1, 2])

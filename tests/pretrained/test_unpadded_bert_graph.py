@@ -11,6 +11,7 @@ import tensorflow as tf
 from keras_sentemb.models import SentenceEncoder
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
 from keras_sentemb.pretrained.unpadded_bert_graph import (
+    one_text_bert_states,
     supports_unpadded_bert_states,
     to_padded,
     unpadded_bert_states,
@@ -87,6 +88,27 @@ def test_an_encoder_without_padding_gives_the_vectors_of_the_model(options):
     np.testing.assert_allclose(ours, expected, atol=1e-5)
 
 
+@pytest.mark.parametrize("sequence", SEQUENCES, ids=[f"length-{len(s)}" for s in SEQUENCES])
+def test_a_single_text_without_ragged_bookkeeping_gives_its_unpadded_states(sequence):
+    backbone = make_tiny_backbone(seed=3)
+    ours = one_text_bert_states(backbone, tf.constant(sequence))
+    batched = unpadded_bert_states(backbone, tf.ragged.constant(SEQUENCES))
+    first = sum(len(s) for s in SEQUENCES[: SEQUENCES.index(sequence)])
+    assert len(ours) == len(batched)
+    for alone, in_batch in zip(ours, batched):
+        np.testing.assert_allclose(alone, in_batch[first : first + len(sequence)], atol=1e-5)
+
+
+@pytest.mark.parametrize("options", list(ENCODER_HEADS.values()), ids=list(ENCODER_HEADS))
+def test_an_encoder_on_one_text_gives_the_vector_of_the_model(options):
+    encoder = make_tiny_encoder(seed=6, **options)
+    for text in ["the cat sat on the mat .", "", "hello world ! " * 9]:
+        content_ids = encoder.tokenizer.content_ids(tf.constant([text]))
+        expected = encoder(encoder.tokenizer.pack(content_ids), training=False)
+        ours = encoder.embed_one_unpadded(encoder.tokenizer.add_special_tokens(content_ids).flat_values)
+        np.testing.assert_allclose(ours, expected, atol=1e-5)
+
+
 def test_backbones_it_does_not_cover_are_refused_with_the_reason():
     assert supports_unpadded_bert_states(make_tiny_backbone())
     keras.utils.set_random_seed(0)
@@ -99,3 +121,5 @@ def test_backbones_it_does_not_cover_are_refused_with_the_reason():
     assert not encoder.supports_unpadded()
     with pytest.raises(ValueError, match="float32, unquantised BERT backbone"):
         encoder.embed_unpadded(tf.ragged.constant(SEQUENCES))
+    with pytest.raises(ValueError, match="float32, unquantised BERT backbone"):
+        encoder.embed_one_unpadded(tf.constant(SEQUENCES[0]))

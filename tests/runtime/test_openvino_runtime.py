@@ -7,8 +7,9 @@ import keras
 import numpy as np
 import pytest
 
+from keras_sentemb.models.embedding_model import WARM_UP_MAX_LENGTH
 from keras_sentemb.runtime import openvino_cpu_capabilities, resolve_runtime
-from keras_sentemb.runtime.openvino_runtime import STATIC_LENGTHS
+from keras_sentemb.runtime.openvino_runtime import STATIC_LENGTHS, OpenVINORuntime
 from tests.conftest import make_tiny_encoder
 
 pytest.importorskip("openvino")
@@ -69,6 +70,23 @@ def test_at_reduced_precision_a_vector_is_the_same_alone_or_in_any_batch(encoder
     runtime = encoder.inference_runtime("openvino", precision)
     assert runtime.static_lengths == () and runtime.padding_buckets((4, 8, 16)) == (4, 8, 16)
     assert encoder.inference_runtime("openvino", "float32").padding_buckets((4, 8, 16)) == ()
+
+
+@pytest.mark.parametrize("precision", ["bfloat16", "int8"])
+def test_a_reduced_precision_runtime_runs_every_short_rung_once_when_built(precision, monkeypatch):
+    """So that a server's first request of each length does not pay for preparing its shape."""
+    if precision == "bfloat16" and "BF16" not in openvino_cpu_capabilities()[0]:
+        pytest.skip("this CPU has no bfloat16 arithmetic")
+    warmed = []
+    original = OpenVINORuntime.warm_up
+    monkeypatch.setattr(
+        OpenVINORuntime, "warm_up", lambda self, lengths: warmed.append(list(lengths)) or original(self, lengths)
+    )
+    fresh = make_tiny_encoder(seed=13)
+    fresh.inference_runtime("openvino", precision, calibration_texts=CALIBRATION)
+    assert warmed == [[length for length in fresh.length_buckets if length <= WARM_UP_MAX_LENGTH]]
+    fresh.inference_runtime("openvino", "float32")
+    assert len(warmed) == 1  # float32 runs single texts on static shapes compiled with it
 
 
 def test_int8_needs_calibration_texts_the_first_time(encoder):

@@ -318,7 +318,7 @@ def main():
         with open(os.path.join(args.cache, "results.json"), encoding="utf-8") as f:
             tables = json.load(f)
         for name, rows in tables.items():
-            print(f"\n{name} (on {next(iter(rows.values())).get('machine', 'a machine not recorded')}):")
+            print(f"\n{name} (on {machine_of(rows)}):")
             report(name, rows)
         return plot(tables, args.plot)
     if not args.anchor_python:
@@ -326,7 +326,8 @@ def main():
     from keras_sentemb.runtime import openvino_cpu_capabilities
 
     args.bfloat16 = "BF16" in openvino_cpu_capabilities()[0]
-    print(f"machine: {machine_description()}; CPU flags: {cpu_flags()}")
+    machine = f"{machine_description()}; CPU flags: {cpu_flags()}"
+    print(f"machine: {machine}")
     os.makedirs(args.cache, exist_ok=True)
     folders = build_folders(args)
     tables = {}
@@ -353,7 +354,7 @@ def main():
         }
         quality(rows, REFERENCE)
         for row in rows.values():
-            row["machine"] = f"{machine_description()}; CPU flags: {cpu_flags()}"
+            row["machine"] = machine
         tables[name] = rows
         report(name, rows)
     # results.json keeps each model's latest run (the models take an hour together: they may run apart)
@@ -363,14 +364,20 @@ def main():
         with open(results, encoding="utf-8") as f:
             earlier = {name: rows for name, rows in json.load(f).items() if name in MODELS and name not in tables}
     for name, rows in earlier.items():
-        print(f"\n{name} (earlier run, on {next(iter(rows.values())).get('machine', 'a machine not recorded')}):")
+        print(f"\n{name} (earlier run, on {machine_of(rows)}):")
         report(name, rows)
-    tables = {name: {**earlier, **tables}[name] for name in MODELS if name in {**earlier, **tables}}
+    merged = {**earlier, **tables}
+    tables = {name: merged[name] for name in MODELS if name in merged}
     plot(tables, args.plot)
     with open(results + ".tmp", "w", encoding="utf-8") as f:
         json.dump(tables, f, indent=1)
     os.replace(results + ".tmp", results)
     print(f"\nplot: {os.path.relpath(args.plot, REPO)}; numbers: {os.path.relpath(results, REPO)}")
+
+
+def machine_of(rows):
+    """The machine a model's rows were measured on, as results.json records it."""
+    return next(iter(rows.values())).get("machine", "a machine not recorded")
 
 
 def report(name, rows):

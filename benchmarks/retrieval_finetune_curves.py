@@ -20,6 +20,14 @@ def best_point(curve):
     return max(curve, key=lambda point: point["dev"])
 
 
+def dev_curve(report):
+    """(training examples seen, dev nDCG@10) of an examples/train_retrieval.py report: before training, then
+    after each epoch."""
+    per_epoch = report["steps_per_epoch"] * report["batch_size"]
+    by_epoch = report["dev_ndcg_at_10_by_epoch"]
+    return [0] + [per_epoch * (e + 1) for e in range(len(by_epoch))], [report["dev_ndcg_at_10_before"]] + by_epoch
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--anchor", required=True)
@@ -97,24 +105,10 @@ def main():
             dev = [base["dev"]] + [p["dev"] for p in result["curve"]]
             style = "-" if result["sampling"] == "rounds" else "--"
             axis.plot([s * args.batch_size for s in steps], dev, style, marker=".", label=f"anchor {result['name']}")
-        per_epoch = ours["steps_per_epoch"] * ours["batch_size"]
-        axis.plot(
-            [0] + [per_epoch * (e + 1) for e in range(len(by_epoch))],
-            [ours["dev_ndcg_at_10_before"]] + by_epoch,
-            "k-o",
-            linewidth=2,
-            label=f"ours ({args.recipe}, TensorFlow, CPU)",
-        )
+        axis.plot(*dev_curve(ours), "k-o", linewidth=2, label=f"ours ({args.recipe}, TensorFlow, CPU)")
         for other in others:
-            per_epoch = other["steps_per_epoch"] * other["batch_size"]
-            curve = other["dev_ndcg_at_10_by_epoch"]
-            axis.plot(
-                [0] + [per_epoch * (e + 1) for e in range(len(curve))],
-                [other["dev_ndcg_at_10_before"]] + curve,
-                "k--s",
-                linewidth=2,
-                label=f"ours, {other['model']} ({args.recipe}, TensorFlow, CPU; no anchor)",
-            )
+            label = f"ours, {other['model']} ({args.recipe}, TensorFlow, CPU; no anchor)"
+            axis.plot(*dev_curve(other), "k--s", linewidth=2, label=label)
         axis.set_xlabel("training examples seen (query, relevant document)")
         axis.set_ylabel("NFCorpus dev nDCG@10")
         models = " and ".join([ours["model"], *(other["model"] for other in others)])

@@ -276,10 +276,7 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             raise ValueError(f"{self.name}: unpadded inference needs a float32, unquantised BERT backbone")
         states = unpadded_bert_states(self.backbone, sequences, projections=projections)
         lengths = sequences.row_lengths()
-        used = sorted({index % len(states) for index in self.get_layer("pooler").layer_indices})
-        padded = {index: to_padded(states[index], lengths) for index in used}
-        # The pooler picks its layers by index: the ones it does not read stand in as any used one.
-        layer_states = [padded.get(index, padded[used[0]]) for index in range(len(states))]
+        layer_states = self._pooled_layer_states(states, lambda flat: to_padded(flat, lengths))
         padding_mask = tf.sequence_mask(lengths, tf.shape(layer_states[0])[1], dtype=tf.int32)
         return self._pool_and_head()(layer_states, padding_mask)
 
@@ -290,11 +287,17 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         if not self.supports_unpadded():
             raise ValueError(f"{self.name}: unpadded inference needs a float32, unquantised BERT backbone")
         states = one_text_bert_states(self.backbone, token_ids, projections)
-        used = sorted({index % len(states) for index in self.get_layer("pooler").layer_indices})
-        single = {index: states[index][tf.newaxis] for index in used}
-        layer_states = [single.get(index, single[used[0]]) for index in range(len(states))]
+        layer_states = self._pooled_layer_states(states, lambda flat: flat[tf.newaxis])
         padding_mask = tf.ones([1, tf.size(token_ids)], tf.int32)
         return self._pool_and_head()(layer_states, padding_mask)
+
+    def _pooled_layer_states(self, states, lay_out):
+        """Every block's states for the pooler, from flat ones [Σℓ, hidden]: those it reads laid out as a
+        batch by `lay_out` ([Σℓ, hidden] → [N, T, hidden]), once each. The pooler picks its layers by
+        index: the ones it does not read stand in as any used one."""
+        used = sorted({index % len(states) for index in self.get_layer("pooler").layer_indices})
+        laid_out = {index: lay_out(states[index]) for index in used}
+        return [laid_out.get(index, laid_out[used[0]]) for index in range(len(states))]
 
     # ------------------------------------------------------------------ construction
     @classmethod

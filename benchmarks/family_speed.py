@@ -280,7 +280,13 @@ def plot(tables, path):
             values = [rows[label][key] for label in labels]
             ax.barh(range(len(labels)), values, color=colours)
             for position, value in enumerate(values):
-                ax.annotate(f"{value:.1f}", (value, position), xytext=(3, -3), textcoords="offset points", fontsize=7)
+                ax.annotate(
+                    f"{value:.1f}" if value >= 10 else f"{value:.2f}",
+                    (value, position),
+                    xytext=(3, -3),
+                    textcoords="offset points",
+                    fontsize=7,
+                )
             ax.set_yticks(range(len(labels)), short if ax is sentence_ax else [""] * len(labels), fontsize=7)
             ax.set_xlabel(f"{unit} at batch 32 (higher is better)", fontsize=8)
             ax.set_title(name, fontsize=9)

@@ -23,6 +23,7 @@ from keras_sentemb.pretrained.bert_inference_graph import bert_layer_states, sup
 from keras_sentemb.pretrained.checkpoint_tensors import CheckpointTensors
 from keras_sentemb.pretrained.mpnet_inference_graph import mpnet_layer_states, supports_mpnet_layer_states
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
+from keras_sentemb.pretrained.qwen3_inference_graph import qwen3_layer_states, supports_qwen3_layer_states
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
 from keras_sentemb.pretrained.unpadded_bert_graph import (
     one_text_bert_states,
@@ -169,9 +170,9 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
                 layer.trainable = False
 
     def openvino_graph_fn(self):
-        """`embed_fn()`'s math for OpenVINO to convert: over a float32 BERT or MPNet backbone, the
-        block outputs of `bert_layer_states` / `mpnet_layer_states` (layer norm and attention in
-        the op shapes OpenVINO fuses, see docs/serving_speed.md) fed to this model's own pooler,
+        """`embed_fn()`'s math for OpenVINO to convert: over a float32 BERT, MPNet or Qwen3 backbone,
+        the block outputs of `bert_layer_states` / `mpnet_layer_states` / `qwen3_layer_states` (norms
+        and attention in the op shapes OpenVINO fuses, see docs/serving_speed.md) fed to this model's own pooler,
         Dense, normalisation and truncation layers; over any other backbone, `embed_fn()` itself."""
         embed = self.inference_graph()
         if embed is None:
@@ -183,10 +184,12 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         return self._openvino_graph_function
 
     def inference_graph(self, token_table=None, max_positions=None):
-        """(token_ids, padding_mask) → this model's output over a BERT or MPNet backbone: the math of
+        """(token_ids, padding_mask) → this model's output over a BERT, MPNet or Qwen3 backbone: the math of
         `openvino_graph_fn()` as a plain function for other converters (LiteRT), with the token table
         replaced (`token_table`: a tensor, or quantised rows with `gather(ids)`) and, for BERT, the
-        position table cut to `max_positions` rows (`bert_layer_states`); None for any other backbone."""
+        position table cut to `max_positions` rows (`bert_layer_states`); None for any other backbone.
+        Over Qwen3 with last-token pooling, the last block computes only each row's last real token."""
+        last_token_only = False
         if supports_bert_layer_states(self.backbone):
 
             def layer_states(token_ids, padding_mask):
@@ -197,14 +200,34 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             def layer_states(token_ids, padding_mask):
                 return mpnet_layer_states(self.backbone, token_ids, padding_mask, token_table)
 
+        elif supports_qwen3_layer_states(self.backbone):
+            last_token_only = self.pools_only_the_last_token()
+
+            def layer_states(token_ids, padding_mask):
+                return qwen3_layer_states(self.backbone, token_ids, padding_mask, token_table, last_token_only)
+
         else:
             return None
         pool_and_head = self._pool_and_head()
 
         def embed(token_ids, padding_mask):
-            return pool_and_head(layer_states(token_ids, padding_mask), padding_mask)
+            states = layer_states(token_ids, padding_mask)
+            if last_token_only:  # the last state holds each row's last real token alone
+                padding_mask = tf.ones_like(padding_mask[:, :1])
+            return pool_and_head(states, padding_mask)
 
         return embed
+
+    def pools_only_the_last_token(self):
+        """Whether this model's output reads the last block at each row's last real token and nothing
+        else: last-token pooling of the last layer alone, special tokens kept."""
+        pooler = self.get_layer("pooler")
+        last = len(self.backbone.transformer_layers) - 1
+        return (
+            tuple(pooler.modes) == ("last_token",)
+            and not pooler.exclude_special_tokens
+            and all(index in (-1, last) for index in pooler.layer_indices)
+        )
 
     def _pool_and_head(self):
         """(layer states, padding mask) → this model's output: its own pooler and what follows it

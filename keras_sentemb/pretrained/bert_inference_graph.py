@@ -62,14 +62,17 @@ def supports_bert_layer_states(backbone):
         if type(attention) is not keras.layers.MultiHeadAttention:
             return False
         dense_layers += [
-            attention._query_dense,
-            attention._key_dense,
-            attention._value_dense,
-            attention._output_dense,
+            *attention_projections(attention),
             block._feedforward_intermediate_dense,
             block._feedforward_output_dense,
         ]
     return float32_and_unquantised(backbone, dense_layers)
+
+
+def attention_projections(attention):
+    """The query, key, value and output projections of an attention layer (Keras'
+    `MultiHeadAttention` and keras-hub's decoder attentions name them alike)."""
+    return [attention._query_dense, attention._key_dense, attention._value_dense, attention._output_dense]
 
 
 def mvn_layer_norm(layer, x):

@@ -72,6 +72,25 @@ def weight_bytes(model):
     return sum(op.get_byte_size() for op in model.get_ordered_ops() if op.get_type_name() == "Constant")
 
 
+def declared_outputs_only(openvino, model, concrete_function):
+    """`model` (converted from `concrete_function`) with only the function's own outputs.
+
+    OpenVINO's TensorFlow frontend also makes an output of every tensor of the graph that nothing
+    consumes (a block's states that the pooler does not read, shapes Keras computes in passing), and
+    keeps them in the given order: the model's first output need not be the function's, and the
+    compiled model computes and returns them all. Outputs are matched by tensor name; where one is not
+    found, the model is returned as converted."""
+    kept = []
+    for tensor in concrete_function.outputs:
+        matches = [output for output in model.outputs if tensor.name in output.get_names()]
+        if not matches:
+            return model
+        kept.append(matches[0])
+    if len(kept) == len(model.outputs):
+        return model
+    return openvino.Model(kept, model.get_parameters(), model.get_friendly_name())
+
+
 class OpenVINORuntime:
     """Calls like the traced function it was built from, on NumPy arrays: returns float32
     NumPy [batch, d].
@@ -106,7 +125,7 @@ class OpenVINORuntime:
                 "precision='int8' needs calibration inputs: pass calibration_texts= (a few hundred "
                 "sentences like the ones you will encode) on the first int8 call."
             )
-        model = openvino.convert_model(concrete_function)
+        model = declared_outputs_only(openvino, openvino.convert_model(concrete_function), concrete_function)
         if precision == "int8":
             model = _quantize_int8(model, calibration)
         self._compile(openvino, model, precision, max_length)

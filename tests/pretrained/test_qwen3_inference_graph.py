@@ -33,9 +33,10 @@ def tiny_qwen3(seed, **overrides):
         intermediate_dim=16,
         **overrides,
     )
-    for weight in backbone.weights:  # norms' scales random too, not ones
+    scales = np.random.default_rng(seed)
+    for weight in backbone.weights:  # norms' scales random too (and each its own), not ones
         if "scale" in weight.path:
-            weight.assign(np.random.default_rng(seed).uniform(0.5, 1.5, weight.shape).astype("float32"))
+            weight.assign(scales.uniform(0.5, 1.5, weight.shape).astype("float32"))
     return backbone
 
 

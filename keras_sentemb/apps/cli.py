@@ -33,6 +33,7 @@ from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.retrieval.approximate_binary_search import DEFAULT_PARAMETERS, KINDS, SEARCH_PARAMETERS
 from keras_sentemb.retrieval.binary_index import BinaryIndex
 from keras_sentemb.retrieval.semantic_search import semantic_search
+from keras_sentemb.runtime import resolve_runtime
 from keras_sentemb.utils.atomic_files import save_npy_atomic
 from keras_sentemb.utils.checked_files import load_npy
 from keras_sentemb.zoo.loading import load_any_encoder, load_sentence_encoder
@@ -81,9 +82,10 @@ def _build_parser():
     encode.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     encode.add_argument(
         "--backend",
-        choices=["tensorflow", "openvino"],
+        choices=["tensorflow", "openvino", "litert"],
         default=None,
-        help="where the model runs (default: TensorFlow for float32, OpenVINO otherwise)",
+        help="where the model runs (default: TensorFlow for float32, OpenVINO otherwise); litert: float32 or "
+        'dynamic-range int8 without calibration, the int8 for AVX2-only CPUs (pip install "./keras-sentemb[litert]")',
     )
     _add_precision_arguments(encode)
     _add_model_arguments(encode)
@@ -545,11 +547,19 @@ def _check_runtime_options(args):
     """Options that contradict each other, refused before anything is loaded."""
     if args.calibration and args.precision != "int8":
         raise ValueError(f"--calibration FILE calibrates --precision int8; it means nothing with {args.precision}")
+    if args.calibration and getattr(args, "backend", None) == "litert":
+        raise ValueError("--calibration FILE calibrates OpenVINO's int8; --backend litert's int8 needs none")
     openvino = args.backend == "openvino" or (args.backend is None and args.precision != "float32")
     if openvino and args.dtype not in (None, "float32"):
         raise ValueError(
             f"--dtype {args.dtype} is TensorFlow's compute policy; OpenVINO converts the float32 model: "
             "use --precision bfloat16 (or --backend tensorflow with --dtype)"
+        )
+    if args.backend == "litert":
+        resolve_runtime("litert", args.precision)  # float32 or int8
+    if args.backend == "litert" and args.dtype not in (None, "float32"):
+        raise ValueError(
+            f"--dtype {args.dtype} is TensorFlow's compute policy; --backend litert converts the float32 model"
         )
 
 

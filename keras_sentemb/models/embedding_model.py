@@ -157,8 +157,9 @@ class EmbeddingModel:
         """The callable `predict_rows` runs: NumPy int32 inputs → NumPy float32 outputs.
 
         `backend="tensorflow"` is `embed_fn()`; `backend="openvino"` is an `OpenVINORuntime`
-        converted from `openvino_graph_fn()` (the same math) at `precision`, built once and
-        cached (per backend and precision) until `forget_traced_functions`. int8 is calibrated
+        converted from `openvino_graph_fn()` (the same math) at `precision`, `backend="litert"` a
+        `LiteRTRuntime` converted from it (float32 or dynamic-range int8, no calibration), each built
+        once and cached (per backend and precision) until `forget_traced_functions`. int8 is calibrated
         on `calibration_texts` and the empty text (each packed alone, as `encode` pads it),
         needed the first time only (other precisions take none: the CLI refuses `--calibration` there).
         OpenVINO converts float32 models only: a model with a reduced-precision dtype policy
@@ -170,20 +171,35 @@ class EmbeddingModel:
             embed = self.embed_fn()
             return lambda *arrays: embed(*arrays).numpy()
         runtimes = getattr(self, "_runtimes", None)
-        if runtimes is not None and precision in runtimes:
+        key = precision if backend == "openvino" else (backend, precision)
+        if runtimes is not None and key in runtimes:
             # its dtype policies were checked when it was built, not again on every (single-text) call
-            return runtimes[precision]
-        if backend == "openvino":
+            return runtimes[key]
+        if backend in ("openvino", "litert"):
             reduced = sorted(
                 {layer.dtype_policy.name for layer in self._flatten_layers() if layer.compute_dtype in REDUCED_FLOATS}
             )
             if reduced:
+                bfloat16 = " and pass precision='bfloat16' for OpenVINO's bfloat16" if backend == "openvino" else ""
                 raise ValueError(
-                    f"backend='openvino' converts a float32 model; this one computes in {', '.join(reduced)} "
-                    "(its dtype policy): load it at float32 and pass precision='bfloat16' for OpenVINO's bfloat16"
+                    f"backend={backend!r} converts a float32 model; this one computes in {', '.join(reduced)} "
+                    f"(its dtype policy): load it at float32{bfloat16}"
                 )
         with _RUNTIME_BUILD_LOCK:
+            if backend == "litert":
+                return self._build_litert_runtime(precision)
             return self._build_runtime(precision, calibration_texts)
+
+    def _build_litert_runtime(self, precision):
+        runtimes = getattr(self, "_runtimes", None)
+        if runtimes is None:
+            runtimes = {}
+            object.__setattr__(self, "_runtimes", runtimes)
+        if ("litert", precision) not in runtimes:
+            from keras_sentemb.runtime.litert_runtime import LiteRTRuntime
+
+            runtimes[("litert", precision)] = LiteRTRuntime(self.openvino_graph_fn().get_concrete_function(), precision)
+        return runtimes[("litert", precision)]
 
     def _build_runtime(self, precision, calibration_texts):
         runtimes = getattr(self, "_runtimes", None)
@@ -219,7 +235,8 @@ class EmbeddingModel:
                     warnings.warn(
                         "precision='int8' runs at float32 on this CPU: it has no int8 dot products (AVX-512 "
                         "VNNI, AVX-VNNI or AMX), without which OpenVINO's int8 is slower than float32 and "
-                        "further from it; the calibrated int8 model is still what export_openvino writes",
+                        "further from it; the calibrated int8 model is still what export_openvino writes "
+                        "(backend='litert' runs int8 here: XNNPACK's int8 kernels need no VNNI)",
                         stacklevel=4,
                     )
                 runtime = Int8WithFloat32Fallback(

@@ -489,12 +489,14 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             progress: show a progress bar; None shows one from 2048 texts on.
             precision: "float32" (the default: the vectors of the reference model),
                 "bfloat16" or "int8": the arithmetic of the matrix products.
-            backend: "tensorflow" (float32 only: the graph `export` writes) or "openvino"
-                (the same graph compiled by OpenVINO: `pip install "./keras-sentemb[openvino]"`);
+            backend: "tensorflow" (float32 only: the graph `export` writes), "openvino"
+                (the same graph compiled by OpenVINO: `pip install "./keras-sentemb[openvino]"`)
+                or "litert" (converted to LiteRT, float32 or dynamic-range int8: no calibration,
+                vectors independent of the batch; `pip install "./keras-sentemb[litert]"`);
                 None picks TensorFlow for float32 and OpenVINO otherwise. See
                 `keras_sentemb.runtime` and docs/serving_speed.md for what each costs.
-            calibration_texts: for precision="int8", the first time only: a few hundred
-                sentences like yours, to calibrate the activation scales on.
+            calibration_texts: for precision="int8" on OpenVINO, the first time only: a few
+                hundred sentences like yours, to calibrate the activation scales on.
             prompt_name: a key of `prompts`: its text is prepended to every input (as
                 sentence-transformers does; e.g. "query: "). None uses `default_prompt_name`.
             prompt: a prompt text to prepend instead (wins over `prompt_name`).
@@ -517,7 +519,8 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             ValueError: an element is bytes that are not UTF-8 (names its index); an unknown
                 `precision`/`backend`, a reduced precision on backend="tensorflow", or int8
                 without calibration texts.
-            ImportError: backend="openvino" without OpenVINO installed (says what to install).
+            ImportError: backend="openvino" without OpenVINO installed, or backend="litert" without
+                the LiteRT interpreter (says what to install).
         """
         prompt = self.resolve_prompt(prompt_name, prompt)
         options = (batch_size, normalize, progress, backend, precision, calibration_texts, truncate_dim)

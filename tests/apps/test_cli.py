@@ -124,6 +124,16 @@ def test_encode_int8_on_openvino_stays_close_to_float32(model_file, corpus_file,
     assert cosines.min() > 0.9, cosines
 
 
+def test_encode_int8_on_litert_needs_no_calibration_and_stays_close_to_float32(model_file, corpus_file, tmp_path):
+    pytest.importorskip("ai_edge_litert")
+    fast, exact = tmp_path / "int8.npy", tmp_path / "float32.npy"
+    assert main(["encode", corpus_file, "-o", str(exact), "--model", model_file]) == 0
+    command = ["encode", corpus_file, "-o", str(fast), "--model", model_file, "--precision", "int8"]
+    assert main([*command, "--backend", "litert"]) == 0
+    cosines = np.sum(np.load(fast) * np.load(exact), axis=1)
+    assert cosines.min() > 0.9, cosines
+
+
 def test_encode_reduced_precision_without_calibration_is_an_error(model_file, corpus_file, tmp_path, capsys):
     pytest.importorskip("openvino")
     command = ["encode", corpus_file, "-o", str(tmp_path / "v.npy"), "--model", model_file, "--precision", "int8"]
@@ -139,6 +149,9 @@ def test_encode_reduced_precision_without_calibration_is_an_error(model_file, co
         (["--calibration", "CORPUS", "--precision", "bfloat16"], "it means nothing with bfloat16"),
         (["--backend", "openvino", "--dtype", "mixed_bfloat16"], "--dtype mixed_bfloat16 is TensorFlow's compute"),
         (["--precision", "bfloat16", "--dtype", "mixed_bfloat16"], "use --precision bfloat16"),
+        (["--backend", "litert", "--precision", "int8", "--calibration", "CORPUS"], "litert's int8 needs none"),
+        (["--backend", "litert", "--dtype", "mixed_bfloat16"], "--backend litert converts the float32 model"),
+        (["--backend", "litert", "--precision", "bfloat16"], "precision='bfloat16' runs on backend='openvino'"),
     ],
 )
 def test_encode_options_that_contradict_each_other_are_refused_before_loading(

@@ -235,6 +235,18 @@ def test_int8_runs_at_float32_past_128_tokens_on_repeated_words_and_without_int8
     assert calls == ["int8", "float32", "float32", "float32"]
 
 
+def test_where_int8_runs_at_float32_everywhere_it_pads_as_float32_does(encoder):
+    from keras_sentemb.runtime.openvino_runtime import Int8WithFloat32Fallback
+
+    float32 = encoder.inference_runtime("openvino", "float32")
+    int8 = type(
+        "Int8", (), {"precision": "int8", "inference_precision": "f32", "padding_buckets": lambda self, ladder: ladder}
+    )()
+    everywhere = Int8WithFloat32Fallback(int8, lambda: float32, everywhere=True)
+    assert everywhere.padding_buckets((8, 16)) == () and everywhere.padded_length(1, 5) == 16  # static shapes
+    assert Int8WithFloat32Fallback(int8, lambda: float32).padding_buckets((8, 16)) == (8, 16)
+
+
 def test_only_a_cpu_with_vnni_or_amx_has_int8_dot_products(tmp_path):
     from keras_sentemb.runtime.openvino_runtime import cpu_has_int8_dot_products
 

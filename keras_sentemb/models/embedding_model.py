@@ -19,6 +19,7 @@ from tqdm.auto import tqdm
 from keras_sentemb.data.length_buckets import length_buckets, plan_batches
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.runtime import OpenVINORuntime, resolve_runtime
+from keras_sentemb.runtime.litert_runtime import LiteRTRuntime
 from keras_sentemb.runtime.openvino_runtime import INT8_MAX_TOKENS, Int8WithFloat32Fallback, cpu_has_int8_dot_products
 from keras_sentemb.utils.argument_checks import truncate_dim_or_none
 
@@ -196,8 +197,6 @@ class EmbeddingModel:
             runtimes = {}
             object.__setattr__(self, "_runtimes", runtimes)
         if ("litert", precision) not in runtimes:
-            from keras_sentemb.runtime.litert_runtime import LiteRTRuntime
-
             runtimes[("litert", precision)] = LiteRTRuntime(self.openvino_graph_fn().get_concrete_function(), precision)
         return runtimes[("litert", precision)]
 

@@ -1,12 +1,16 @@
-"""LiteRTEncoder: runs a `.tflite` file written by `export_litert` with the LiteRT interpreter
-(`ai-edge-litert`) and TF Text's LiteRT kernels, as an app would (the file runs without TensorFlow:
-docs/on_device.md; this package itself imports it)."""
+"""LiteRT at run time. `LiteRTEncoder` runs a `.tflite` file written by `export_litert` with the LiteRT
+interpreter (`ai-edge-litert`) and TF Text's LiteRT kernels, as an app would (the file runs without
+TensorFlow: docs/on_device.md; this package itself imports it). `LiteRTRuntime` is `encode(backend="litert")`:
+a model's traced function converted in memory and run on the host's token ids."""
 
 from __future__ import annotations
 
 import os
+import threading
 
 import numpy as np
+import tensorflow as tf
+from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
 from tensorflow_text.core.pybinds import tflite_registrar
 
 from keras_sentemb.runtime.litert_metadata import read_litert_metadata
@@ -94,9 +98,6 @@ def litert_flat_buffer(concrete_function, precision):
     """`concrete_function` (int32 [None, None] inputs → one float32 [None, d] output) converted to a LiteRT
     flat buffer of builtin ops: "float32" as it is, "int8" dynamic-range (int8 weights per channel, each
     matrix product's activations quantised per token row when it runs: no calibration)."""
-    import tensorflow as tf
-    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
-
     if precision not in ("float32", "int8"):
         raise ValueError(f"LiteRT runs precision 'float32' or 'int8', got {precision!r}")
     # Frozen first: given Keras 3 variables, the converter keeps them as resource variables without values.
@@ -138,8 +139,6 @@ class LiteRTRuntime:
             from ai_edge_litert import interpreter as litert
         except ImportError as error:
             raise ImportError(f"backend='litert' needs the LiteRT interpreter: {INSTALL_HINT}") from error
-        import threading
-
         self.precision = precision
         self.inference_precision = "int8 (dynamic range)" if precision == "int8" else "f32"
         self.flat_buffer = litert_flat_buffer(concrete_function, precision)

@@ -66,9 +66,15 @@ def test_at_reduced_precision_a_vector_is_the_same_alone_or_in_any_batch(encoder
     texts = TEXTS + ["a much longer text with many more words than the others have in them"]
     batched = encoder.encode(texts, precision=precision, batch_size=64, **kwargs)
     alone = np.stack([encoder.encode([text], precision=precision)[0] for text in texts])
-    np.testing.assert_array_equal(alone, batched)  # each text at its own padded length, on one model
     runtime = encoder.inference_runtime("openvino", precision)
-    assert runtime.static_lengths == () and runtime.padding_buckets((4, 8, 16)) == (4, 8, 16)
+    if getattr(runtime, "everywhere", False):
+        # no int8 dot products on this CPU: every batch runs at float32, padded as float32 pads (single
+        # texts on its static shapes): the same vectors to float32 round-off
+        np.testing.assert_allclose(alone, batched, atol=1e-6, rtol=0)
+        assert runtime.padding_buckets((4, 8, 16)) == ()
+    else:
+        np.testing.assert_array_equal(alone, batched)  # each text at its own padded length, on one model
+        assert runtime.static_lengths == () and runtime.padding_buckets((4, 8, 16)) == (4, 8, 16)
     assert encoder.inference_runtime("openvino", "float32").padding_buckets((4, 8, 16)) == ()
 
 

@@ -64,6 +64,12 @@ def test_openvino_float32_equals_encode_and_bfloat16_keeps_the_direction(encoder
     reference = encoder.encode(SENTENCES)
     exact = OpenVINOEncoder.load(export_openvino(encoder, tmp_path / "f32", precision="float32")).encode(SENTENCES)
     np.testing.assert_allclose(exact, reference, atol=1e-5)
+    from keras_sentemb.runtime import openvino_cpu_capabilities
+
+    if "BF16" not in openvino_cpu_capabilities()[0]:  # an AVX2-only CPU: bfloat16 is refused, saying so
+        with pytest.raises(ValueError, match="bfloat16 support"):
+            export_openvino(encoder, tmp_path / "bf16", precision="bfloat16")
+        return
     half = OpenVINOEncoder.load(export_openvino(encoder, tmp_path / "bf16", precision="bfloat16")).encode(SENTENCES)
     cosine = (half * reference).sum(1) / np.linalg.norm(half, axis=1) / np.linalg.norm(reference, axis=1)
     assert cosine.min() >= 0.99, (name, float(cosine.min()))

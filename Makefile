@@ -90,6 +90,7 @@ bench: $(STAMP) anchor-venv
 	$(VPY) benchmarks/sts_quality.py --anchor-python $(ANCHOR_VENV)/bin/python
 	$(VPY) benchmarks/sts_quality.py --anchor-python $(ANCHOR_VENV)/bin/python --model mpnet-base
 	$(VPY) benchmarks/serving_speed.py --anchor-python $(ANCHOR_VENV)/bin/python --model mpnet-base --rounds 2
+	$(VPY) benchmarks/vector_independence.py
 	$(VPY) benchmarks/st_folder_parity.py
 	$(VPY) benchmarks/family_speed.py --anchor-python $(ANCHOR_VENV)/bin/python
 	$(VPY) benchmarks/train_throughput.py --anchor-python $(ANCHOR_VENV)/bin/python

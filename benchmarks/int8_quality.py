@@ -83,9 +83,9 @@ def main():
     }
     runtime = encoder.inference_runtime("openvino", "int8", calibration_texts=calibration)
     length_only = keras_sentemb.SentenceEncoder.from_pretrained("minilm-l6")
-    length_only._runtimes["int8"] = Int8WithFloat32Fallback(runtime.int8, lambda: runtime._fallback())
+    length_only._runtimes[("openvino", "int8")] = Int8WithFloat32Fallback(runtime.int8, lambda: runtime._fallback())
     anchor = keras_sentemb.SentenceEncoder.from_pretrained("minilm-l6")
-    anchor._runtimes["int8"] = runtime.int8  # int8 everywhere: the runtime without any fallback
+    anchor._runtimes[("openvino", "int8")] = runtime.int8  # int8 everywhere: the runtime without any fallback
     print(f"encode's int8 runtime here: {runtime!r}")
     print(
         f"{'texts':<32} {'n':>5}  {'min / mean cosine to float32: encode here':>41}  {'length fallback':>16}  {'int8 everywhere':>16}"

@@ -547,8 +547,6 @@ def _check_runtime_options(args):
     """Options that contradict each other, refused before anything is loaded."""
     if args.calibration and args.precision != "int8":
         raise ValueError(f"--calibration FILE calibrates --precision int8; it means nothing with {args.precision}")
-    if args.calibration and getattr(args, "backend", None) == "litert":
-        raise ValueError("--calibration FILE calibrates OpenVINO's int8; --backend litert's int8 needs none")
     openvino = args.backend == "openvino" or (args.backend is None and args.precision != "float32")
     if openvino and args.dtype not in (None, "float32"):
         raise ValueError(
@@ -556,11 +554,13 @@ def _check_runtime_options(args):
             "use --precision bfloat16 (or --backend tensorflow with --dtype)"
         )
     if args.backend == "litert":
+        if args.calibration:
+            raise ValueError("--calibration FILE calibrates OpenVINO's int8; --backend litert's int8 needs none")
         resolve_runtime("litert", args.precision)  # float32 or int8
-    if args.backend == "litert" and args.dtype not in (None, "float32"):
-        raise ValueError(
-            f"--dtype {args.dtype} is TensorFlow's compute policy; --backend litert converts the float32 model"
-        )
+        if args.dtype not in (None, "float32"):
+            raise ValueError(
+                f"--dtype {args.dtype} is TensorFlow's compute policy; --backend litert converts the float32 model"
+            )
 
 
 def _encode(args):

@@ -78,7 +78,11 @@ class RelativePositionBias(keras.layers.Layer):
         )
 
     def call(self, sequence):
-        length = ops.shape(sequence)[1]
+        return self.of_length(ops.shape(sequence)[1])
+
+    def of_length(self, length):
+        """The bias [1, heads, length, length] of any sequence of `length` positions (a graph that
+        runs texts without padding takes one per group of texts: `unpadded_mpnet_graph`)."""
         positions = ops.arange(length, dtype="int32")
         distance = positions[None, :] - positions[:, None] + (self.max_length - 1)
         buckets = ops.take(ops.convert_to_tensor(self._distance_buckets), distance, axis=0)

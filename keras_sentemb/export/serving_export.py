@@ -8,7 +8,6 @@ import tensorflow as tf
 from keras_sentemb.export.chunk_signature import InGraphChunking
 from keras_sentemb.export.serving_warmup import write_warmup_requests
 from keras_sentemb.layers.semantic_hashing import code_prefix_bits
-from keras_sentemb.pretrained.unpadded_bert_graph import merged_projections
 from keras_sentemb.retrieval.tf_hamming_search import codes_to_words, tf_hamming_top_k
 from keras_sentemb.utils.argument_checks import truncate_dim_or_none
 from keras_sentemb.utils.atomic_files import atomic_directory
@@ -85,7 +84,7 @@ class SentenceEmbeddingModule(tf.Module):
         self._prompt = prompt or None
         self._chunking = None if chunking is None else InGraphChunking(encoder, self._prompt, chunking)
         self.encoder_variables = list(encoder.variables)
-        # A BERT `SentenceEncoder` runs each chunk without padding (`embed_unpadded`).
+        # A BERT or MPNet `SentenceEncoder` runs each chunk without padding (`embed_unpadded`).
         self._unpadded = callable(getattr(encoder, "supports_unpadded", None)) and encoder.supports_unpadded()
         if self._unpadded:
             # Each block's Q, K, V kernels merged once, here, and saved beside them (a copy of those
@@ -95,7 +94,7 @@ class SentenceEmbeddingModule(tf.Module):
                     tf.Variable(tensor, trainable=False, name=name)
                     for tensor, name in zip(pair, ("qkv_kernel", "qkv_bias"))
                 ]
-                for pair in merged_projections(encoder.backbone)
+                for pair in encoder.unpadded_projections()
             ]
         # One traced graph of tokenizer + encoder that every signature calls: tracing it
         # once per signature cost seconds each and stored the encoder graph 2-4 times.
@@ -131,7 +130,7 @@ class SentenceEmbeddingModule(tf.Module):
         """Smart batching inside the graph: the request's texts are sorted by length (longest
         first), run in chunks of at most `chunk_size` texts, and the rows put back in request order.
 
-        A BERT encoder (`supports_unpadded()`) runs a chunk without padding: its dense layers on
+        A BERT or MPNet encoder (`supports_unpadded()`) runs a chunk without padding: its dense layers on
         the chunk's real tokens only, attention in length groups (`embed_unpadded`,
         `keras_sentemb.pretrained.unpadded_bert_graph`). Any other encoder pads a chunk to its
         own longest text, and a chunk takes texts only while they are at least
@@ -142,7 +141,7 @@ class SentenceEmbeddingModule(tf.Module):
         2-core CPU: 0.48× `encode`'s speed when it did, 0.77× in length chunks, ~1.0× unpadded),
         and one huge request does not run as one huge batch. A `StaticEncoder` (no attention, cost
         linear in tokens) pools the whole request's ragged ids at once (`embed_content_ids`).
-        A BERT encoder's request of one text (an online endpoint's usual call) skips the sort, the
+        A BERT or MPNet encoder's request of one text (an online endpoint's usual call) skips the sort, the
         chunk loop and the scatter: `embed_one_unpadded` on its ids (`tf.cond` on the row count)."""
         if self._prompt is not None:
             texts = tf.strings.join([tf.fill(tf.shape(texts), self._prompt), texts])
@@ -168,7 +167,7 @@ class SentenceEmbeddingModule(tf.Module):
         return embedding
 
     def _embed_one_unpadded(self, content):
-        """[1, d] of a request of one text (content ids [1, (ids)]) by the BERT unpadded path."""
+        """[1, d] of a request of one text (content ids [1, (ids)]) by the unpadded path."""
         sequence = self._tokenizer.add_special_tokens(content)
         return tf.cast(self._encoder.embed_one_unpadded(sequence.flat_values, self._read_projections()), tf.float32)
 
@@ -328,7 +327,7 @@ def export_for_serving(
     Loading needs `tensorflow` and `import tensorflow_text` (which registers the
     tokenizer's ops); TF Serving links TF Text ops. `normalize=True` L2-normalises the
     output, as `encode()` does by default. `chunk_size` is the largest batch the graph runs a
-    request in (sorted by length; a BERT encoder's chunks run without padding, any other's are
+    request in (sorted by length; a BERT or MPNet encoder's chunks run without padding, any other's are
     padded to their own longest text and cut where a text is shorter than 1/1.25 of it; as
     `encode`'s `batch_size`). `prompt` is prepended to every text inside the graph.
     `truncate_dim` serves the first this many features (normalised again), as

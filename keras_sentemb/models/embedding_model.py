@@ -171,9 +171,9 @@ class EmbeddingModel:
         if backend == "tensorflow":
             embed = self.embed_fn()
             return lambda *arrays: embed(*arrays).numpy()
-        runtimes = getattr(self, "_runtimes", None)
-        key = precision if backend == "openvino" else (backend, precision)
-        if runtimes is not None and key in runtimes:
+        runtimes = self._runtime_cache()
+        key = (backend, precision)
+        if key in runtimes:
             # its dtype policies were checked when it was built, not again on every (single-text) call
             return runtimes[key]
         if backend in ("openvino", "litert"):
@@ -187,62 +187,59 @@ class EmbeddingModel:
                     f"(its dtype policy): load it at float32{bfloat16}"
                 )
         with _RUNTIME_BUILD_LOCK:
-            if backend == "litert":
-                return self._build_litert_runtime(precision)
-            return self._build_runtime(precision, calibration_texts)
+            if key not in runtimes:  # another thread may have built it meanwhile
+                if backend == "litert":
+                    runtimes[key] = LiteRTRuntime(self.openvino_graph_fn().get_concrete_function(), precision)
+                else:
+                    runtimes[key] = self._build_openvino_runtime(precision, calibration_texts)
+            return runtimes[key]
 
-    def _build_litert_runtime(self, precision):
+    def _runtime_cache(self):
+        """The runtimes built so far, by (backend, precision); emptied by `forget_traced_functions`."""
         runtimes = getattr(self, "_runtimes", None)
         if runtimes is None:
             runtimes = {}
             object.__setattr__(self, "_runtimes", runtimes)
-        if ("litert", precision) not in runtimes:
-            runtimes[("litert", precision)] = LiteRTRuntime(self.openvino_graph_fn().get_concrete_function(), precision)
-        return runtimes[("litert", precision)]
+        return runtimes
 
-    def _build_runtime(self, precision, calibration_texts):
-        runtimes = getattr(self, "_runtimes", None)
-        if runtimes is None:
-            runtimes = {}
-            object.__setattr__(self, "_runtimes", runtimes)
-        if precision not in runtimes:
-            calibration = None
-            if precision == "int8" and calibration_texts is not None:
-                utf8_texts, single = validate_texts(calibration_texts)
-                if single or not utf8_texts:
-                    raise ValueError("calibration_texts must be a non-empty list of texts, not one text")
-                # The empty text ([CLS] [SEP]) is always calibrated on: its activations are far
-                # from any sentence's, and its int8 vector drifts most without it; so are texts as
-                # long as int8 runs (the given ones joined) and runs of one repeated word.
-                rows = self.tokenize_to_rows([b"", *utf8_texts, *int8_calibration_extras(utf8_texts)])
-                lengths = [self.packed_length(row) for row in rows]
-                calibration = [
-                    self.pack_batch([rows[i] for i in batch.indices], batch.length)
-                    for batch in plan_batches(lengths, 1, self.length_buckets)
-                ]
-            runtime = OpenVINORuntime(
-                self.openvino_graph_fn().get_concrete_function(),
-                precision,
-                calibration,
-                max_length=self.length_buckets[-1],
-            )
-            if precision != "float32":
-                runtime.warm_up([length for length in self.length_buckets if length <= WARM_UP_MAX_LENGTH])
-            if precision == "int8":
-                everywhere = not cpu_has_int8_dot_products()
-                if everywhere:
-                    warnings.warn(
-                        "precision='int8' runs at float32 on this CPU: it has no int8 dot products (AVX-512 "
-                        "VNNI, AVX-VNNI or AMX), without which OpenVINO's int8 is slower than float32 and "
-                        "further from it; the calibrated int8 model is still what export_openvino writes "
-                        "(backend='litert' runs int8 here: XNNPACK's int8 kernels need no VNNI)",
-                        stacklevel=4,
-                    )
-                runtime = Int8WithFloat32Fallback(
-                    runtime, lambda: self.inference_runtime("openvino", "float32"), everywhere=everywhere
+    def _build_openvino_runtime(self, precision, calibration_texts):
+        """An `OpenVINORuntime` at `precision` (int8: calibrated, warmed up, behind its float32 fallback)."""
+        calibration = None
+        if precision == "int8" and calibration_texts is not None:
+            utf8_texts, single = validate_texts(calibration_texts)
+            if single or not utf8_texts:
+                raise ValueError("calibration_texts must be a non-empty list of texts, not one text")
+            # The empty text ([CLS] [SEP]) is always calibrated on: its activations are far
+            # from any sentence's, and its int8 vector drifts most without it; so are texts as
+            # long as int8 runs (the given ones joined) and runs of one repeated word.
+            rows = self.tokenize_to_rows([b"", *utf8_texts, *int8_calibration_extras(utf8_texts)])
+            lengths = [self.packed_length(row) for row in rows]
+            calibration = [
+                self.pack_batch([rows[i] for i in batch.indices], batch.length)
+                for batch in plan_batches(lengths, 1, self.length_buckets)
+            ]
+        runtime = OpenVINORuntime(
+            self.openvino_graph_fn().get_concrete_function(),
+            precision,
+            calibration,
+            max_length=self.length_buckets[-1],
+        )
+        if precision != "float32":
+            runtime.warm_up([length for length in self.length_buckets if length <= WARM_UP_MAX_LENGTH])
+        if precision == "int8":
+            everywhere = not cpu_has_int8_dot_products()
+            if everywhere:
+                warnings.warn(
+                    "precision='int8' runs at float32 on this CPU: it has no int8 dot products (AVX-512 "
+                    "VNNI, AVX-VNNI or AMX), without which OpenVINO's int8 is slower than float32 and "
+                    "further from it; the calibrated int8 model is still what export_openvino writes "
+                    "(backend='litert' runs int8 here: XNNPACK's int8 kernels need no VNNI)",
+                    stacklevel=4,
                 )
-            runtimes[precision] = runtime
-        return runtimes[precision]
+            runtime = Int8WithFloat32Fallback(
+                runtime, lambda: self.inference_runtime("openvino", "float32"), everywhere=everywhere
+            )
+        return runtime
 
     def tokenize_to_rows(self, utf8_texts):
         """Content-id rows (NumPy int32, truncated) for a list of UTF-8 byte strings."""

@@ -26,10 +26,17 @@ from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_token
 from keras_sentemb.pretrained.qwen3_inference_graph import qwen3_layer_states, supports_qwen3_layer_states
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
 from keras_sentemb.pretrained.unpadded_bert_graph import (
+    merged_projections,
     one_text_bert_states,
     supports_unpadded_bert_states,
     to_padded,
     unpadded_bert_states,
+)
+from keras_sentemb.pretrained.unpadded_mpnet_graph import (
+    mpnet_merged_projections,
+    one_text_mpnet_states,
+    supports_unpadded_mpnet_states,
+    unpadded_mpnet_states,
 )
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
 from keras_sentemb.utils.argument_checks import truncate_dim_or_none
@@ -283,21 +290,41 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             object.__setattr__(self, "_token_states_function", token_states)
         return self._token_states_function
 
+    def _unpadded_graph(self):
+        """(states, one-text states, merged projections) of the graph that runs this model's backbone
+        without padding (`unpadded_bert_graph`, `unpadded_mpnet_graph`), or None for other backbones."""
+        if supports_unpadded_bert_states(self.backbone):
+            return unpadded_bert_states, one_text_bert_states, merged_projections
+        if supports_unpadded_mpnet_states(self.backbone):
+            return unpadded_mpnet_states, one_text_mpnet_states, mpnet_merged_projections
+        return None
+
     def supports_unpadded(self):
-        """Whether `embed_unpadded` can run this model: a float32 BERT backbone, unquantised."""
-        return supports_unpadded_bert_states(self.backbone)
+        """Whether `embed_unpadded` can run this model: a float32 BERT or MPNet backbone, unquantised."""
+        return self._unpadded_graph() is not None
+
+    def _require_unpadded_graph(self):
+        graph = self._unpadded_graph()
+        if graph is None:
+            raise ValueError(f"{self.name}: unpadded inference needs a float32, unquantised BERT or MPNet backbone")
+        return graph
+
+    def unpadded_projections(self):
+        """Each block's Q, K, V projection as one `(kernel, bias)` of this moment's weights, for a
+        graph that keeps them as variables and passes them to `embed_unpadded` (the SavedModel's)."""
+        return self._require_unpadded_graph()[2](self.backbone)
 
     def embed_unpadded(self, sequences, projections=None):
         """This model's output [N, d] for `sequences`, a `tf.RaggedTensor` [N, (ℓ)] of token ids
         with their special tokens (`tokenizer.add_special_tokens(tokenizer.content_ids(texts))`),
         best sorted longest first: the backbone runs without padding
-        (`keras_sentemb.pretrained.unpadded_bert_graph`), and the layers the pooler reads are laid
-        out as a padded batch for it, so the vectors equal `self(tokenizer.pack(…))` to float32
-        round-off. For graphs (the SavedModel's serving function); needs `supports_unpadded()`.
-        `projections`: the backbone's `merged_projections`, kept as variables by the caller, or None."""
-        if not self.supports_unpadded():
-            raise ValueError(f"{self.name}: unpadded inference needs a float32, unquantised BERT backbone")
-        states = unpadded_bert_states(self.backbone, sequences, projections=projections)
+        (`keras_sentemb.pretrained.unpadded_bert_graph`, `unpadded_mpnet_graph`), and the layers the
+        pooler reads are laid out as a padded batch for it, so the vectors equal
+        `self(tokenizer.pack(…))` to float32 round-off. For graphs (the SavedModel's serving
+        function); needs `supports_unpadded()`. `projections`: `unpadded_projections()`, kept as
+        variables by the caller, or None."""
+        states_of = self._require_unpadded_graph()[0]
+        states = states_of(self.backbone, sequences, projections=projections)
         lengths = sequences.row_lengths()
         layer_states = self._pooled_layer_states(states, lambda flat: to_padded(flat, lengths))
         padding_mask = tf.sequence_mask(lengths, tf.shape(layer_states[0])[1], dtype=tf.int32)
@@ -305,11 +332,11 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
 
     def embed_one_unpadded(self, token_ids, projections=None):
         """`embed_unpadded` of a single text, `token_ids` int [ℓ] with its special tokens: this
-        model's output [1, d], through `one_text_bert_states` (no ragged bookkeeping). The
-        serving graph's path for requests of one text; equal to `embed_unpadded` of that text."""
-        if not self.supports_unpadded():
-            raise ValueError(f"{self.name}: unpadded inference needs a float32, unquantised BERT backbone")
-        states = one_text_bert_states(self.backbone, token_ids, projections)
+        model's output [1, d], without ragged bookkeeping (`one_text_bert_states`,
+        `one_text_mpnet_states`). The serving graph's path for requests of one text; equal to
+        `embed_unpadded` of that text."""
+        one_text_states = self._require_unpadded_graph()[1]
+        states = one_text_states(self.backbone, token_ids, projections)
         layer_states = self._pooled_layer_states(states, lambda flat: flat[tf.newaxis])
         padding_mask = tf.ones([1, tf.size(token_ids)], tf.int32)
         return self._pool_and_head()(layer_states, padding_mask)

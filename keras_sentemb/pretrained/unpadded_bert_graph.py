@@ -16,7 +16,8 @@ longest text ℓ_g and gathered back:
 ("Removing padding", as NVIDIA's Effective Transformer and FasterTransformer run BERT.) The
 math and the weights are the backbone's (LoRA-merged kernels are read at call time), so every
 text's states equal the Keras model's on a padded batch to float32 round-off
-(tests/pretrained/test_unpadded_bert_graph.py).
+(tests/pretrained/test_unpadded_bert_graph.py). `grouped_attention` and `one_text_attention` take an
+additive position bias too: `unpadded_mpnet_graph` runs MPNet on them.
 
 Why: the raw-string SavedModel gets one client's request of 32 texts of mixed lengths. Padded to
 its longest text it ran at 0.47× `encode` (which sorts the whole corpus); cut into chunks of
@@ -67,10 +68,17 @@ def to_padded(flat_states, lengths):
     return tf.scatter_nd(_token_coordinates(lengths), flat_states, shape)
 
 
-def _attention_group(qkv, lengths, heads):
-    """Self-attention of one group of texts: `qkv` [Σℓ_g, 3·hidden] → context [Σℓ_g, hidden]."""
+def group_longest(lengths):
+    """The padded length of a group of texts of `lengths` in `_attention_group` (1 for no texts)."""
+    return tf.reduce_max(tf.concat([lengths, [1]], axis=0))
+
+
+def _attention_group(qkv, lengths, heads, position_bias=None):
+    """Self-attention of one group of texts: `qkv` [Σℓ_g, 3·hidden] → context [Σℓ_g, hidden].
+    `position_bias`: an additive [1, heads, ℓ_g, ℓ_g] for the group's longest text ℓ_g (MPNet's
+    relative positions), or None."""
     count = tf.size(lengths)
-    longest = tf.reduce_max(tf.concat([lengths, [1]], axis=0))
+    longest = group_longest(lengths)
     hidden = qkv.shape[-1] // 3
     size = hidden // heads
     coordinates = _token_coordinates(lengths)
@@ -79,6 +87,8 @@ def _attention_group(qkv, lengths, heads):
     query, key, value = padded[0] * (1.0 / size**0.5), padded[1], padded[2]
     keep = tf.sequence_mask(lengths, longest, dtype=tf.float32)[:, tf.newaxis, tf.newaxis, :]
     scores = tf.matmul(query, key, transpose_b=True) + (1.0 - keep) * _MASKED
+    if position_bias is not None:
+        scores += position_bias
     context = tf.matmul(tf.nn.softmax(scores, axis=-1), value)  # [count, heads, longest, size]
     context = tf.reshape(tf.transpose(context, [0, 2, 1, 3]), [count, longest, hidden])
     return tf.gather_nd(context, coordinates)
@@ -95,14 +105,17 @@ def _merged_projection(attention):
     return tf.concat(kernels, axis=1), tf.concat(biases, axis=0)
 
 
-def _attention_one_text(qkv, heads):
+def one_text_attention(qkv, heads, position_bias=None):
     """Self-attention of a single text: `qkv` [ℓ, 3·hidden] → context [ℓ, hidden]. Every token
     is real, so there is nothing to scatter, gather or mask: the same softmax as
-    `_attention_group` on a group of one text, in five fewer ops a layer."""
+    `_attention_group` on a group of one text, in five fewer ops a layer. `position_bias`: an
+    additive [1, heads, ℓ, ℓ], or None."""
     hidden = qkv.shape[-1] // 3
     size = hidden // heads
     parts = tf.transpose(tf.reshape(qkv, [-1, 3, heads, size]), [1, 2, 0, 3])  # [3, heads, ℓ, size]
     scores = tf.matmul(parts[0] * (1.0 / size**0.5), parts[1], transpose_b=True)
+    if position_bias is not None:
+        scores += position_bias[0]
     context = tf.matmul(tf.nn.softmax(scores, axis=-1), parts[2])  # [heads, ℓ, size]
     return tf.reshape(tf.transpose(context, [1, 0, 2]), [-1, hidden])
 
@@ -140,30 +153,44 @@ def _bert_blocks(backbone, token_ids, positions, attend, projections=None):
     return states
 
 
+def grouped_attention(lengths, attention_groups=ATTENTION_GROUPS, position_bias=None):
+    """`attend(qkv [Σℓ, 3·hidden], heads)` → context [Σℓ, hidden] for texts of `lengths` (int32
+    [N]) laid one after another, in `attention_groups` groups of consecutive texts, each padded to
+    its own longest text. `position_bias(length)` → an additive [1, heads, length, length] (MPNet's
+    relative positions), computed once per group here, or None."""
+    if not isinstance(attention_groups, int) or isinstance(attention_groups, bool) or attention_groups < 1:
+        raise ValueError(f"attention_groups must be a positive int, got {attention_groups!r}")
+    count = tf.size(lengths)
+    # Group g: texts [⌊gN/G⌋, ⌊(g+1)N/G⌋) and their tokens [first token, end token).
+    text_bounds = [(count * group) // attention_groups for group in range(attention_groups + 1)]
+    token_starts = tf.concat([[0], tf.cumsum(lengths)], axis=0)
+    groups = []
+    for start, end in zip(text_bounds[:-1], text_bounds[1:]):
+        group_lengths = lengths[start:end]
+        bias = None if position_bias is None else position_bias(group_longest(group_lengths))
+        groups.append((group_lengths, token_starts[start], token_starts[end], bias))
+
+    def attend(qkv, heads):
+        return tf.concat(
+            [
+                _attention_group(qkv[first:end], group_lengths, heads, bias)
+                for group_lengths, first, end, bias in groups
+            ],
+            0,
+        )
+
+    return attend
+
+
 def unpadded_bert_states(backbone, sequences, attention_groups=ATTENTION_GROUPS, projections=None):
     """Every transformer block's output (first to last) for `sequences`, a `tf.RaggedTensor`
     [N, (ℓ)] of token ids with their special tokens (segment ids all zero, inference), each as
     [Σℓ, hidden]: the texts' tokens one after another (`to_padded` lays them out as a padded
     batch). Fastest with the texts sorted longest first; any order gives the same states. The
     backbone must pass `supports_unpadded_bert_states`. `projections`: see `merged_projections`."""
-    if not isinstance(attention_groups, int) or isinstance(attention_groups, bool) or attention_groups < 1:
-        raise ValueError(f"attention_groups must be a positive int, got {attention_groups!r}")
     sequences = tf.cast(sequences, tf.int32)
     lengths = tf.cast(sequences.row_lengths(), tf.int32)
-    count = tf.size(lengths)
-    # Group g: texts [⌊gN/G⌋, ⌊(g+1)N/G⌋) and their tokens [first token, end token).
-    text_bounds = [(count * group) // attention_groups for group in range(attention_groups + 1)]
-    token_starts = tf.concat([[0], tf.cumsum(lengths)], axis=0)
-    groups = [
-        (lengths[start:end], token_starts[start], token_starts[end])
-        for start, end in zip(text_bounds[:-1], text_bounds[1:])
-    ]
-
-    def attend(qkv, heads):
-        return tf.concat(
-            [_attention_group(qkv[first:end], group_lengths, heads) for group_lengths, first, end in groups], 0
-        )
-
+    attend = grouped_attention(lengths, attention_groups)
     return _bert_blocks(backbone, sequences.flat_values, tf.ragged.range(lengths).flat_values, attend, projections)
 
 
@@ -172,4 +199,4 @@ def one_text_bert_states(backbone, token_ids, projections=None):
     every block's output [ℓ, hidden]. The same math without the ragged bookkeeping (no groups,
     scatters or masks): the serving graph's path for requests of one text."""
     token_ids = tf.cast(token_ids, tf.int32)
-    return _bert_blocks(backbone, token_ids, tf.range(tf.size(token_ids)), _attention_one_text, projections)
+    return _bert_blocks(backbone, token_ids, tf.range(tf.size(token_ids)), one_text_attention, projections)

@@ -116,10 +116,13 @@ class LiteRTRuntime:
     - "float32": the function's vectors to float32 round-off (~1e-7).
     - "int8": dynamic-range quantisation: int8 weights per output channel; each matrix product quantises its
       input activations when it runs, one scale per token row. Nothing to calibrate, and nothing clips a
-      long text's activations: the int8 model takes every text. Because every scale belongs to one token
-      of one text, a text's vector is the same alone, in any batch and at any padded length
-      (all-MiniLM-L6-v2 on 64 STS-B sentences, AVX2: max |Δ| 0.0); `padding_buckets` still pads each
-      text to its own rung, which keeps that a property of the shapes and not of the kernels.
+      long text's activations: the int8 model takes every text. Every scale belongs to one token of one
+      text, so a text's vector is the same alone and in any batch (all-MiniLM-L6-v2, 64 STS-B sentences,
+      AVX2: max |Δ| 0.0) — at one padded length. `padding_buckets` pads each text to its own rung, and it
+      must: a padded length of 32 or more takes other kernels, whose float32 round-off (~1e-7) can flip
+      an activation's int8 rounding in the next matrix product (benchmarks/vector_independence.py,
+      MiniLM, AVX2: padded by 1-3 positions under 32, max |Δ| 0.0; from under 32 to 32-33, 9.4e-3; from
+      32 or more to 64, 3.0e-3; at float32 all ≤ 1.4e-7).
 
     Its batch-1 path is the interpreter's own: no per-shape compilation (OpenVINO's dynamic models prepare
     kernels per shape), a resize of the input tensors when the shape changes. Calls are serialised by a

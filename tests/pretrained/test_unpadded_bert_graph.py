@@ -119,7 +119,7 @@ def test_backbones_it_does_not_cover_are_refused_with_the_reason():
     bf16 = keras_hub.models.BertBackbone.from_config({**make_tiny_backbone().get_config(), "dtype": "mixed_bfloat16"})
     encoder = SentenceEncoder(bf16)
     assert not encoder.supports_unpadded()
-    with pytest.raises(ValueError, match="float32, unquantised BERT backbone"):
+    with pytest.raises(ValueError, match="float32, unquantised BERT or MPNet backbone"):
         encoder.embed_unpadded(tf.ragged.constant(SEQUENCES))
-    with pytest.raises(ValueError, match="float32, unquantised BERT backbone"):
+    with pytest.raises(ValueError, match="float32, unquantised BERT or MPNet backbone"):
         encoder.embed_one_unpadded(tf.constant(SEQUENCES[0]))

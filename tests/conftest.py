@@ -17,6 +17,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from keras_sentemb import SentenceEncoder, SentenceTokenizer  # noqa: E402
+from keras_sentemb.backbones import MPNetBackbone  # noqa: E402
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 
@@ -69,6 +70,20 @@ def make_tiny_backbone(seed=0, hidden_dim=16, intermediate_dim=32):
         intermediate_dim=intermediate_dim,
         max_sequence_length=32,
         dropout=0.0,
+    )
+
+
+def make_tiny_mpnet(seed, **overrides):
+    """A 2-layer, 8-d MPNet backbone (vocabulary 20, pad id 1) with random weights."""
+    keras.utils.set_random_seed(seed)
+    return MPNetBackbone(
+        vocabulary_size=20,
+        num_layers=2,
+        num_heads=2,
+        hidden_dim=8,
+        intermediate_dim=16,
+        max_sequence_length=16,
+        **overrides,
     )
 
 

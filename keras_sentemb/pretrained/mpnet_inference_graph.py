@@ -88,9 +88,15 @@ def mpnet_layer_states(backbone, token_ids, padding_mask, token_table=None):
         scores = tf.matmul(query, key, transpose_b=True) * (1.0 / block.head_dim**0.5) + additive
         context = tf.matmul(tf.nn.softmax(scores, axis=-1), value)
         context = tf.reshape(tf.transpose(context, [0, 2, 1, 3]), [batch, length, heads * block.head_dim])
-        attended = tf.matmul(context, tf.convert_to_tensor(block.attention_output.kernel)) + block.attention_output.bias
-        x = mvn_layer_norm(block.attention_layer_norm, x + attended)
-        feedforward = block.feedforward_output_dense(block.feedforward_intermediate_dense(x))
-        x = mvn_layer_norm(block.feedforward_layer_norm, x + feedforward)
+        x = mpnet_block_after_attention(block, x, context)
         states.append(x)
     return states
+
+
+def mpnet_block_after_attention(block, x, context):
+    """The rest of an MPNet block once attention gave `context` (heads concatenated, as `x` [..., hidden]):
+    x = LN₁(x + context·W_o + b_o); x = LN₂(x + FFN(x)), the weights read at call time."""
+    attended = tf.matmul(context, tf.convert_to_tensor(block.attention_output.kernel)) + block.attention_output.bias
+    x = mvn_layer_norm(block.attention_layer_norm, x + attended)
+    feedforward = block.feedforward_output_dense(block.feedforward_intermediate_dense(x))
+    return mvn_layer_norm(block.feedforward_layer_norm, x + feedforward)

@@ -36,7 +36,7 @@ True
 import tensorflow as tf
 
 from keras_sentemb.pretrained.bert_inference_graph import mvn_layer_norm
-from keras_sentemb.pretrained.mpnet_inference_graph import supports_mpnet_layer_states
+from keras_sentemb.pretrained.mpnet_inference_graph import mpnet_block_after_attention, supports_mpnet_layer_states
 from keras_sentemb.pretrained.unpadded_bert_graph import (
     ATTENTION_GROUPS,
     grouped_attention,
@@ -97,10 +97,7 @@ def _mpnet_blocks(backbone, token_ids, positions, attend, projections=None):
     for index, block in enumerate(backbone.transformer_layers):
         kernel, bias = _merged_projection(block) if projections is None else projections[index]
         context = attend(tf.nn.bias_add(tf.matmul(x, kernel), bias), block.num_heads)
-        output = tf.matmul(context, tf.convert_to_tensor(block.attention_output.kernel)) + block.attention_output.bias
-        x = mvn_layer_norm(block.attention_layer_norm, x + output)
-        feedforward = block.feedforward_output_dense(block.feedforward_intermediate_dense(x))
-        x = mvn_layer_norm(block.feedforward_layer_norm, x + feedforward)
+        x = mpnet_block_after_attention(block, x, context)
         states.append(x)
     return states
 

@@ -4,37 +4,22 @@ head: Dense, residuals, Normalize, truncation) equal to embed_fn."""
 
 import os
 
-import keras
 import numpy as np
 import pytest
 
-from keras_sentemb.backbones import MPNetBackbone
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
 from keras_sentemb.models import SentenceEncoder
 from keras_sentemb.pretrained.mpnet_inference_graph import mpnet_layer_states, supports_mpnet_layer_states
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, make_tiny_mpnet
 
 TOKEN_IDS = np.array([[0, 7, 8, 9, 2, 1, 1], [0, 10, 2, 1, 1, 1, 1], [0, 7, 7, 8, 9, 10, 2]], "int32")
 PADDING_MASK = (TOKEN_IDS != 1).astype("int32")
 REAL = PADDING_MASK.astype(bool)
 
 
-def tiny_mpnet(seed, **overrides):
-    keras.utils.set_random_seed(seed)
-    return MPNetBackbone(
-        vocabulary_size=20,
-        num_layers=2,
-        num_heads=2,
-        hidden_dim=8,
-        intermediate_dim=16,
-        max_sequence_length=16,
-        **overrides,
-    )
-
-
 def test_every_block_output_equals_the_keras_layers_on_real_tokens():
-    backbone = tiny_mpnet(3)
+    backbone = make_tiny_mpnet(3)
     ours = mpnet_layer_states(backbone, TOKEN_IDS, PADDING_MASK)
     keras_states = transformer_layer_states(backbone)({"token_ids": TOKEN_IDS, "padding_mask": PADDING_MASK})
     assert len(ours) == 2
@@ -43,7 +28,7 @@ def test_every_block_output_equals_the_keras_layers_on_real_tokens():
 
 
 def test_it_reads_the_weights_when_called_so_lora_adapters_count():
-    backbone = tiny_mpnet(4)
+    backbone = make_tiny_mpnet(4)
     enable_backbone_lora(backbone, 2)
     for weight in backbone.trainable_weights:
         weight.assign(np.full(weight.shape, 0.05, "float32"))
@@ -56,8 +41,8 @@ def test_it_reads_the_weights_when_called_so_lora_adapters_count():
 
 
 def test_only_float32_mpnet_backbones_are_supported():
-    assert supports_mpnet_layer_states(tiny_mpnet(0))
-    assert not supports_mpnet_layer_states(tiny_mpnet(0, dtype="mixed_bfloat16"))
+    assert supports_mpnet_layer_states(make_tiny_mpnet(0))
+    assert not supports_mpnet_layer_states(make_tiny_mpnet(0, dtype="mixed_bfloat16"))
 
 
 @pytest.mark.parametrize(

@@ -5,12 +5,10 @@ SavedModel of an MPNet encoder serving requests of one and of many without paddi
 
 import os
 
-import keras
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_sentemb.backbones import MPNetBackbone
 from keras_sentemb.export import export_saved_model
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
 from keras_sentemb.models import SentenceEncoder
@@ -21,25 +19,12 @@ from keras_sentemb.pretrained.unpadded_mpnet_graph import (
     to_padded,
     unpadded_mpnet_states,
 )
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, make_tiny_mpnet
 
 PAD = 1  # MPNetBackbone's pad id, also its position offset
 # Texts of lengths 5, 3, 7, 1, 4 and 5, <s> … </s> included; the last holds the pad id as a token
 # (MPNet gives it the pad position, and the graph must too).
 SEQUENCES = [[0, 7, 8, 9, 2], [0, 10, 2], [0, 7, 7, 8, 9, 10, 2], [0], [0, 11, 12, 2], [0, 7, PAD, 8, 2]]
-
-
-def tiny_mpnet(seed, **overrides):
-    keras.utils.set_random_seed(seed)
-    return MPNetBackbone(
-        vocabulary_size=20,
-        num_layers=2,
-        num_heads=2,
-        hidden_dim=8,
-        intermediate_dim=16,
-        max_sequence_length=16,
-        **overrides,
-    )
 
 
 def keras_padded_states(backbone, sequences):
@@ -53,7 +38,7 @@ def keras_padded_states(backbone, sequences):
 
 @pytest.mark.parametrize("attention_groups", [1, 2, 4, 9])
 def test_every_block_output_equals_the_keras_layers_on_real_tokens(attention_groups):
-    backbone = tiny_mpnet(3)
+    backbone = make_tiny_mpnet(3)
     ours = unpadded_mpnet_states(backbone, tf.ragged.constant(SEQUENCES), attention_groups=attention_groups)
     reference, real = keras_padded_states(backbone, SEQUENCES)
     assert len(ours) == backbone.num_layers
@@ -65,7 +50,7 @@ def test_every_block_output_equals_the_keras_layers_on_real_tokens(attention_gro
 
 
 def test_sorting_the_texts_only_changes_the_speed_not_the_states():
-    backbone = tiny_mpnet(4)
+    backbone = make_tiny_mpnet(4)
     order = np.argsort([-len(s) for s in SEQUENCES], kind="stable")
     lengths = [len(s) for s in SEQUENCES]
     as_given = to_padded(unpadded_mpnet_states(backbone, tf.ragged.constant(SEQUENCES))[-1], lengths)
@@ -77,7 +62,7 @@ def test_sorting_the_texts_only_changes_the_speed_not_the_states():
 
 @pytest.mark.parametrize("sequence", SEQUENCES, ids=[f"text-{i}-length-{len(s)}" for i, s in enumerate(SEQUENCES)])
 def test_a_single_text_without_ragged_bookkeeping_gives_its_unpadded_states(sequence):
-    backbone = tiny_mpnet(3)
+    backbone = make_tiny_mpnet(3)
     ours = one_text_mpnet_states(backbone, tf.constant(sequence))
     batched = unpadded_mpnet_states(backbone, tf.ragged.constant(SEQUENCES))
     first = sum(len(s) for s in SEQUENCES[: SEQUENCES.index(sequence)])
@@ -86,7 +71,7 @@ def test_a_single_text_without_ragged_bookkeeping_gives_its_unpadded_states(sequ
 
 
 def test_it_reads_the_weights_when_called_so_lora_adapters_count():
-    backbone = tiny_mpnet(5)
+    backbone = make_tiny_mpnet(5)
     enable_backbone_lora(backbone, 2)
     for weight in backbone.trainable_weights:  # non-zero adapters: B·A changes the kernels
         weight.assign(np.full(weight.shape, 0.05, "float32"))
@@ -96,8 +81,8 @@ def test_it_reads_the_weights_when_called_so_lora_adapters_count():
 
 
 def test_only_float32_mpnet_backbones_are_supported():
-    assert supports_unpadded_mpnet_states(tiny_mpnet(0))
-    assert not supports_unpadded_mpnet_states(tiny_mpnet(0, dtype="mixed_bfloat16"))
+    assert supports_unpadded_mpnet_states(make_tiny_mpnet(0))
+    assert not supports_unpadded_mpnet_states(make_tiny_mpnet(0, dtype="mixed_bfloat16"))
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import keras
 import keras_hub
@@ -42,6 +43,15 @@ from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
 from keras_sentemb.utils.argument_checks import truncate_dim_or_none
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.utils.types import Texts
+
+
+class UnpaddedGraph(NamedTuple):
+    """A backbone family's graph without padding: its `states(backbone, sequences, projections=)` (ragged
+    texts), `one_text_states(backbone, token_ids, projections)` and `merged_projections(backbone)`."""
+
+    states: Callable
+    one_text_states: Callable
+    merged_projections: Callable
 
 
 def _model_name(name_or_path):
@@ -291,12 +301,12 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         return self._token_states_function
 
     def _unpadded_graph(self):
-        """(states, one-text states, merged projections) of the graph that runs this model's backbone
-        without padding (`unpadded_bert_graph`, `unpadded_mpnet_graph`), or None for other backbones."""
+        """The `UnpaddedGraph` that runs this model's backbone without padding (`unpadded_bert_graph`,
+        `unpadded_mpnet_graph`), or None for other backbones."""
         if supports_unpadded_bert_states(self.backbone):
-            return unpadded_bert_states, one_text_bert_states, merged_projections
+            return UnpaddedGraph(unpadded_bert_states, one_text_bert_states, merged_projections)
         if supports_unpadded_mpnet_states(self.backbone):
-            return unpadded_mpnet_states, one_text_mpnet_states, mpnet_merged_projections
+            return UnpaddedGraph(unpadded_mpnet_states, one_text_mpnet_states, mpnet_merged_projections)
         return None
 
     def supports_unpadded(self):
@@ -312,7 +322,7 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
     def unpadded_projections(self):
         """Each block's Q, K, V projection as one `(kernel, bias)` of this moment's weights, for a
         graph that keeps them as variables and passes them to `embed_unpadded` (the SavedModel's)."""
-        return self._require_unpadded_graph()[2](self.backbone)
+        return self._require_unpadded_graph().merged_projections(self.backbone)
 
     def embed_unpadded(self, sequences, projections=None):
         """This model's output [N, d] for `sequences`, a `tf.RaggedTensor` [N, (ℓ)] of token ids
@@ -323,8 +333,7 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         `self(tokenizer.pack(…))` to float32 round-off. For graphs (the SavedModel's serving
         function); needs `supports_unpadded()`. `projections`: `unpadded_projections()`, kept as
         variables by the caller, or None."""
-        states_of = self._require_unpadded_graph()[0]
-        states = states_of(self.backbone, sequences, projections=projections)
+        states = self._require_unpadded_graph().states(self.backbone, sequences, projections=projections)
         lengths = sequences.row_lengths()
         layer_states = self._pooled_layer_states(states, lambda flat: to_padded(flat, lengths))
         padding_mask = tf.sequence_mask(lengths, tf.shape(layer_states[0])[1], dtype=tf.int32)
@@ -335,8 +344,7 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         model's output [1, d], without ragged bookkeeping (`one_text_bert_states`,
         `one_text_mpnet_states`). The serving graph's path for requests of one text; equal to
         `embed_unpadded` of that text."""
-        one_text_states = self._require_unpadded_graph()[1]
-        states = one_text_states(self.backbone, token_ids, projections)
+        states = self._require_unpadded_graph().one_text_states(self.backbone, token_ids, projections)
         layer_states = self._pooled_layer_states(states, lambda flat: flat[tf.newaxis])
         padding_mask = tf.ones([1, tf.size(token_ids)], tf.int32)
         return self._pool_and_head()(layer_states, padding_mask)

@@ -72,11 +72,7 @@ def mpnet_layer_states(backbone, token_ids, padding_mask, token_table=None):
     token_ids = tf.convert_to_tensor(token_ids, tf.int32)
     embeddings = backbone.embeddings
     batch, length = tf.shape(token_ids)[0], tf.shape(token_ids)[1]
-    positions = position_ids(token_ids, embeddings.pad_token_id)
-    x = token_rows(embeddings.token_embedding, token_table, token_ids) + tf.gather(
-        tf.convert_to_tensor(embeddings.position_embedding.embeddings), positions
-    )
-    x = mvn_layer_norm(embeddings.layer_norm, x)
+    x = mpnet_embedding_output(embeddings, token_ids, position_ids(token_ids, embeddings.pad_token_id), token_table)
     keep = tf.reshape(tf.cast(padding_mask, tf.float32), tf.stack([tf.shape(padding_mask)[0], 1, 1, -1]))
     additive = backbone.relative_position_bias(x) + (1.0 - keep) * _MASKED  # [B, H, T, T]
     heads = backbone.num_heads
@@ -91,6 +87,16 @@ def mpnet_layer_states(backbone, token_ids, padding_mask, token_table=None):
         x = mpnet_block_after_attention(block, x, context)
         states.append(x)
     return states
+
+
+def mpnet_embedding_output(embeddings, token_ids, positions, token_table=None):
+    """An `MPNetEmbedding`'s output at inference, LN(E_token[id] + E_position[p]), for token ids and
+    their MPNet `positions` of any shape (a padded batch, or texts' tokens one after another);
+    `token_table` as in `mpnet_layer_states`."""
+    x = token_rows(embeddings.token_embedding, token_table, token_ids) + tf.gather(
+        tf.convert_to_tensor(embeddings.position_embedding.embeddings), positions
+    )
+    return mvn_layer_norm(embeddings.layer_norm, x)
 
 
 def mpnet_block_after_attention(block, x, context):

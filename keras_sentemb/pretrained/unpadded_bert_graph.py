@@ -94,15 +94,20 @@ def _attention_group(qkv, lengths, heads, position_bias=None):
     return tf.gather_nd(context, coordinates)
 
 
-def _merged_projection(attention):
-    """The Q, K, V `EinsumDense` layers of a Keras `MultiHeadAttention` as one [hidden, 3·hidden]
-    kernel and [3·hidden] bias, read at call time (LoRA-merged kernels included)."""
+def merged_dense_projection(query, key, value):
+    """Three projection layers (`Dense` [hidden, hidden] or `EinsumDense` [hidden, heads, size]) as one
+    [hidden, 3·hidden] kernel and [3·hidden] bias, read at call time (LoRA-merged kernels included)."""
     kernels, biases = [], []
-    for dense in (attention._query_dense, attention._key_dense, attention._value_dense):
-        kernel = tf.convert_to_tensor(dense.kernel)  # [hidden, heads, size]
+    for dense in (query, key, value):
+        kernel = tf.convert_to_tensor(dense.kernel)
         kernels.append(tf.reshape(kernel, [kernel.shape[0], -1]))
         biases.append(tf.reshape(dense.bias, [-1]))
     return tf.concat(kernels, axis=1), tf.concat(biases, axis=0)
+
+
+def _merged_projection(attention):
+    """The Q, K, V `EinsumDense` layers of a Keras `MultiHeadAttention` as one projection."""
+    return merged_dense_projection(attention._query_dense, attention._key_dense, attention._value_dense)
 
 
 def one_text_attention(qkv, heads, position_bias=None):

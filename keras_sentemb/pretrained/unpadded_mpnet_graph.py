@@ -35,11 +35,15 @@ True
 
 import tensorflow as tf
 
-from keras_sentemb.pretrained.bert_inference_graph import mvn_layer_norm
-from keras_sentemb.pretrained.mpnet_inference_graph import mpnet_block_after_attention, supports_mpnet_layer_states
+from keras_sentemb.pretrained.mpnet_inference_graph import (
+    mpnet_block_after_attention,
+    mpnet_embedding_output,
+    supports_mpnet_layer_states,
+)
 from keras_sentemb.pretrained.unpadded_bert_graph import (
     ATTENTION_GROUPS,
     grouped_attention,
+    merged_dense_projection,
     one_text_attention,
     to_padded,
 )
@@ -60,11 +64,8 @@ def supports_unpadded_mpnet_states(backbone):
 
 
 def _merged_projection(block):
-    """A block's Q, K, V `Dense` layers as one [hidden, 3·hidden] kernel and [3·hidden] bias, read at
-    call time (LoRA-merged kernels included)."""
-    dense_layers = (block.query, block.key, block.value)
-    kernel = tf.concat([tf.convert_to_tensor(dense.kernel) for dense in dense_layers], axis=1)
-    return kernel, tf.concat([tf.convert_to_tensor(dense.bias) for dense in dense_layers], axis=0)
+    """A block's Q, K, V `Dense` layers as one [hidden, 3·hidden] kernel and [3·hidden] bias."""
+    return merged_dense_projection(block.query, block.key, block.value)
 
 
 def mpnet_merged_projections(backbone):
@@ -88,11 +89,7 @@ def _positions(token_ids, pad_token_id, text_of_token=None, first_token=None):
 def _mpnet_blocks(backbone, token_ids, positions, attend, projections=None):
     """The embeddings and every block of `backbone` on flat tokens `token_ids` [Σℓ] at MPNet
     `positions` [Σℓ], self-attention by `attend(qkv, heads)`; every block's output [Σℓ, hidden]."""
-    embeddings = backbone.embeddings
-    x = tf.gather(tf.convert_to_tensor(embeddings.token_embedding.embeddings), token_ids) + tf.gather(
-        tf.convert_to_tensor(embeddings.position_embedding.embeddings), positions
-    )
-    x = mvn_layer_norm(embeddings.layer_norm, x)
+    x = mpnet_embedding_output(backbone.embeddings, token_ids, positions)
     states = []
     for index, block in enumerate(backbone.transformer_layers):
         kernel, bias = _merged_projection(block) if projections is None else projections[index]

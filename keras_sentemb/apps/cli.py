@@ -20,7 +20,7 @@ import sys
 import time
 
 from keras_sentemb import zoo
-from keras_sentemb.apps.index_folder import IndexFolder, build_index_folder, read_meta
+from keras_sentemb.apps.index_folder import INDEX_KIND, IndexFolder, build_index_folder, read_meta
 from keras_sentemb.apps.saved_model_folder import LOCAL_RUNNERS, serving_folder
 from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.data.text_file import read_lines
@@ -36,6 +36,7 @@ from keras_sentemb.retrieval.semantic_search import semantic_search
 from keras_sentemb.runtime import resolve_runtime
 from keras_sentemb.utils.atomic_files import save_npy_atomic
 from keras_sentemb.utils.checked_files import load_npy
+from keras_sentemb.utils.output_targets import check_output_file, check_output_folder
 from keras_sentemb.zoo.loading import load_any_encoder, load_sentence_encoder
 
 
@@ -533,14 +534,10 @@ def _evaluate(args):
     print(f"\nwrote {path}" + ("" if args.no_plots else " and its plots"))
 
 
-def _output_file(path):
-    """`path` when a file can be written there; checked before any long work starts."""
-    if os.path.isdir(path):
-        raise ValueError(f"-o {path}: is a folder; give a file name such as {os.path.join(path, 'vectors.npy')}")
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise FileNotFoundError(f"-o {path}: the folder {parent} does not exist")
-    return path
+def _is_npy_file(path):
+    """Whether `path` starts as a NumPy `.npy` file does (what `encode -o` writes and may replace)."""
+    with open(path, "rb") as f:
+        return f.read(6) == b"\x93NUMPY"
 
 
 def _check_runtime_options(args):
@@ -565,7 +562,10 @@ def _check_runtime_options(args):
 
 def _encode(args):
     _check_runtime_options(args)
-    _output_file(args.output)
+    # -o replaces an earlier .npy (what encode writes), never an input, a folder or another kind of file
+    check_output_file(
+        args.output, ".npy", overwrite=True, inputs=[args.input, args.model], is_ours=_is_npy_file, option="-o"
+    )
     texts = read_lines(args.input)
     start = time.perf_counter()
     encoder = load_sentence_encoder(args.model, dtype=args.dtype)
@@ -752,12 +752,14 @@ def _export_litert(args):
 def _index(args):
 
     if args.index_command == "build":
+        check_output_folder(args.output, INDEX_KIND, args.overwrite, [args.corpus, args.model], option="-o")
         corpus = read_lines(args.corpus)
         start = time.perf_counter()
         folder = build_index_folder(
             corpus,
             args.output,
             model=args.model,
+            inputs=[args.corpus],
             bits=args.bits,
             epochs=args.epochs,
             seed=args.seed,

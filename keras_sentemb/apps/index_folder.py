@@ -29,19 +29,32 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 
 import keras
 import numpy as np
 
 from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.models.hashed_encoder import HashedEncoder
+from keras_sentemb.retrieval.approximate_binary_search import KINDS
 from keras_sentemb.retrieval.binary_index import BinaryIndex, check_kind
 from keras_sentemb.training import distill_hashed_encoder
-from keras_sentemb.utils.atomic_files import atomic_directory
-from keras_sentemb.utils.checked_files import check_keras_file, load_npy, read_json, require_keys
+from keras_sentemb.utils.argument_checks import finite_rows
+from keras_sentemb.utils.checked_files import (
+    check_keras_file,
+    load_npy,
+    npz_array,
+    open_npz,
+    open_regular_file,
+    read_json,
+    regular_file_present,
+    require_keys,
+)
+from keras_sentemb.utils.output_targets import check_output_folder, replaced_folder
 from keras_sentemb.zoo.loading import load_any_encoder
 
 FILES = ("hashed_encoder.keras", "index.npz", "embeddings.npy", "corpus.txt", "meta.json")
+INDEX_KIND = "index"  # its marker (utils.output_targets): --overwrite replaces only such a folder
 
 
 def build_index_folder(
@@ -56,6 +69,7 @@ def build_index_folder(
     kind="flat",
     index_parameters=None,
     chunking=None,
+    inputs=(),
 ):
     """Encodes and hashes `corpus` (a list of lines) and writes an index folder.
 
@@ -66,6 +80,10 @@ def build_index_folder(
     FAISS's sub-linear indexes, e.g. `{"ef_search": 128}`). `chunking` (a `Chunking`, its
     `pooling` ignored) indexes the chunks of each line (see the module docstring). Returns the
     folder path.
+
+    `overwrite` replaces only an index folder this project wrote, never the current directory, the
+    home folder, `model`'s own path or any of `inputs` (the files the corpus came from) nor a folder
+    holding them (`utils.output_targets`); that is checked before anything is encoded.
     """
     check_kind(kind, index_parameters)  # a bad kind or parameter fails before any encoding
     if chunking is not None:
@@ -79,8 +97,8 @@ def build_index_folder(
     if broken is not None:
         raise ValueError(f"corpus line {broken} contains a newline; an index holds one text per line")
     folder = os.fspath(folder)
-    if os.path.exists(folder) and not overwrite:
-        raise FileExistsError(f"{folder} exists; pass overwrite=True (--overwrite) to replace it")
+    inputs = [*inputs, *([model] if isinstance(model, (str, os.PathLike)) else [])]
+    check_output_folder(folder, INDEX_KIND, overwrite, inputs)
     encoder = model if not isinstance(model, (str, os.PathLike)) else load_any_encoder(model)
     chunks = None
     if chunking is None:
@@ -88,6 +106,7 @@ def build_index_folder(
     else:
         chunks = encoder.encode(corpus, progress=progress, chunking=chunking)
         embeddings = chunks.vectors
+    finite_rows(embeddings, "the corpus vectors")
     if isinstance(encoder, HashedEncoder):
         hashed, how = encoder, f"the head of {model if isinstance(model, str) else encoder.name}"
     else:
@@ -97,7 +116,7 @@ def build_index_folder(
         how = f"distilled on this corpus: {bits} bits, {epochs} epochs, seed {seed}"
     index = BinaryIndex(hashed.bits, kind=kind, **(index_parameters or {}))
     index.add(hashed.hash_embeddings(embeddings))
-    text = "".join(line + "\n" for line in corpus)
+    text = "".join(line + "\n" for line in corpus).encode("utf-8")
     meta = {
         "bits": hashed.bits,
         "kind": kind,
@@ -105,20 +124,22 @@ def build_index_folder(
         "lines": len(corpus),
         "code": how,
         "encoder": hashed.encoder.name,
-        "corpus_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        "corpus_sha256": hashlib.sha256(text).hexdigest(),
+        "corpus_bytes": len(text),
+        "embedding_dim": int(embeddings.shape[1]),
     }
     if chunks is not None:
         meta["chunking"] = dataclasses.asdict(chunking)
         meta["chunks"] = len(chunks)
 
-    with atomic_directory(folder, overwrite=overwrite) as staging:
+    with replaced_folder(folder, INDEX_KIND, overwrite, inputs) as staging:
         hashed.save(os.path.join(staging, "hashed_encoder.keras"))
         index.save(os.path.join(staging, "index.npz"))
         np.save(os.path.join(staging, "embeddings.npy"), embeddings)
         if chunks is not None:
             np.savez(os.path.join(staging, "chunks.npz"), document=chunks.document, start=chunks.start, end=chunks.end)
-        # newline="": written and read back byte for byte (a "\r" inside a line stays in it)
-        with open(os.path.join(staging, "corpus.txt"), "w", encoding="utf-8", newline="") as f:
+        # binary: written and read back byte for byte (a "\r" inside a line stays in it)
+        with open(os.path.join(staging, "corpus.txt"), "wb") as f:
             f.write(text)
         with open(os.path.join(staging, "meta.json"), "w", encoding="utf-8") as f:
             json.dump(meta, f, indent=1)
@@ -126,36 +147,98 @@ def build_index_folder(
 
 
 def read_meta(folder):
-    """The `meta.json` of an index folder (bits, lines, how the code was made, corpus sha256)."""
+    """The `meta.json` of an index folder (bits, lines, how the code was made, corpus sha256), each
+    value checked for type and range: `ValueError("…/meta.json: key=value: reason")` otherwise."""
     path = os.path.join(folder, "meta.json")
-    return require_keys(read_json(path), ["lines"], path)
+    meta = require_keys(read_json(path), ["lines", "bits", "kind", "corpus_sha256"], path)
+    checks = {
+        "lines": lambda v: _is_int(v) and v >= 1,
+        "bits": lambda v: _is_int(v) and v >= 8 and v % 8 == 0,
+        "kind": lambda v: v in KINDS,
+        "corpus_sha256": lambda v: isinstance(v, str) and re.fullmatch("[0-9a-f]{64}", v) is not None,
+        "corpus_bytes": lambda v: _is_int(v) and v >= 0,
+        "embedding_dim": lambda v: _is_int(v) and v >= 1,
+        "chunks": lambda v: _is_int(v) and v >= 1,
+        "chunking": lambda v: isinstance(v, dict),
+    }
+    for key, check in checks.items():
+        if key in meta and not check(meta[key]):
+            raise ValueError(f"{path}: {key}={meta[key]!r} is not valid for an index folder")
+    if ("chunking" in meta) != ("chunks" in meta):
+        raise ValueError(f"{path}: a chunked index records both chunking and chunks")
+    return meta
+
+
+def _is_int(value):
+    return type(value) is int
+
+
+def _read_corpus(path, meta):
+    """The lines of corpus.txt, after checking its size and sha256 against meta.json."""
+    with open_regular_file(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        expected = meta.get("corpus_bytes")
+        if expected is not None and size != expected:
+            raise ValueError(f"{path}: {size} bytes, but meta.json records {expected}: not this index's corpus")
+        data = f.read(size + 1)
+    if hashlib.sha256(data).hexdigest() != meta["corpus_sha256"]:
+        raise ValueError(
+            f"{path}: its sha256 differs from meta.json's corpus_sha256: not the corpus this index was built from"
+        )
+    return data.decode("utf-8").split("\n")[:-1]  # the digest matched: what build_index_folder wrote
 
 
 class IndexFolder:
-    """A folder written by `build_index_folder`, opened for searching."""
+    """A folder written by `build_index_folder`, opened for searching.
+
+    Every file is read through the checked readers (`utils.checked_files`): regular files only (a
+    FIFO or a device is refused at once), the corpus verified against meta.json's size and
+    sha256, the arrays' members, dtypes and shapes checked against meta.json and each other, every
+    chunk's line and character span checked. Anything else is one `ValueError` naming the file.
+    """
 
     def __init__(self, folder):
-
         self.folder = os.fspath(folder)
-        missing = [name for name in FILES if not os.path.exists(os.path.join(self.folder, name))]
+        if not os.path.isdir(self.folder):
+            raise FileNotFoundError(f"{self.folder}: no such index folder")
+        missing = [name for name in FILES if not regular_file_present(os.path.join(self.folder, name))]
         if missing:
             raise FileNotFoundError(f"{self.folder} is not an index folder: missing {missing}")
         self.meta = read_meta(self.folder)
-        with open(os.path.join(self.folder, "corpus.txt"), encoding="utf-8", newline="") as f:
-            self.corpus = f.read().split("\n")[:-1]
-        self.hashed = keras.saving.load_model(check_keras_file(os.path.join(self.folder, "hashed_encoder.keras")))
-        self.index = BinaryIndex.load(os.path.join(self.folder, "index.npz"))
-        self.embeddings = load_npy(os.path.join(self.folder, "embeddings.npy"), mmap_mode="r")
+        self.corpus = _read_corpus(os.path.join(self.folder, "corpus.txt"), self.meta)
+        if len(self.corpus) != self.meta["lines"]:
+            raise ValueError(f"{self.folder}: corpus.txt has {len(self.corpus)} lines, meta.json says {self.meta['lines']}")
         self.chunks = None
         rows = self.meta["lines"]
         if "chunking" in self.meta:
-            with np.load(os.path.join(self.folder, "chunks.npz")) as chunks:
-                self.chunks = {name: chunks[name] for name in ("document", "start", "end")}
+            self.chunks = _read_chunks(os.path.join(self.folder, "chunks.npz"), self.meta, self.corpus)
             rows = len(self.chunks["document"])
-            if rows != self.meta.get("chunks") or int(self.chunks["document"].max(initial=-1)) + 1 != len(self.corpus):
-                raise ValueError(f"{self.folder}: chunks.npz disagrees with meta.json and corpus.txt")
-        if not len(self.corpus) == self.meta["lines"] or not len(self.index) == len(self.embeddings) == rows:
-            raise ValueError(f"{self.folder}: corpus, codes and vectors disagree in size")
+        self.index = BinaryIndex.load(os.path.join(self.folder, "index.npz"))
+        if len(self.index) != rows or self.index.bits != self.meta["bits"]:
+            raise ValueError(
+                f"{self.folder}/index.npz: holds {len(self.index)} codes of {self.index.bits} bits; "
+                f"meta.json says {rows} of {self.meta['bits']}"
+            )
+        path = os.path.join(self.folder, "embeddings.npy")
+        self.embeddings = load_npy(path, mmap_mode="r")
+        dim = self.meta.get("embedding_dim")
+        if (
+            self.embeddings.ndim != 2
+            or self.embeddings.dtype != np.float32
+            or len(self.embeddings) != rows
+            or (dim is not None and self.embeddings.shape[1] != dim)
+        ):
+            raise ValueError(
+                f"{path}: holds {self.embeddings.dtype} {self.embeddings.shape}; expected float32 "
+                f"({rows}, {dim if dim is not None else 'd'})"
+            )
+        self.hashed = keras.saving.load_model(check_keras_file(os.path.join(self.folder, "hashed_encoder.keras")))
+        if self.hashed.bits != self.meta["bits"] or self.hashed.embedding_dim != self.embeddings.shape[1]:
+            raise ValueError(
+                f"{self.folder}/hashed_encoder.keras: makes {self.hashed.bits}-bit codes of "
+                f"{self.hashed.embedding_dim}-d vectors; the folder holds {self.meta['bits']}-bit codes of "
+                f"{self.embeddings.shape[1]}-d vectors"
+            )
 
     def search(self, queries, k=5, rerank=0):
         """`(scores, ids)` [Q, k'] with k' = min(k, corpus size): Hamming distances
@@ -226,3 +309,33 @@ def _first_hits(document, chunk_ids, k):
             if len(positions) == k:
                 break
     return positions
+
+
+def _read_chunks(path, meta, corpus):
+    """chunks.npz's {document, start, end}, each row checked: its line exists, its span lies in it."""
+    with open_npz(path) as arrays:
+        chunks = {name: npz_array(arrays, name, path) for name in ("document", "start", "end")}
+    for name, values in chunks.items():
+        if values.ndim != 1 or values.dtype.kind not in "iu" or len(values) != meta["chunks"]:
+            raise ValueError(
+                f"{path}: {name} holds {values.dtype} {values.shape}; expected {meta['chunks']} integers (meta.json)"
+            )
+        chunks[name] = values.astype(np.int64)
+    document, start, end = chunks["document"], chunks["start"], chunks["end"]
+    bad = np.flatnonzero((document < 0) | (document >= len(corpus)))
+    if bad.size:
+        raise ValueError(
+            f"{path}: chunk {bad[0]} belongs to line {document[bad[0]]}, outside the corpus' {len(corpus)} lines "
+            f"({bad.size} such chunks)"
+        )
+    if np.any(np.diff(document) < 0) or np.unique(document).size != len(corpus):
+        raise ValueError(f"{path}: the chunks do not cover every line in order (each line has its chunks, first to last)")
+    lengths = np.array([len(line) for line in corpus], np.int64)[document]
+    bad = np.flatnonzero((start < 0) | (start > end) | (end > lengths))
+    if bad.size:
+        row = bad[0]
+        raise ValueError(
+            f"{path}: chunk {row} spans characters {start[row]}..{end[row]} of line {document[row] + 1}, which has "
+            f"{lengths[row]} ({bad.size} such chunks)"
+        )
+    return chunks

@@ -9,9 +9,11 @@ import os
 from keras_sentemb.export.serving_export import version_folder
 from keras_sentemb.models.openvino_encoder import FORMAT, MODEL_FILE, SETTINGS_FILE, tokenizer_settings
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
-from keras_sentemb.utils.atomic_files import atomic_directory
+from keras_sentemb.utils.output_targets import replaced_folder
 from keras_sentemb.utils.types import Texts
 from keras_sentemb.version import __version__
+
+OPENVINO_KIND = "openvino"  # the marker of its version folders (utils.output_targets)
 
 
 def export_openvino(
@@ -45,8 +47,8 @@ def export_openvino(
     """
     if not isinstance(encoder, SentenceEncoder):
         raise TypeError(f"export_openvino takes a SentenceEncoder, got {type(encoder).__name__}")
+    target = version_folder(path, version, overwrite, kind=OPENVINO_KIND)  # before the (long) conversion
     runtime = encoder.inference_runtime("openvino", precision, calibration_texts)
-    target = version_folder(path, version, overwrite)
     settings = {
         "format": FORMAT,
         "name": encoder.name,
@@ -55,7 +57,7 @@ def export_openvino(
         "tokenizer": tokenizer_settings(encoder._require_tokenizer()),
         "keras_sentemb": __version__,
     }
-    with atomic_directory(target, overwrite=overwrite) as staging:
+    with replaced_folder(target, OPENVINO_KIND, overwrite) as staging:
         runtime.save(os.path.join(staging, MODEL_FILE))
         with open(os.path.join(staging, SETTINGS_FILE), "w", encoding="utf-8") as f:
             json.dump(settings, f)

@@ -10,9 +10,9 @@ Both load with `tensorflow` + `import tensorflow_text`, like the encoder exports
 
 import tensorflow as tf
 
-from keras_sentemb.export.serving_export import version_folder
+from keras_sentemb.export.serving_export import SAVED_MODEL_KIND, version_folder
 from keras_sentemb.export.serving_warmup import write_warmup_requests
-from keras_sentemb.utils.atomic_files import atomic_directory
+from keras_sentemb.utils.output_targets import replaced_folder
 
 TEXTS_SPEC = tf.TensorSpec([None], tf.string, name="texts")
 TEXTS_A_SPEC = tf.TensorSpec([None], tf.string, name="texts_a")
@@ -69,7 +69,7 @@ class DSEModule(tf.Module):
 
 def _save(module, signatures, path, version, overwrite, warmup_name):
     target = version_folder(path, version, overwrite)
-    with atomic_directory(target, overwrite=overwrite) as staging:
+    with replaced_folder(target, SAVED_MODEL_KIND, overwrite) as staging:
         tf.saved_model.save(module, staging, signatures=signatures)
         if warmup_name is not None:
             write_warmup_requests(staging, warmup_name, signatures)

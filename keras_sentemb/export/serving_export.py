@@ -10,7 +10,7 @@ from keras_sentemb.export.serving_warmup import write_warmup_requests
 from keras_sentemb.layers.semantic_hashing import code_prefix_bits
 from keras_sentemb.retrieval.tf_hamming_search import codes_to_words, tf_hamming_top_k
 from keras_sentemb.utils.argument_checks import truncate_dim_or_none
-from keras_sentemb.utils.atomic_files import atomic_directory
+from keras_sentemb.utils.output_targets import check_output_folder, replaced_folder
 
 TEXTS_SPEC = tf.TensorSpec([None], tf.string, name="texts")
 K_SPEC = tf.TensorSpec([], tf.int32, name="k")
@@ -287,14 +287,17 @@ class SentenceEmbeddingModule(tf.Module):
         return signatures
 
 
-def version_folder(path, version, overwrite):
+SAVED_MODEL_KIND = "saved-model"  # the marker of the version folders export writes (utils.output_targets)
+
+
+def version_folder(path, version, overwrite, kind=SAVED_MODEL_KIND):
     """`path/<version>`, TF Serving's layout, after checking `version` (a non-negative
-    int) and that the folder does not exist yet unless `overwrite`."""
+    int) and that the folder does not exist yet, or with `overwrite` is a `kind` version folder
+    this project wrote (`utils.output_targets.check_output_folder`: never a folder of the user's)."""
     if not isinstance(version, int) or isinstance(version, bool) or version < 0:
         raise ValueError(f"version must be a non-negative int, got {version!r}")
     target = os.path.join(os.fspath(path), str(version))
-    if os.path.exists(target) and not overwrite:
-        raise FileExistsError(f"{target} exists; pass overwrite=True (--overwrite on the command line) to replace it.")
+    check_output_folder(target, kind, overwrite)
     return target
 
 
@@ -345,7 +348,7 @@ def export_for_serving(
         encoder, normalize, hashing, code_table, code_ids, chunk_size, prompt, truncate_dim, code_bits, chunking
     )
     signatures = module.signatures()
-    with atomic_directory(target, overwrite=overwrite) as staging:
+    with replaced_folder(target, SAVED_MODEL_KIND, overwrite) as staging:
         tf.saved_model.save(
             module,
             staging,

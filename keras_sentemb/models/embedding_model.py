@@ -281,6 +281,13 @@ class EmbeddingModel:
                     outputs[indices] = embed(*self.pack_batch([rows[i] for i in indices], length))
                 if bar is not None:
                     bar.update(len(batch.indices))
+        broken = ~np.isfinite(outputs).all(axis=1)
+        if broken.any():  # never a silently written or indexed NaN file
+            raise ValueError(
+                f"{self.name}: the model's output holds NaN or infinity for {int(broken.sum())} of {len(rows)} "
+                f"input(s) (the first: #{int(np.argmax(broken))}); its weights or its config (an epsilon ≤ 0, a "
+                "scale of 0) are broken, so nothing is returned"
+            )
         return outputs
 
     def encode_texts(

@@ -13,6 +13,7 @@ from keras_sentemb.retrieval import approximate_binary_search as approximate
 from keras_sentemb.retrieval.binary_codes import code_prefix, code_prefix_bits, code_words, validate_codes
 from keras_sentemb.utils.argument_checks import finite_rows, positive_int
 from keras_sentemb.utils.atomic_files import atomic_open
+from keras_sentemb.utils.checked_files import npz_array, open_npz
 from keras_sentemb.utils.unit_vectors import unit_rows
 
 BACKENDS = ("auto", "faiss", "numpy")
@@ -349,22 +350,24 @@ class BinaryIndex:
             ValueError: a file that is not a saved BinaryIndex (or disagrees with itself).
             ImportError: an ivf / hnsw index without faiss-cpu, or with backend="numpy".
         """
-        if not os.path.exists(path):
-            raise FileNotFoundError(f"{path} does not exist")
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                bits, ids = int(data["bits"]), data["ids"]
+        path = os.fspath(path)
+        with open_npz(path) as data:  # a FIFO, a device, a truncated or foreign file: one ValueError
+            try:
+                bits, ids = int(npz_array(data, "bits", path)), npz_array(data, "ids", path)
+                if ids.ndim != 1 or ids.dtype.kind not in "iu":
+                    raise ValueError(f"ids must be a 1-D integer array, got {ids.dtype} {ids.shape}")
                 if "kind" not in data:
                     index = cls(bits, backend=backend)
-                    index.add(data["codes"], ids)
+                    index.add(npz_array(data, "codes", path), ids)
                     return index
                 kind, parameters, serialized = (
-                    str(data["kind"]),
-                    json.loads(str(data["parameters"])),
-                    data["faiss_index"],
+                    str(npz_array(data, "kind", path)),
+                    json.loads(str(npz_array(data, "parameters", path))),
+                    npz_array(data, "faiss_index", path),
                 )
-        except (KeyError, ValueError, OSError) as error:
-            raise ValueError(f"{path} is not a BinaryIndex file ({error})") from error
+            except (KeyError, ValueError, TypeError, OSError) as error:
+                detail = str(error).removeprefix(f"{path}: ")
+                raise ValueError(f"{path}: not a BinaryIndex file ({detail})") from None
         try:
             index = cls(bits, backend=backend, kind=kind, **parameters)
         except (TypeError, ValueError) as error:

@@ -36,6 +36,7 @@ import functools
 import os
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 
@@ -251,6 +252,9 @@ def atomic_directory(target, overwrite=False):
         seen = _identity(target)
     if seen is not None and not overwrite:
         raise FileExistsError(f"{target} exists; pass overwrite=True to replace it.")
+    if seen is not None and not stat.S_ISDIR(os.lstat(target).st_mode):
+        # swapping a folder with a file or a link would leave the file behind as a "staging folder"
+        raise ValueError(f"{target}: is not a folder (a file or a link); a folder is not written over it")
     staging = tempfile.mkdtemp(prefix=f".{name}.tmp-{os.getpid()}-", dir=parent)
     os.chmod(staging, 0o777 & ~_current_umask())  # mkdtemp makes 0700; give what mkdir would
     previous = None

@@ -158,7 +158,7 @@ def require_keys(mapping, keys, source):
 def load_npy(path, mmap_mode=None):
     """The array of a `.npy` file (never unpickled), with `path` in every error."""
     path = os.fspath(path)
-    if not os.path.isfile(path):
+    if not regular_file_present(path):
         raise FileNotFoundError(f"{path}: no such file")
     with open(path, "rb") as f:
         if f.read(6) != b"\x93NUMPY":
@@ -172,7 +172,7 @@ def load_npy(path, mmap_mode=None):
 def _existing_zip(path, kind, why):
     """`path` when it names a zip archive; else FileNotFoundError / ValueError naming `kind`."""
     path = os.fspath(path)
-    if not os.path.isfile(path):
+    if not regular_file_present(path):  # a FIFO, a device, a folder: refused, never waited on
         raise FileNotFoundError(f"{path}: no such {kind} file")
     if not zipfile.is_zipfile(path):
         raise ValueError(f"{path}: not a {kind} file ({why})")

@@ -40,6 +40,7 @@ def built(tmp_path_factory):
 def test_build_writes_an_index_folder(built):
     _, folder = built
     assert sorted(os.listdir(folder)) == [
+        ".keras-sentemb",
         "corpus.txt",
         "embeddings.npy",
         "hashed_encoder.keras",

@@ -9,6 +9,7 @@ import pytest
 
 from keras_sentemb.apps.index_folder import FILES, IndexFolder, build_index_folder, read_meta
 from keras_sentemb.retrieval import faiss_available
+from keras_sentemb.utils.output_targets import MARKER_FILE
 from tests.conftest import make_tiny_encoder
 
 # A carriage return inside a line stays in it (written and read back byte for byte).
@@ -26,7 +27,7 @@ def index(tmp_path_factory):
 
 def test_build_writes_every_file_and_the_meta(index):
     _, folder = index
-    assert sorted(p.name for p in folder.iterdir()) == sorted(FILES)
+    assert sorted(p.name for p in folder.iterdir()) == sorted([*FILES, MARKER_FILE])
     meta = read_meta(folder)
     assert (meta["bits"], meta["lines"]) == (64, len(CORPUS))
 
@@ -61,7 +62,7 @@ def test_a_folder_missing_a_file_or_disagreeing_in_size_is_refused(index, tmp_pa
         (copy / name).write_bytes((folder / name).read_bytes())
     meta = json.loads((copy / "meta.json").read_text())
     (copy / "meta.json").write_text(json.dumps({**meta, "lines": meta["lines"] + 1}))
-    with pytest.raises(ValueError, match="disagree in size"):
+    with pytest.raises(ValueError, match="corpus.txt has 5 lines, meta.json says 6"):
         IndexFolder(copy)
     with pytest.raises(ValueError, match="no queries"):
         IndexFolder(folder).search([])

@@ -207,7 +207,9 @@ class IndexFolder:
         self.meta = read_meta(self.folder)
         self.corpus = _read_corpus(os.path.join(self.folder, "corpus.txt"), self.meta)
         if len(self.corpus) != self.meta["lines"]:
-            raise ValueError(f"{self.folder}: corpus.txt has {len(self.corpus)} lines, meta.json says {self.meta['lines']}")
+            raise ValueError(
+                f"{self.folder}: corpus.txt has {len(self.corpus)} lines, meta.json says {self.meta['lines']}"
+            )
         self.chunks = None
         rows = self.meta["lines"]
         if "chunking" in self.meta:
@@ -329,7 +331,9 @@ def _read_chunks(path, meta, corpus):
             f"({bad.size} such chunks)"
         )
     if np.any(np.diff(document) < 0) or np.unique(document).size != len(corpus):
-        raise ValueError(f"{path}: the chunks do not cover every line in order (each line has its chunks, first to last)")
+        raise ValueError(
+            f"{path}: the chunks do not cover every line in order (each line has its chunks, first to last)"
+        )
     lengths = np.array([len(line) for line in corpus], np.int64)[document]
     bad = np.flatnonzero((start < 0) | (start > end) | (end > lengths))
     if bad.size:

@@ -1,5 +1,9 @@
 """Bulk embedding on Apache Beam: text files → RunInference(SavedModel) → sharded records."""
 
+import contextlib
+import os
+import shutil
+import tempfile
 import time
 
 import apache_beam as beam
@@ -21,6 +25,8 @@ from keras_sentemb.beam.embedding_records import (
 from keras_sentemb.beam.saved_model_handler import SavedModelEmbeddingHandler
 from keras_sentemb.bulk.job_arguments import check_batch_size
 from keras_sentemb.bulk.job_counts import IncompleteJobError, JobCounts
+from keras_sentemb.bulk.published_output import is_uri
+from keras_sentemb.utils.atomic_files import clean_leftovers_of
 
 # Runners that start here but lose elements, with the reason (Beam 2.77, dask 2026.8).
 UNSUPPORTED_RUNNERS = {
@@ -179,6 +185,13 @@ def run_embed_corpus(
     `overwrite`; then they are replaced, and those the new run did not rewrite are deleted
     once it has succeeded (a failed run leaves them as they were).
 
+    A local prefix is written through a staging folder beside it, `.<name>.tmp-<pid>-…`, which
+    holds the shards and Beam's own temporary files (`beam-temp-…`) until the counts balance; then
+    the shards are moved next to the prefix and the folder removed. A run that is killed leaves only
+    that folder, and the next run of the same prefix deletes it (its process is gone). On a remote
+    file system (gs://, hdfs://) Beam writes the shards in place and keeps its temporary folder
+    there if killed, as Beam does.
+
     The counts must balance: the rows in the shards this run wrote equal the non-blank lines
     read (`sentences` in the pipeline's metrics); else those shards are deleted and
     `IncompleteJobError` raised (a runner that drops elements, as Beam's DaskRunner does, is
@@ -201,45 +214,52 @@ def run_embed_corpus(
     for name, reason in UNSUPPORTED_RUNNERS.items():
         if runner.rsplit(".", 1)[-1] == name:
             raise ValueError(f"--runner={runner} is refused: {reason}")
-    pipeline = beam.Pipeline(options=options)
-    _ = pipeline | EmbedCorpus(
-        model_dir,
-        inputs,
-        output_prefix,
-        output_format,
-        num_shards,
-        batch_size,
-        ids_in_first_column,
-        with_codes,
-        progress,
-        chunks,
-    )  # checks the arguments
-    pattern = f"{output_prefix}-*-of-*{SUFFIXES[output_format]}"
+    output_prefix = os.fspath(output_prefix)
+    suffix = SUFFIXES[output_format] if output_format in SUFFIXES else ""
+    pattern = f"{output_prefix}-*-of-*{suffix}"
     earlier = tf.io.gfile.glob(pattern)
     if earlier and not overwrite:
         raise FileExistsError(
             f"{len(earlier)} shard(s) of an earlier run match {pattern} (e.g. {earlier[0]}); "
             "pass overwrite=True (--overwrite) to replace them"
         )
-    started_ns = time.time_ns()
-    result = pipeline.run()
-    result.wait_until_finish()
-    counts = {}
-    for name in ("sentences", "blank_lines", "chunked_lines", "chunks"):
-        found = result.metrics().query(MetricsFilter().with_namespace("keras_sentemb").with_name(name))
-        counts[name] = sum(c.committed or 0 for c in found["counters"])
-    written = [p for p in tf.io.gfile.glob(pattern) if tf.io.gfile.stat(p).mtime_nsec >= started_ns]
-    rows = sum(count_records(path) for path in written)
-    where = f"embed-corpus {runner or 'DirectRunner'} ({output_prefix})"
-    try:
-        documents = counts["chunked_lines"] if chunks else rows
-        JobCounts(counts["sentences"] + counts["blank_lines"], counts["blank_lines"], documents).check(where)
-        if chunks and rows != counts["chunks"]:
-            raise IncompleteJobError(f"{where}: {rows} rows written for {counts['chunks']} chunks")
-    except IncompleteJobError:
-        for path in written:
-            tf.io.gfile.remove(path)
-        raise
+    with _staged_prefix(output_prefix) as staged_prefix:
+        pipeline = beam.Pipeline(options=options)
+        _ = pipeline | EmbedCorpus(
+            model_dir,
+            inputs,
+            staged_prefix,
+            output_format,
+            num_shards,
+            batch_size,
+            ids_in_first_column,
+            with_codes,
+            progress,
+            chunks,
+        )  # checks the arguments
+        started_ns = time.time_ns()
+        result = pipeline.run()
+        result.wait_until_finish()
+        counts = {}
+        for name in ("sentences", "blank_lines", "chunked_lines", "chunks"):
+            found = result.metrics().query(MetricsFilter().with_namespace("keras_sentemb").with_name(name))
+            counts[name] = sum(c.committed or 0 for c in found["counters"])
+        staged_pattern = f"{staged_prefix}-*-of-*{suffix}"
+        written = [p for p in tf.io.gfile.glob(staged_pattern) if tf.io.gfile.stat(p).mtime_nsec >= started_ns]
+        rows = sum(count_records(path) for path in written)
+        where = f"embed-corpus {runner or 'DirectRunner'} ({output_prefix})"
+        try:
+            documents = counts["chunked_lines"] if chunks else rows
+            JobCounts(counts["sentences"] + counts["blank_lines"], counts["blank_lines"], documents).check(where)
+            if chunks and rows != counts["chunks"]:
+                raise IncompleteJobError(f"{where}: {rows} rows written for {counts['chunks']} chunks")
+        except IncompleteJobError:
+            for path in written:
+                tf.io.gfile.remove(path)
+            raise
+        if staged_prefix != output_prefix:  # move the staged shards next to the prefix
+            for path in written:
+                os.replace(path, output_prefix + path[len(staged_prefix) :])
     for path in earlier:  # shards of the earlier run that this run did not rewrite
         if tf.io.gfile.exists(path) and tf.io.gfile.stat(path).mtime_nsec < started_ns:
             tf.io.gfile.remove(path)
@@ -247,3 +267,26 @@ def run_embed_corpus(
         counts.pop("chunks")
     counts.pop("chunked_lines")
     return {"files": sorted(tf.io.gfile.glob(pattern)), **counts, "vectors_written": rows}
+
+
+@contextlib.contextmanager
+def _staged_prefix(output_prefix):
+    """Yields the prefix the pipeline writes: for a local prefix, the same name inside a fresh staging
+    folder `.<name>.tmp-<pid>-…` beside it (deleted when the block ends, whatever happens; what a killed
+    run left is deleted first); a remote prefix itself."""
+    if is_uri(output_prefix):
+        yield output_prefix
+        return
+    folder, name = os.path.split(os.path.abspath(output_prefix))
+    if os.path.isdir(output_prefix) or output_prefix.endswith(os.sep):
+        raise ValueError(
+            f"output prefix {output_prefix!r} names a folder; the shards are files named after the prefix: "
+            f"give one such as {os.path.join(output_prefix, 'corpus')}"
+        )
+    os.makedirs(folder, exist_ok=True)
+    clean_leftovers_of(os.path.join(folder, name))  # staging folders of killed runs
+    staging = tempfile.mkdtemp(prefix=f".{name}.tmp-{os.getpid()}-", dir=folder)
+    try:
+        yield os.path.join(staging, name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

@@ -71,6 +71,10 @@ def saved_model_signatures(model_dir):
 
 
 def _as_bytes(texts):
+    """The batch `texts` (a list of str or bytes) as bytes; a bare string is refused (it is not a batch:
+    iterating it would embed each character)."""
+    if isinstance(texts, (str, bytes, bytearray)):
+        raise TypeError(f"a batch of texts is a list of strings, got one {type(texts).__name__}: wrap it in a list")
     out = []
     for i, text in enumerate(texts):
         if isinstance(text, str):

@@ -15,11 +15,14 @@ A killed job leaves no target (or the previous one, untouched); a re-run writes 
 """
 
 import contextlib
+import json
 import os
 import uuid
 from urllib.parse import urlparse
 
-from keras_sentemb.utils.atomic_files import atomic_directory
+from keras_sentemb.utils.output_targets import MARKER_FILE, replaced_folder
+
+BULK_OUTPUT_KIND = "bulk-output"
 
 
 def is_uri(path):
@@ -33,11 +36,14 @@ def is_uri(path):
 
 
 @contextlib.contextmanager
-def published_output(target, overwrite=False, filesystem=None):
+def published_output(target, overwrite=False, filesystem=None, inputs=()):
     """Yields a staging folder path; publishes it at `target` when the block succeeds, and
     removes it when the block fails.
 
-    Raises `FileExistsError` when `target` exists and not `overwrite` (before any work).
+    Raises `FileExistsError` when `target` exists and not `overwrite` (before any work), and
+    `ValueError` when it exists but is not an output folder keras-sentemb wrote (its marker, see
+    `utils.output_targets`), or (a local path) is a place never replaced: the current directory,
+    the home folder, one of `inputs` or a folder holding them.
 
     Example:
     (Not run as a doctest: it needs a Spark session or a corpus around it.)
@@ -46,18 +52,25 @@ def published_output(target, overwrite=False, filesystem=None):
     """
     target = os.fspath(target)
     if not is_uri(target):
-        with atomic_directory(target, overwrite=overwrite) as staging:
+        with replaced_folder(target, BULK_OUTPUT_KIND, overwrite, inputs) as staging:
             yield staging
         return
     if filesystem is None:
         raise ValueError(f"{target} is a URI: give the filesystem that writes it")
     target = target.rstrip("/")
-    if filesystem.exists(target) and not overwrite:
-        raise FileExistsError(f"{target} exists; pass overwrite=True (--overwrite) to replace it")
+    if filesystem.exists(target):
+        if not overwrite:
+            raise FileExistsError(f"{target} exists; pass overwrite=True (--overwrite) to replace it")
+        if not filesystem.exists(f"{target}/{MARKER_FILE}"):
+            raise ValueError(
+                f"{target}: holds no keras-sentemb marker ({MARKER_FILE}): only an output folder keras-sentemb "
+                "wrote is replaced; remove it yourself or choose a new path"
+            )
     token = uuid.uuid4().hex[:12]
     staging = f"{target}.tmp-{token}"
     try:
         yield staging
+        filesystem.write_text(f"{staging}/{MARKER_FILE}", json.dumps({"kind": BULK_OUTPUT_KIND}))
         if filesystem.exists(target):
             if not overwrite:
                 raise FileExistsError(

@@ -51,6 +51,9 @@ class Chunking:
     context_overlap: int | None = None
 
     def __post_init__(self):
+        for name in ("sentences", "late"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"Chunking {name} must be True or False, got {getattr(self, name)!r}")
         for name in ("size", "context", "context_overlap"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
@@ -69,9 +72,16 @@ class Chunking:
                 f"Chunking context_overlap must be below context={self.context}, got {self.context_overlap}"
             )
 
-    def window_size(self, limit):
-        """The chunk size in word pieces where the model takes at most `limit` content pieces
-        (naive chunking: `size` or the limit; `ValueError` when `size` exceeds it)."""
+    def window_size(self, limit, prompt_pieces=0):
+        """The chunk size in word pieces where the model takes at most `limit` content pieces after a
+        prompt of `prompt_pieces` (naive chunking: `size` or the limit; `ValueError` when `size`
+        exceeds it, or when the prompt leaves no room)."""
+        if limit < 1 or (self.size is None and limit <= self.overlap):
+            raise ValueError(
+                f"the prompt takes {prompt_pieces} word pieces, leaving {max(limit, 0)} of a window for the text"
+                + (f" (overlap {self.overlap})" if self.overlap else "")
+                + ": shorten the prompt"
+            )
         size = self.size if self.size is not None else (min(256, limit) if self.late else limit)
         if not self.late and size > limit:
             raise ValueError(f"Chunking size {size} exceeds the {limit} word pieces this model takes a text")

@@ -17,15 +17,25 @@ judgement. The rules for awkward input, each tested:
   MTEB scores);
 - an empty document (no title, no text) is kept and embedded as the empty text, as MTEB does;
   `empty_documents` counts them;
-- a document of any length is read whole: truncation or chunking happens at encoding time.
+- a document of any length is read whole: truncation or chunking happens at encoding time (a
+  text is tokenised only as far as the model reads it, so one huge document costs memory in
+  proportion to its own length);
+- bytes that are not UTF-8, anywhere in the three files: `ValueError("path:line: not valid UTF-8 …")`;
+- an id (`_id`, or a qrels query or document id) longer than `MAX_ID_CHARACTERS`, a grade outside
+  `GRADES` (trec_eval's and pytrec_eval's 32-bit integers; a grade of 10⁴⁰⁰ once reached the
+  evaluation and overflowed there): `ValueError("path:line: …")`; the three files must be regular
+  files (a FIFO is refused, never waited on).
 """
 
 import dataclasses
 import os
 
 from keras_sentemb.data.table_reader import jsonl_records
+from keras_sentemb.utils.checked_files import open_regular_file, regular_file_present
 
 QRELS_COLUMNS = ("query-id", "corpus-id", "score")
+MAX_ID_CHARACTERS = 1024
+GRADES = range(-(2**31), 2**31)
 
 
 @dataclasses.dataclass
@@ -53,13 +63,31 @@ class BeirCollection:
         return len(self.query_ids)
 
 
+def _utf8_lines(path):
+    """The lines of `path` (a regular file) as text; `ValueError("path:line: not valid UTF-8 …")`."""
+    with open_regular_file(path) as f:
+        for line, data in enumerate(f, start=1):
+            try:
+                yield data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise ValueError(f"{path}:{line}: not valid UTF-8 ({error.reason} at byte {error.start})") from None
+
+
+def _checked_id(identifier, what, path, line):
+    if len(identifier) > MAX_ID_CHARACTERS:
+        raise ValueError(
+            f"{path}:{line}: {what} of {len(identifier)} characters ({identifier[:20]!r}…); "
+            f"an id has at most {MAX_ID_CHARACTERS}"
+        )
+    return identifier
+
+
 def _jsonl_records(path):
     """(line number, record) of each non-blank line; `ValueError("path:line: …")` for a bad one."""
-    with open(path, encoding="utf-8") as f:
-        for line, record, problem in jsonl_records(f):
-            if problem is not None:
-                raise ValueError(f"{path}:{line}: {problem}")
-            yield line, record
+    for line, record, problem in jsonl_records(_utf8_lines(path)):
+        if problem is not None:
+            raise ValueError(f"{path}:{line}: {problem}")
+        yield line, record
 
 
 def _string_field(record, key, path, line, required=True):
@@ -77,7 +105,7 @@ def _read_texts(path, with_title):
     """{id: text} of a corpus or queries file, in file order, and the count of empty texts."""
     texts, first_line, empty = {}, {}, 0
     for line, record in _jsonl_records(path):
-        identifier = _string_field(record, "_id", path, line)
+        identifier = _checked_id(_string_field(record, "_id", path, line), "_id", path, line)
         if identifier in first_line:
             raise ValueError(f"{path}:{line}: duplicate _id {identifier!r} (first at line {first_line[identifier]})")
         text = _string_field(record, "text", path, line)
@@ -92,21 +120,32 @@ def _read_texts(path, with_title):
 
 def _qrels_lines(path):
     """(line, query id, document id, grade) of each judgement of a qrels TSV (header first)."""
-    with open(path, encoding="utf-8") as f:
-        header = f.readline().rstrip("\r\n").split("\t")
-        if tuple(header) != QRELS_COLUMNS:
-            raise ValueError(f"{path}:1: the header must be {'<TAB>'.join(QRELS_COLUMNS)}, got {header}")
-        for line, text in enumerate(f, start=2):
-            if not text.strip():
-                continue
-            fields = text.rstrip("\r\n").split("\t")
-            if len(fields) != 3:
-                raise ValueError(f"{path}:{line}: expected 3 TAB-separated fields, got {len(fields)}")
-            try:
-                grade = int(fields[2])
-            except ValueError:
-                raise ValueError(f"{path}:{line}: the score must be an integer grade, got {fields[2]!r}") from None
-            yield line, fields[0], fields[1], grade
+    lines = _utf8_lines(path)
+    header = next(lines, "").rstrip("\r\n").split("\t")
+    if tuple(header) != QRELS_COLUMNS:
+        raise ValueError(f"{path}:1: the header must be {'<TAB>'.join(QRELS_COLUMNS)}, got {header}")
+    for line, text in enumerate(lines, start=2):
+        if not text.strip():
+            continue
+        fields = text.rstrip("\r\n").split("\t")
+        if len(fields) != 3:
+            raise ValueError(f"{path}:{line}: expected 3 TAB-separated fields, got {len(fields)}")
+        try:
+            grade = int(fields[2]) if len(fields[2]) <= 20 else None
+        except ValueError:
+            grade = None
+        if grade is None:
+            raise ValueError(f"{path}:{line}: the score must be an integer grade, got {fields[2]!r:.40}")
+        if grade not in GRADES:
+            raise ValueError(
+                f"{path}:{line}: grade {grade} is outside {GRADES.start}…{GRADES.stop - 1} (a 32-bit integer, as trec_eval reads it)"
+            )
+        yield (
+            line,
+            _checked_id(fields[0], "query id", path, line),
+            _checked_id(fields[1], "document id", path, line),
+            grade,
+        )
 
 
 def read_beir_folder(folder, split="test", unknown_ids="error"):
@@ -136,7 +175,7 @@ def read_beir_folder(folder, split="test", unknown_ids="error"):
         "qrels": os.path.join(folder, "qrels", f"{split}.tsv"),
     }
     for name, path in paths.items():
-        if not os.path.isfile(path):
+        if not regular_file_present(path):
             raise FileNotFoundError(f"{folder} is not a BEIR folder: no {name} file {path}")
     documents, empty = _read_texts(paths["corpus"], with_title=True)
     queries, _ = _read_texts(paths["queries"], with_title=False)

@@ -110,6 +110,9 @@ def jsonl_records(f):
         except json.JSONDecodeError as error:
             yield line, None, f"invalid JSON ({error.msg}, column {error.colno})"
             continue
+        except ValueError as error:  # e.g. an integer of more digits than Python converts
+            yield line, None, f"invalid JSON ({error})"
+            continue
         except RecursionError:
             yield line, None, "JSON nested too deeply"
             continue

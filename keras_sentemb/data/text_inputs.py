@@ -3,11 +3,12 @@
 import numpy as np
 
 
-def validate_texts(texts):
+def validate_texts(texts, check_utf8=True):
     """Returns `(list_of_utf8_bytes, was_single_string)` for `encode`.
 
     Accepts a `str`/`bytes` (one text) or a sequence of them (list, tuple, 1-D NumPy
-    array). Each element must be `str` (including `np.str_`) or UTF-8 `bytes`.
+    array). Each element must be `str` (including `np.str_`) or UTF-8 `bytes` (any bytes with
+    `check_utf8=False`, for a runtime that reads invalid UTF-8 its own way: LiteRT files).
 
     Raises:
         TypeError: the container or an element has another type; the message names the
@@ -37,6 +38,8 @@ def validate_texts(texts):
                 raise ValueError(
                     f"texts[{index}] cannot be encoded as UTF-8: {error.reason} at character {error.start}"
                 ) from error
+        elif isinstance(text, bytes) and not check_utf8:
+            encoded.append(text)
         elif isinstance(text, bytes):
             try:
                 text.decode("utf-8")

@@ -21,9 +21,16 @@ from keras_sentemb.export.litert_text_inputs import (
 from keras_sentemb.export.quantized_rows import QuantizedRows
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.pretrained.bert_inference_graph import supports_bert_layer_states
-from keras_sentemb.runtime.litert_metadata import METADATA_NAME, custom_ops, with_metadata
+from keras_sentemb.runtime.litert_metadata import (
+    LITERT_FORMAT,
+    METADATA_NAME,
+    custom_ops,
+    read_litert_metadata,
+    with_metadata,
+)
 from keras_sentemb.runtime.litert_runtime import tf_text_kernel_registrars
 from keras_sentemb.utils.atomic_files import atomic_open
+from keras_sentemb.utils.output_targets import check_output_file
 from keras_sentemb.version import __version__
 
 PRECISIONS = ("float32", "float16", "int8")
@@ -217,8 +224,8 @@ def export_litert(
     if calibration_texts is not None and precision != "int8":
         raise ValueError(f"calibration_texts is for precision='int8', not {precision!r}")
     path = os.fspath(path)
-    if os.path.exists(path) and not overwrite:
-        raise FileExistsError(f"{path} exists; pass overwrite=True (--overwrite on the command line) to replace it.")
+    # before the (long) conversion: a writable folder, and nothing replaced but a .tflite file we wrote
+    check_output_file(path, "LiteRT", overwrite, is_ours=_written_by_export_litert)
     encoder = model.encoder if isinstance(model, HashedEncoder) else model
     if not callable(getattr(encoder, "embed_content_ids", None)) and not callable(
         getattr(encoder, "openvino_graph_fn", None)
@@ -257,6 +264,14 @@ def export_litert(
     return path
 
 
+def _written_by_export_litert(path):
+    try:
+        read_litert_metadata(path)
+    except ValueError:
+        return False
+    return True
+
+
 def check_custom_ops(flat_buffer, allowed):
     """Raises ValueError naming the custom ops of a converted file beyond `allowed` (TF ops that LiteRT has
     no builtin for and no kernel library provides: the file would fail to load in an app)."""
@@ -285,7 +300,7 @@ def litert_model_card(model, module, precision, tokenizer, prompt, full_integer)
         outputs.append({"name": "codes", "dtype": "uint8", "shape": [-1, module._hashing.bits // 8], "packing": "msb"})
     vocabulary = encoder.tokenizer.vocabulary if encoder.tokenizer is not None else None
     card = {
-        "format": "keras_sentemb.litert/1",
+        "format": LITERT_FORMAT,
         "name": model.name,
         "class": type(model).__name__,
         "keras_sentemb": __version__,

@@ -25,8 +25,10 @@ from keras_sentemb.chunking.token_windows import context_windows, sentence_end_t
 from keras_sentemb.data.length_buckets import length_buckets
 from keras_sentemb.models.embedding_model import PROGRESS_THRESHOLD
 
-# late chunking runs the backbone on at most this many word pieces at once (bounded memory)
+# late chunking plans at most this many word pieces of documents at once, and runs the backbone on
+# at most this many padded tokens a call (its activations, attention scores included, stay bounded)
 LATE_CHUNKING_PIECES_A_STEP = 32_768
+LATE_CHUNKING_TOKENS_A_CALL = 4096
 
 
 def prompted_pieces(tokenizer, texts, prompt):
@@ -64,7 +66,7 @@ def encode_chunked(encoder, texts, prompt, chunking, batch_size, progress, runti
         return _late_chunks(encoder, texts, pieces, chunking, batch_size, progress)
     rows, document, starts, ends, windows = [], [], [], [], []
     for index, (text, (prompt_ids, ids, spans)) in enumerate(zip(texts, pieces)):
-        size = chunking.window_size(limit - len(prompt_ids))
+        size = chunking.window_size(limit - len(prompt_ids), prompt_pieces=len(prompt_ids))
         for start, end in _chunk_spans(text, ids, spans, chunking, size):
             rows.append(np.concatenate([prompt_ids, ids[start:end]]).astype(np.int32))
             document.append(index)
@@ -106,15 +108,18 @@ def _late_chunks(encoder, texts, pieces, chunking, batch_size, progress):
     def flush():
         if not group:
             return
-        for index, chunk_vectors, spans_of_chunks, chunks in _late_group(
-            encoder, group, states_fn, head_fn, batch_size
-        ):
-            for vector, (first, last), window in zip(chunk_vectors, spans_of_chunks, chunks):
+        pooled = _late_group_means(encoder, group, states_fn, batch_size)
+        outputs = np.asarray(head_fn(tf.constant(np.concatenate(pooled))), np.float32)
+        offset = 0
+        for (index, _, _, spans, chunks, _), means in zip(group, pooled):
+            for vector, (start, end) in zip(outputs[offset : offset + len(means)], chunks):
                 vectors.append(vector)
                 document.append(index)
+                first, last = _character_span(spans, start, end)
                 starts.append(first)
                 ends.append(last)
-                piece_windows.append(window)
+                piece_windows.append((start, end))
+            offset += len(means)
         if bar is not None:
             bar.update(len(group))
         group.clear()
@@ -133,10 +138,14 @@ def _late_chunks(encoder, texts, pieces, chunking, batch_size, progress):
                 bar.update(1)
             continue
         content_context = context - len(prompt_ids)
-        overlap = chunking.context_overlap if chunking.context_overlap is not None else content_context // 8
+        overlap = chunking.context_overlap if chunking.context_overlap is not None else max(content_context // 8, 0)
         if content_context <= overlap:
-            raise ValueError(f"late chunking: the prompt leaves {content_context} pieces of context, overlap {overlap}")
-        size = chunking.window_size(content_context)
+            raise ValueError(
+                f"late chunking: the prompt takes {len(prompt_ids)} of the {context} word pieces of a context window, "
+                f"leaving {max(content_context, 0)} for the text, not more than the context overlap {overlap}: "
+                "shorten the prompt or the context_overlap"
+            )
+        size = chunking.window_size(content_context, prompt_pieces=len(prompt_ids))
         chunks = _chunk_spans(text, ids, spans, chunking, size)
         windows = context_windows(len(ids), content_context, overlap)
         group.append((index, prompt_ids, ids, spans, chunks, windows))
@@ -150,43 +159,52 @@ def _late_chunks(encoder, texts, pieces, chunking, batch_size, progress):
     return _chunked(vectors, document, starts, ends, piece_windows, encoder.embedding_dim)
 
 
-def _late_group(encoder, group, states_fn, head_fn, batch_size):
-    """(document index, chunk vectors, chunk character spans, chunk word-piece spans) for each document of `group`."""
-    rows, owners = [], []
-    for slot, (_, prompt_ids, ids, _, _, windows) in enumerate(group):
-        for start, end, keep_from in windows:
-            rows.append(np.concatenate([prompt_ids, ids[start:end]]).astype(np.int32))
-            owners.append((slot, len(prompt_ids), start, end, keep_from))
-    states = _token_states(encoder, rows, states_fn, batch_size)
-    width = states[0].shape[-1]
-    document_states = [np.zeros((len(item[2]), width), np.float32) for item in group]
-    for row_states, (slot, prompt_length, start, end, keep_from) in zip(states, owners):
-        # row_states: [CLS] prompt window [SEP]; the window's pieces are rows 1 + prompt_length …
-        window_states = row_states[1 + prompt_length : 1 + prompt_length + (end - start)]
-        document_states[slot][keep_from:end] = window_states[keep_from - start :]
-    pooled, spans_of_documents = [], []
-    for (_, _, _, spans, chunks, _), token_states in zip(group, document_states):
-        pooled.append(np.stack([token_states[start:end].mean(axis=0) for start, end in chunks]))
-        spans_of_documents.append([_character_span(spans, start, end) for start, end in chunks])
-    outputs = np.asarray(head_fn(tf.constant(np.concatenate(pooled))), np.float32)
-    offset = 0
-    for (index, _, _, _, chunks, _), chunk_pooled, spans_of_chunks in zip(group, pooled, spans_of_documents):
-        yield index, outputs[offset : offset + len(chunk_pooled)], spans_of_chunks, chunks
-        offset += len(chunk_pooled)
+def _late_group_means(encoder, group, states_fn, batch_size):
+    """For each document of `group`, float32 [chunks, p]: the mean of each chunk's pieces' states.
+
+    The context windows are run a bounded number of tokens at a time (`LATE_CHUNKING_TOKENS_A_CALL`),
+    and each window's kept pieces are added into the sums of the chunks they fall in as soon as it has
+    run: memory is that of one call and of the chunk sums, whatever the documents' length (a 1 MB
+    document's token states were 1.5 GB when kept whole)."""
+    sums = [None] * len(group)
+    chunk_bounds = [(np.array([c[0] for c in item[4]]), np.array([c[1] for c in item[4]])) for item in group]
+    jobs = [(slot, window) for slot, item in enumerate(group) for window in item[5]]
+    for job_states, (slot, (start, end, keep_from)) in _window_states(encoder, group, jobs, states_fn, batch_size):
+        prompt_length = len(group[slot][1])
+        kept = job_states[1 + prompt_length + (keep_from - start) : 1 + prompt_length + (end - start)]
+        if sums[slot] is None:
+            sums[slot] = np.zeros((len(group[slot][4]), kept.shape[-1]), np.float64)
+        cumulative = np.concatenate([np.zeros((1, kept.shape[-1])), np.cumsum(kept, axis=0, dtype=np.float64)])
+        chunk_starts, chunk_ends = chunk_bounds[slot]
+        touched = np.flatnonzero((chunk_ends > keep_from) & (chunk_starts < end))
+        first = np.maximum(chunk_starts[touched], keep_from) - keep_from
+        last = np.minimum(chunk_ends[touched], end) - keep_from
+        sums[slot][touched] += cumulative[last] - cumulative[first]
+    return [
+        (total / np.maximum(ends - starts, 1)[:, None]).astype(np.float32)
+        for total, (starts, ends) in zip(sums, chunk_bounds)
+    ]
 
 
-def _token_states(encoder, rows, states_fn, batch_size):
-    """The pooled layers' states of each row `[CLS] row [SEP]`, float32 [len(row) + 2, H] each,
-    rows batched by length (padded to the bucket ladder up to the backbone's positions)."""
-    ladder = length_buckets(max(len(row) for row in rows) + 2)
-    order = sorted(range(len(rows)), key=lambda i: -len(rows[i]))
-    states = [None] * len(rows)
-    for first in range(0, len(order), batch_size):
-        batch = order[first : first + batch_size]
-        longest = len(rows[batch[0]]) + 2
-        length = next(rung for rung in ladder if rung >= longest)
-        token_ids, padding_mask = encoder.pack_batch([rows[i] for i in batch], length)
+def _window_states(encoder, group, jobs, states_fn, batch_size):
+    """Yields (the pooled layers' states [len(row) + 2, p] of `[CLS] prompt window [SEP]`, job) for every
+    job (slot, window) of `group`, rows batched by length (padded to the bucket ladder) with at most
+    `batch_size` rows and `LATE_CHUNKING_TOKENS_A_CALL` padded tokens a call."""
+
+    def row(job):
+        slot, (start, end, _) = job
+        return np.concatenate([group[slot][1], group[slot][2][start:end]]).astype(np.int32)
+
+    lengths = [len(group[slot][1]) + window[1] - window[0] + 2 for slot, window in jobs]
+    ladder = length_buckets(max(lengths))
+    order = sorted(range(len(jobs)), key=lambda i: -lengths[i])
+    first = 0
+    while first < len(order):
+        length = next(rung for rung in ladder if rung >= lengths[order[first]])
+        rows_a_call = max(1, min(batch_size, LATE_CHUNKING_TOKENS_A_CALL // length))
+        batch = order[first : first + rows_a_call]
+        first += len(batch)
+        token_ids, padding_mask = encoder.pack_batch([row(jobs[i]) for i in batch], length)
         batch_states = np.asarray(states_fn(tf.constant(token_ids), tf.constant(padding_mask)))
         for position, i in enumerate(batch):
-            states[i] = batch_states[position, : len(rows[i]) + 2]
-    return states
+            yield batch_states[position, : lengths[i]], jobs[i]

@@ -83,7 +83,7 @@ def embed_corpus(
     concurrency = concurrency or max(1, int(cpus))
     num_cpus_per_actor = num_cpus_per_actor or max(cpus - LIGHT_TASK_CPUS, LIGHT_TASK_CPUS) / concurrency
     start = time.perf_counter()
-    with published_output(output, overwrite=overwrite, filesystem=out_fs) as staging:
+    with published_output(output, overwrite=overwrite, filesystem=out_fs, inputs=[*patterns, model_dir]) as staging:
         light = {"num_cpus": LIGHT_TASK_CPUS}
         files = ray.data.read_binary_files(paths, include_paths=True, ray_remote_args=light)
 

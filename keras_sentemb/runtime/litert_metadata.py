@@ -4,12 +4,13 @@ conversion. An app reads the same entry with any flat buffer reader of LiteRT's 
 
 from __future__ import annotations
 
-import json
 import os
 
 import flatbuffers
 import numpy as np
 from tensorflow.lite.python import schema_py_generated as schema
+
+from keras_sentemb.utils.checked_files import open_regular_file, parse_json, require_keys
 
 METADATA_NAME = "keras_sentemb"
 
@@ -82,15 +83,33 @@ def custom_ops(flat_buffer: bytes) -> list[str]:
     return sorted(name for name in names if name)
 
 
+LITERT_FORMAT = "keras_sentemb.litert/1"
+_CARD_KEYS = ("format", "signature", "inputs", "outputs", "embedding_dim", "tokenizer")
+
+
 def read_litert_metadata(path: str | os.PathLike) -> dict:
     """The keras-sentemb card of a `.tflite` file written by `export_litert` (inputs, outputs, width,
     normalisation, tokenizer, precision, name).
 
     Raises:
-        ValueError: the file has no keras-sentemb metadata.
+        FileNotFoundError: no such file.
+        ValueError: `path: …` in one line for anything that is not such a file: not a regular file
+            (a FIFO is refused, never waited on), not a LiteRT flat buffer (no `TFL3` identifier), a
+            truncated or damaged one, one without our metadata, or a card that is not ours.
     """
-    with open(path, "rb") as f:
-        payload = read_metadata(f.read(), METADATA_NAME)
+    path = os.fspath(path)
+    with open_regular_file(path) as f:
+        flat_buffer = f.read()
+    if len(flat_buffer) < 8 or flat_buffer[4:8] != b"TFL3":
+        raise ValueError(f"{path}: not a LiteRT (.tflite) file ({len(flat_buffer)} bytes, no TFL3 identifier)")
+    try:
+        payload = read_metadata(flat_buffer, METADATA_NAME)
+    except Exception as error:  # the flatbuffers reader of a damaged file: struct.error, IndexError, …
+        raise ValueError(f"{path}: a damaged LiteRT file ({type(error).__name__}: {error})") from None
     if payload is None:
-        raise ValueError(f"{os.fspath(path)}: no '{METADATA_NAME}' metadata: not a file written by export_litert")
-    return json.loads(payload.decode("utf-8"))
+        raise ValueError(f"{path}: no '{METADATA_NAME}' metadata: not a file written by export_litert")
+    card = parse_json(payload, f"{path} ({METADATA_NAME} metadata)")
+    if not isinstance(card, dict) or card.get("format") != LITERT_FORMAT:
+        raise ValueError(f"{path}: its '{METADATA_NAME}' metadata is not a {LITERT_FORMAT} card")
+    require_keys(card, _CARD_KEYS, f"{path} ({METADATA_NAME} metadata)")
+    return card

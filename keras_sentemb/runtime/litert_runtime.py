@@ -13,6 +13,7 @@ import tensorflow as tf
 from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
 from tensorflow_text.core.pybinds import tflite_registrar
 
+from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.runtime.litert_metadata import read_litert_metadata
 
 INSTALL_HINT = 'pip install "./keras-sentemb[litert]" (ai-edge-litert)'
@@ -68,17 +69,27 @@ class LiteRTEncoder:
         return int(self.metadata["embedding_dim"])
 
     def encode_with_codes(self, texts):
-        """(vectors float32 [N, d], codes uint8 [N, bits/8] or None) for a list of strings or bytes."""
+        """(vectors float32 [N, d], codes uint8 [N, bits/8] or None) for a list of strings or bytes; for one
+        string (as `SentenceEncoder.encode`), (vector [d], code [bits/8] or None). Bytes that are not
+        UTF-8 are read as the file reads them (a space, its card's `differences_from_tokenizer_json`).
+
+        Raises:
+            TypeError / ValueError: as `SentenceEncoder.encode`: a container or an element that is not
+                text (`[5]`, `[None]`), named by its index; a string that cannot be UTF-8.
+        """
         if self.metadata["tokenizer"]["place"] != "inside":
             raise ValueError(f"{self.path} takes token ids (tokenizer outside): call encode_ids")
-        texts = [text.encode("utf-8", "replace") if isinstance(text, str) else bytes(text) for text in texts]
+        texts, single = validate_texts(texts, check_utf8=False)  # the file reads invalid UTF-8 as a space
         if not texts:
             return np.zeros((0, self.embedding_dim), np.float32), None
         outputs = self.runner(texts=np.array(texts, dtype=object))
-        return outputs["embedding"], outputs.get("codes")
+        vectors, codes = outputs["embedding"], outputs.get("codes")
+        if single:
+            return vectors[0], None if codes is None else codes[0]
+        return vectors, codes
 
     def encode(self, texts) -> np.ndarray:
-        """float32 [N, d] unit vectors of `texts` (str or UTF-8 bytes)."""
+        """float32 [N, d] unit vectors of `texts` (str or UTF-8 bytes); [d] for one string."""
         return self.encode_with_codes(texts)[0]
 
     def encode_ids(self, token_ids, padding_mask) -> np.ndarray:

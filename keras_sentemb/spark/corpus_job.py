@@ -119,7 +119,7 @@ def embed_corpus(
     output = os.fspath(output)
     out_fs = HadoopFileSystem(spark, output) if is_uri(output) else None
     start = time.perf_counter()
-    with published_output(output, overwrite=overwrite, filesystem=out_fs) as staging:
+    with published_output(output, overwrite=overwrite, filesystem=out_fs, inputs=[*patterns, model_dir]) as staging:
         files = spark.sparkContext.binaryFiles(",".join(patterns))
         lines_read, blank_lines = _counts_of_files(files, ids_in_first_column)
         lines = spark.createDataFrame(_lines_of_files(files, ids_in_first_column), LINE_SCHEMA)

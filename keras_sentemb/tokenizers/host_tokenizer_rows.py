@@ -3,10 +3,9 @@ its in-graph pipeline: id rows for `encode`, ids with character offsets for chun
 
 import json
 
-import numpy as np
 from tokenizers import Tokenizer
 
-from keras_sentemb.tokenizers.host_wordpiece import ids_with_offsets
+from keras_sentemb.tokenizers.host_wordpiece import ids_with_offsets, leading_ids
 
 
 class HostTokenizerRows:
@@ -18,9 +17,7 @@ class HostTokenizerRows:
         `content_limit` ids), tokenised on the host by Hugging Face `tokenizers`: the same ids, far
         faster a call. Invalid UTF-8 bytes become U+FFFD."""
         texts = [t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts]
-        limit = self.content_limit
-        encodings = self._host().encode_batch(texts, add_special_tokens=False)
-        return [np.asarray(e.ids[:limit], dtype=np.int32) for e in encodings]
+        return leading_ids(self._host(), texts, self.content_limit)
 
     def content_ids_with_offsets(self, texts):
         """For each `str` of `texts`: its content ids untruncated (int32 [L]) and their character

@@ -35,7 +35,7 @@ from keras_sentemb.retrieval.binary_index import BinaryIndex
 from keras_sentemb.retrieval.semantic_search import semantic_search
 from keras_sentemb.runtime import resolve_runtime
 from keras_sentemb.utils.atomic_files import save_npy_atomic
-from keras_sentemb.utils.checked_files import load_npy
+from keras_sentemb.utils.checked_files import load_npy, read_json
 from keras_sentemb.utils.output_targets import check_output_file, check_output_folder
 from keras_sentemb.zoo.loading import load_any_encoder, load_sentence_encoder
 
@@ -487,8 +487,18 @@ def _embed_corpus(args, beam_args):
         print(f"  {path}")
 
 
-def _evaluate(args):
+def _is_our_report(path):
+    """Whether `path` is a report.json that `evaluate` wrote (its keys), so a re-run may replace it."""
+    try:
+        report = read_json(path)
+    except ValueError:
+        return False
+    return isinstance(report, dict) and {"model", "tasks", "versions"} <= set(report)
 
+
+def _evaluate(args):
+    if os.path.isdir(args.output):  # before any work: an earlier report is replaced, never a file of the user's
+        check_output_file(os.path.join(args.output, "report.json"), "report", overwrite=True, is_ours=_is_our_report)
     names = args.tasks.split(",") if args.tasks else None
     hashed_default = (
         names is None and not args.beir and (args.model.endswith(".keras") or args.model.startswith("zoo:"))

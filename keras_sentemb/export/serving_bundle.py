@@ -27,6 +27,7 @@ from google.protobuf import text_format
 
 from keras_sentemb.export.saved_model_export import export_saved_model
 from keras_sentemb.utils.atomic_files import atomic_open
+from keras_sentemb.utils.output_targets import check_output_file
 
 CONFIG_FILE = "models.config"
 SERVED_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
@@ -65,6 +66,9 @@ def export_serving_bundle(models, folder, version=1, overwrite=False, base_path=
         raise ValueError(f"code tables for models not in the bundle: {unknown}")
     text = models_config_text(sorted(models), base_path)  # fails early when the extra is missing
     folder = os.fspath(folder)
+    path = os.path.join(folder, CONFIG_FILE)
+    if os.path.isdir(folder):  # an earlier bundle's models.config is replaced, never a file of the user's
+        check_output_file(path, CONFIG_FILE, overwrite=True, is_ours=_is_models_config)
     for name, model in sorted(models.items()):
         table, ids = code_tables.get(name, (None, None))
         export_saved_model(
@@ -76,7 +80,17 @@ def export_serving_bundle(models, folder, version=1, overwrite=False, base_path=
             code_ids=ids,
             warmup_name=name,
         )
-    path = os.path.join(folder, CONFIG_FILE)
     with atomic_open(path, "wb") as f:
-        f.write(text.encode("utf-8"))
+        f.write((CONFIG_HEADER + text).encode("utf-8"))
     return path
+
+
+CONFIG_HEADER = "# TF Serving model config written by keras-sentemb (export --serving)\n"
+
+
+def _is_models_config(path):
+    """Whether `path` is a models.config a bundle export wrote (its header; or, before the header, TF
+    Serving's text format starting with `model_config_list`)."""
+    with open(path, "rb") as f:
+        start = f.read(len(CONFIG_HEADER.encode("utf-8")))
+    return start == CONFIG_HEADER.encode("utf-8") or start.startswith(b"model_config_list")

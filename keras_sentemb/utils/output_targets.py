@@ -82,6 +82,12 @@ def _protected_places(inputs):
     return places
 
 
+def check_not_protected(target, inputs=(), given=None):
+    """Raises `ValueError` when writing over `target` would replace or hold a place never replaced:
+    `/`, the home folder, the current directory, one of `inputs`, or a folder holding any of them."""
+    _refuse_protected(_real(target), given if given is not None else os.fspath(target), inputs)
+
+
 def _refuse_protected(target, given, inputs):
     """ValueError when replacing `target` (real path) would replace or hold a protected place."""
     for place, what in _protected_places(inputs):

@@ -45,6 +45,7 @@ from tqdm.auto import tqdm
 from keras_sentemb.utils.atomic_files import atomic_directory, atomic_open, clean_leftovers_of, remove_stale_files
 from keras_sentemb.utils.checked_files import parse_json, require_keys
 from keras_sentemb.utils.home_folder import keras_sentemb_home
+from keras_sentemb.utils.output_targets import check_not_protected
 from keras_sentemb.zoo.safe_archive import pack_folder, unpack_archive
 
 INDEX = "index.json"
@@ -199,6 +200,23 @@ def read_store_index(store):
     return index
 
 
+def _check_local_store(path, model_folder):
+    """A local store is a new or empty folder, or one holding a store index.json; never `/`, the home
+    folder, the current directory, the model's own folder or one holding it (`utils.output_targets`)."""
+    check_not_protected(path, inputs=[model_folder], given=f"store {path}")
+    if not os.path.lexists(path):
+        return
+    if not os.path.isdir(path) or os.path.islink(path):
+        raise ValueError(f"store {path}: is not a folder (a file or a link); give a folder for the store")
+    entries = os.listdir(path)
+    if entries and INDEX not in entries:
+        shown = ", ".join(sorted(entries)[:5]) + (", …" if len(entries) > 5 else "")
+        raise ValueError(
+            f"store {path}: holds {len(entries)} entries ({shown}) but no {INDEX}: a store is a new or empty "
+            "folder, or one keras-sentemb published into; choose another"
+        )
+
+
 def _write_store_index(store, index):
     _write_bytes(_join(store, INDEX), (json.dumps(index, indent=1, sort_keys=True) + "\n").encode())
 
@@ -226,6 +244,8 @@ def publish_folder(folder, name, version, store):
         raise ValueError(f"version must be a positive int, got {version!r}")
     if _scheme(store) in ("http", "https"):
         raise ValueError(f"{store}: an http(s) store is fetch-only; publish to a folder or gs://")
+    if _is_local(store):
+        _check_local_store(_local_path(store), folder)
     archive = pack_folder(folder, name)
     digest = hashlib.sha256(archive).hexdigest()
     relative = f"{name}/{name}-v{version}.tar.gz"

@@ -70,6 +70,7 @@ SLOW = (
     # recovery of saved artifacts (45 s): make test was 562 s of pytest (9 min 22 s with lint) on an
     # AVX2-only AMD EPYC with them (2026-11-28)
     "tests/export/test_litert_export.py",
+    "tests/runtime/test_hostile_litert.py",
     "tests/export/test_litert_tokenizer_parity.py",
     "tests/apps/test_console_script.py",
     "tests/bulk/test_exported_model.py",

@@ -161,3 +161,11 @@ def make_tiny_word_vectors(seed=0):
         table[:2] = 0.0
         tables[name] = table
     return WordVectors(vocabulary=list(TINY_WORDS), tables=tables)
+
+
+@pytest.fixture(scope="session")
+def hostile_fixtures(tmp_path_factory):
+    """The valid inputs of tests/hostile_inputs.py's rows, built once a session (each when first used)."""
+    from tests.hostile_inputs import Fixtures
+
+    return Fixtures(tmp_path_factory.mktemp("hostile-fixtures"))

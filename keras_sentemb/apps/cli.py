@@ -22,12 +22,16 @@ import time
 from keras_sentemb import zoo
 from keras_sentemb.apps.index_folder import INDEX_KIND, IndexFolder, build_index_folder, read_meta
 from keras_sentemb.apps.saved_model_folder import LOCAL_RUNNERS, serving_folder
+from keras_sentemb.bulk.published_output import BULK_OUTPUT_KIND, is_uri
 from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.data.text_file import read_lines
 from keras_sentemb.evaluation.beir_retrieval import BeirRetrievalTask
 from keras_sentemb.evaluation.builtin_tasks import TASK_NAMES, TFDS_TASK_NAMES, build_tasks
 from keras_sentemb.evaluation.report import evaluate, format_table, write_report
 from keras_sentemb.export import export_litert, export_openvino, export_saved_model, export_serving_bundle
+from keras_sentemb.export.litert_export import written_by_export_litert
+from keras_sentemb.export.openvino_export import OPENVINO_KIND
+from keras_sentemb.export.serving_export import SAVED_MODEL_KIND
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.retrieval.approximate_binary_search import DEFAULT_PARAMETERS, KINDS, SEARCH_PARAMETERS
@@ -424,6 +428,8 @@ def _embed_corpus_elsewhere(args, unknown):
         raise ValueError(f"--chunks runs on --engine beam; --engine {args.engine} embeds whole lines")
     if args.format != "parquet" or args.shards:
         raise ValueError(f"--engine {args.engine} writes Parquet files the engine shards (no --format/--shards)")
+    if not is_uri(args.output):  # refused before an engine starts (a Spark or Ray start takes seconds)
+        check_output_folder(args.output, BULK_OUTPUT_KIND, args.overwrite, [*args.inputs, args.model], option="-o")
     local = (args.master or "local").startswith("local") if args.engine == "spark" else not args.address
     model_dir = serving_folder(args.model, None if local else f"{args.engine} cluster")
     common = {
@@ -684,6 +690,11 @@ def _export_bundle(args):
     names = [_served_name(spec) for spec in args.targets]
     if len(set(names)) != len(names):
         raise ValueError(f"two models would be served under one name: {names}")
+    for name in names:  # before any model is loaded
+        target = os.path.join(args.serving, name, str(args.version))
+        check_output_folder(
+            target, SAVED_MODEL_KIND, args.overwrite, [spec for spec in args.targets if ":" not in spec]
+        )
     models = {
         name: zoo.load(spec[len("zoo:") :]) if spec.startswith("zoo:") else load_any_encoder(spec)
         for name, spec in zip(names, args.targets)
@@ -699,6 +710,7 @@ def _export(args):
     if len(args.targets) != 1:
         raise ValueError(f"export takes one base path, got {args.targets}; use --serving DIR to bundle models")
     args.path = args.targets[0]
+    _check_export_target(args)
     if args.litert:
         return _export_litert(args)
     if args.precision == "float16":
@@ -735,6 +747,16 @@ def _export(args):
         return
     folder = export_saved_model(encoder, args.path, version=args.version, overwrite=args.overwrite)
     print(f"exported {encoder.name} to {folder} (signature serving_default: texts -> embedding)")
+
+
+def _check_export_target(args):
+    """Refuses, before any model is loaded, a target that is an input, holds one, or is not ours to replace."""
+    inputs = [path for path in (args.model, args.hashed, args.code_table, args.calibration) if path]
+    if args.litert:
+        check_output_file(args.path, "LiteRT", args.overwrite, inputs, is_ours=written_by_export_litert)
+        return
+    kind = OPENVINO_KIND if args.backend == "openvino" and not args.hashed else SAVED_MODEL_KIND
+    check_output_folder(os.path.join(args.path, str(args.version)), kind, args.overwrite, inputs)
 
 
 def _export_litert(args):

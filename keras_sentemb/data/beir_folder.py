@@ -22,20 +22,21 @@ judgement. The rules for awkward input, each tested:
   proportion to its own length);
 - bytes that are not UTF-8, anywhere in the three files: `ValueError("path:line: not valid UTF-8 …")`;
 - an id (`_id`, or a qrels query or document id) longer than `MAX_ID_CHARACTERS`, a grade outside
-  `GRADES` (trec_eval's and pytrec_eval's 32-bit integers; a grade of 10⁴⁰⁰ once reached the
+  `LOWEST_GRADE`…`HIGHEST_GRADE` (trec_eval's and pytrec_eval's 32-bit integers; a grade of 10⁴⁰⁰ once reached the
   evaluation and overflowed there): `ValueError("path:line: …")`; the three files must be regular
   files (a FIFO is refused, never waited on).
 """
 
 import dataclasses
 import os
+import re
 
 from keras_sentemb.data.table_reader import jsonl_records
 from keras_sentemb.utils.checked_files import open_regular_file, regular_file_present
 
 QRELS_COLUMNS = ("query-id", "corpus-id", "score")
 MAX_ID_CHARACTERS = 1024
-GRADES = range(-(2**31), 2**31)
+LOWEST_GRADE, HIGHEST_GRADE = -(2**31), 2**31 - 1  # trec_eval's and pytrec_eval's 32-bit integers
 
 
 @dataclasses.dataclass
@@ -130,15 +131,15 @@ def _qrels_lines(path):
         fields = text.rstrip("\r\n").split("\t")
         if len(fields) != 3:
             raise ValueError(f"{path}:{line}: expected 3 TAB-separated fields, got {len(fields)}")
-        try:
-            grade = int(fields[2]) if len(fields[2]) <= 20 else None
-        except ValueError:
-            grade = None
-        if grade is None:
+        score = fields[2].strip()
+        if not re.fullmatch(r"[+-]?[0-9]+", score):
             raise ValueError(f"{path}:{line}: the score must be an integer grade, got {fields[2]!r:.40}")
-        if grade not in GRADES:
+        grade = int(score) if len(score) <= 20 else None  # 20 digits: past any 64-bit integer already
+        if grade is None or not LOWEST_GRADE <= grade <= HIGHEST_GRADE:
+            shown = score if len(score) <= 20 else f"{score[:13]}… ({len(score)} digits)"
             raise ValueError(
-                f"{path}:{line}: grade {grade} is outside {GRADES.start}…{GRADES.stop - 1} (a 32-bit integer, as trec_eval reads it)"
+                f"{path}:{line}: grade {shown} is outside {LOWEST_GRADE}…{HIGHEST_GRADE} "
+                "(a 32-bit integer, as trec_eval reads it)"
             )
         yield (
             line,

@@ -225,7 +225,7 @@ def export_litert(
         raise ValueError(f"calibration_texts is for precision='int8', not {precision!r}")
     path = os.fspath(path)
     # before the (long) conversion: a writable folder, and nothing replaced but a .tflite file we wrote
-    check_output_file(path, "LiteRT", overwrite, is_ours=_written_by_export_litert)
+    check_output_file(path, "LiteRT", overwrite, is_ours=written_by_export_litert)
     encoder = model.encoder if isinstance(model, HashedEncoder) else model
     if not callable(getattr(encoder, "embed_content_ids", None)) and not callable(
         getattr(encoder, "openvino_graph_fn", None)
@@ -264,7 +264,8 @@ def export_litert(
     return path
 
 
-def _written_by_export_litert(path):
+def written_by_export_litert(path):
+    """Whether `path` is a `.tflite` file `export_litert` wrote (its metadata reads)."""
     try:
         read_litert_metadata(path)
     except ValueError:

@@ -212,7 +212,8 @@ def _check_local_store(path, model_folder):
     if entries and INDEX not in entries:
         shown = ", ".join(sorted(entries)[:5]) + (", …" if len(entries) > 5 else "")
         raise ValueError(
-            f"store {path}: holds {len(entries)} entries ({shown}) but no {INDEX}: a store is a new or empty "
+            f"store {path}: holds {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} ({shown}) but no {INDEX}: "
+            "a store is a new or empty "
             "folder, or one keras-sentemb published into; choose another"
         )
 

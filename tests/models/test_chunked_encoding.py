@@ -85,3 +85,34 @@ def test_no_texts_give_no_chunks_and_word_piece_spans_are_kept(encoder):
         assert encoder.encode([], chunking=Chunking(size=8, late=late)).shape == (0, 16)
     chunks = encoder.encode([LONG], chunking=Chunking(size=8, overlap=3, pooling=None))
     assert chunks.piece_start.tolist()[:3] == [0, 5, 10] and chunks.piece_end.tolist()[:3] == [8, 13, 18]
+
+
+def test_late_chunking_runs_a_bounded_number_of_tokens_a_call_with_the_same_vectors(encoder, monkeypatch):
+    """Memory does not grow with a document: the backbone sees at most LATE_CHUNKING_TOKENS_A_CALL padded
+    tokens a call, and each window's states are added into its chunks' sums as soon as it has run; the
+    vectors are those of the document's states taken whole (one call a document)."""
+    from keras_sentemb.models import chunked_encoding
+
+    chunking = Chunking(size=8, late=True, context=20, pooling=None)
+    whole = encoder.encode([LONG, SHORT + " " + LONG], chunking=chunking)
+    calls = []
+    states_fn = encoder.token_states_fn()
+    monkeypatch.setattr(
+        type(encoder), "token_states_fn", lambda self: lambda ids, mask: calls.append(ids.shape) or states_fn(ids, mask)
+    )
+    monkeypatch.setattr(chunked_encoding, "LATE_CHUNKING_TOKENS_A_CALL", 32)
+    bounded = encoder.encode([LONG, SHORT + " " + LONG], chunking=chunking)
+    assert len(calls) > 2 and all(rows * length <= 32 for rows, length in calls), calls
+    np.testing.assert_allclose(bounded.vectors, whole.vectors, atol=1e-6)
+    assert bounded.document.tolist() == whole.document.tolist() and bounded.end.tolist() == whole.end.tolist()
+
+
+def test_late_chunking_equals_encode_when_the_pooling_averages_the_content_pieces_alone():
+    """docs/document_search.md: a one-window, one-chunk text's late vector is `encode`'s when the model
+    mean-pools its content pieces alone (exclude_special_tokens=True, no prompt); sentence-transformers'
+    mean pooling also averages [CLS] and [SEP] (and the prompt), so there it differs."""
+    texts = ["the cat sat on the mat .", "a dog ran fast"]
+    for exclude, equal in ((True, True), (False, False)):
+        model = make_tiny_encoder(max_length=16, exclude_special_tokens=exclude)
+        late = model.encode(texts, chunking=Chunking(late=True, pooling=None))
+        assert np.allclose(late.vectors, model.encode(texts), atol=1e-6) == equal

@@ -598,3 +598,47 @@ def test_a_full_disk_says_where_the_downloaded_bytes_are_kept_and_the_next_fetch
         assert main(["zoo", "fetch", "toy", "--store", url]) == 0
     assert entry["bytes"] > 100 and RangeHandler.ranges == ["bytes=100-"]
     assert partial_downloads(home) == []
+
+
+@pytest.mark.parametrize(
+    ("place", "refusal"),
+    [
+        ("the current directory", "is the current directory"),
+        ("the model's folder", "is the input"),
+        ("a folder above the model", "holds the input"),
+        ("$HOME", "is your home folder"),
+        ("a folder of the user's", r"holds 1 entry \(notes\.md\) but no index\.json"),
+        ("a file", "is not a folder"),
+        ("an empty folder", None),
+        ("an existing store", None),
+    ],
+)
+def test_a_store_is_a_new_or_empty_folder_or_a_store_never_a_place_of_the_users(place, refusal, tmp_path, monkeypatch):
+    model = model_folder(tmp_path / "models")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.md").write_text("mine")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "plain").write_text("mine")
+    existing = tmp_path / "store"
+    publish_folder(model_folder(tmp_path / "other", text="other"), "other", 1, str(existing))
+    store = {
+        "the current directory": ".",
+        "the model's folder": str(model),
+        "a folder above the model": str(tmp_path / "models"),
+        "$HOME": str(tmp_path / "home"),
+        "a folder of the user's": str(tmp_path / "mine"),
+        "a file": str(tmp_path / "plain"),
+        "an empty folder": str(tmp_path / "empty"),
+        "an existing store": str(existing),
+    }[place]
+    before = sorted(os.listdir(store)) if os.path.isdir(store) else None
+    if refusal is None:
+        assert publish_folder(model, "toy", 1, store)["archive"] == "toy/toy-v1.tar.gz"
+        return
+    with pytest.raises(ValueError, match=refusal):
+        publish_folder(model, "toy", 1, store)
+    assert (sorted(os.listdir(store)) if os.path.isdir(store) else None) == before

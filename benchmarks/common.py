@@ -97,3 +97,28 @@ def save_figure(fig, path, dpi=120):
     tmp = path + ".tmp.png"
     fig.savefig(tmp, dpi=dpi)
     os.replace(tmp, path)
+
+
+# Runs a command and prints its peak RSS (KiB) and exit code. The measuring parent is this small Python,
+# not the benchmark: Linux counts a child's RSS from before its exec in its peak, so a child forked from a
+# 1 GB benchmark process would report at least 1 GB whatever it did.
+LAUNCHER = """
+import resource, subprocess, sys
+try:
+    code = subprocess.call(sys.argv[2:], stdout=subprocess.DEVNULL, timeout=float(sys.argv[1]))
+except subprocess.TimeoutExpired:
+    code = "timeout"
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)
+"""
+
+
+def measured_process(command, timeout, env=None, cwd=None):
+    """(exit code or "timeout", seconds, peak RSS MiB, stderr lines) of `command` run in its own process
+    through `LAUNCHER`; `env` replaces the environment (default: this one)."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", LAUNCHER, str(timeout), *command], capture_output=True, text=True, env=env, cwd=cwd
+    )
+    seconds = time.perf_counter() - start
+    rss_kib, code = done.stdout.split()
+    return int(code) if code != "timeout" else code, seconds, int(rss_kib) / 1024, done.stderr.strip().splitlines()

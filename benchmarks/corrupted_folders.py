@@ -8,7 +8,7 @@ dimensions, types and shapes, damaged or forged safetensors, tokenizer files tha
 devices or dangling links, sentence-transformers modules) is applied to a fresh copy of the
 tiny valid folder and run as a user runs it — the console script in its own process, with a
 limit of `--timeout` seconds. The peak RSS is the child's own, measured by a small launcher
-process (`LAUNCHER`), so one row never hides behind another or behind this script. The valid folder runs first as the control. The bar (issue 59): every corruption
+process (`common.LAUNCHER`), so one row never hides behind another or behind this script. The valid folder runs first as the control. The bar (issue 59): every corruption
 exits 2 with one `error:` line, within 10 s and 1 GiB.
 """
 
@@ -16,33 +16,18 @@ import argparse
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "benchmarks"))
 sys.path.insert(0, REPO)
 
-from common import cpu_flags, machine_description  # noqa: E402
+from common import cpu_flags, machine_description, measured_process  # noqa: E402
 
 from tests.pretrained.corrupted_folders import CORRUPTIONS, copy_base  # noqa: E402
 
 SECONDS_BAR, RSS_BAR_MIB = 10.0, 1024.0
-
-
-# Runs the command and prints its peak RSS (KiB) and exit code. The measuring parent is this small
-# Python, not the benchmark: Linux counts a child's RSS from before its exec in its peak, so a child
-# forked from this 1 GB process would report at least 1 GB whatever it did.
-LAUNCHER = """
-import resource, subprocess, sys
-try:
-    code = subprocess.call(sys.argv[2:], stdout=subprocess.DEVNULL, timeout=float(sys.argv[1]))
-except subprocess.TimeoutExpired:
-    code = "timeout"
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)
-"""
 
 
 def run_cli(folder, work, timeout):
@@ -51,13 +36,7 @@ def run_cli(folder, work, timeout):
     command = [script, "encode", os.path.join(work, "in.txt"), "-o", os.path.join(work, "out.npy"), "--model", folder]
     environment = {**os.environ, "KERAS_BACKEND": "tensorflow"}
     environment.pop("TF_CPP_MIN_LOG_LEVEL", None)  # what a user gets from the console script itself
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", LAUNCHER, str(timeout), *command], capture_output=True, text=True, env=environment
-    )
-    seconds = time.perf_counter() - start
-    rss_kib, code = done.stdout.split()
-    return int(code) if code != "timeout" else code, seconds, int(rss_kib) / 1024, done.stderr.strip().splitlines()
+    return measured_process(command, timeout, env=environment)
 
 
 def main():

@@ -47,6 +47,23 @@ class Row:
     absent: tuple = ()
 
 
+def _built_once(name):
+    """A fixture property: the file or folder `root/name`, made by the method the first time, in any
+    process that shares `root` (benchmarks/hostile_inputs.py builds them all before it runs each row
+    in its own process)."""
+
+    def decorate(method):
+        def build(self):
+            path = os.path.join(self.root, name)
+            if not os.path.exists(path):
+                method(self, path)
+            return path
+
+        return functools.cached_property(build)
+
+    return decorate
+
+
 class Fixtures:
     """The valid inputs the rows start from, built once in `root` (a tiny model, its index folders,
     its LiteRT file, a corpus file)."""
@@ -54,50 +71,41 @@ class Fixtures:
     def __init__(self, root):
         self.root = str(root)
 
-    def _path(self, name):
-        return os.path.join(self.root, name)
-
-    @functools.cached_property
-    def model_file(self):
-        path = self._path("tiny.keras")
+    @_built_once("tiny.keras")
+    def model_file(self, path):
         make_tiny_encoder(seed=6).save(path)
-        return path
 
-    @functools.cached_property
-    def corpus_file(self):
-        path = self._path("corpus.txt")
+    @_built_once("corpus.txt")
+    def corpus_file(self, path):
         with open(path, "w", encoding="utf-8") as f:
             f.write("\n".join(CORPUS) + "\n")
-        return path
 
-    def _index(self, name, **options):
-        from keras_sentemb.apps.index_folder import build_index_folder
+    @_built_once("index")
+    def index_folder(self, path):
+        _build_index(CORPUS, path, self.model_file)
 
-        return build_index_folder(CORPUS, self._path(name), model=self.model_file, bits=64, epochs=1, **options)
-
-    @functools.cached_property
-    def index_folder(self):
-        return self._index("index", progress=False)
-
-    @functools.cached_property
-    def chunked_index_folder(self):
+    @_built_once("chunked-index")
+    def chunked_index_folder(self, path):
         from keras_sentemb.chunking import Chunking
 
-        return self._index("chunked-index", progress=False, chunking=Chunking(size=2))
+        _build_index(CORPUS, path, self.model_file, chunking=Chunking(size=2))
 
-    @functools.cached_property
-    def other_index_folder(self):
+    @_built_once("other-index")
+    def other_index_folder(self, path):
         """An index of another corpus with as many lines."""
-        from keras_sentemb.apps.index_folder import build_index_folder
+        _build_index([line.upper() + " !" for line in CORPUS], path, self.model_file)
 
-        other = [line.upper() + " !" for line in CORPUS]
-        return build_index_folder(other, self._path("other-index"), model=self.model_file, bits=64, epochs=1)
-
-    @functools.cached_property
-    def tflite_file(self):
+    @_built_once("tiny.tflite")
+    def tflite_file(self, path):
         from keras_sentemb.export import export_litert
 
-        return export_litert(make_tiny_encoder(seed=6), self._path("tiny.tflite"))
+        export_litert(make_tiny_encoder(seed=6), path)
+
+
+def _build_index(corpus, path, model_file, **options):
+    from keras_sentemb.apps.index_folder import build_index_folder
+
+    build_index_folder(corpus, path, model=model_file, bits=64, epochs=1, progress=False, **options)
 
 
 # ------------------------------------------------------------------------------------------ running

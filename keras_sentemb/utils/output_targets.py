@@ -140,6 +140,8 @@ def _existing(target, given, want_folder):
 def check_output_folder(target, kind, overwrite=False, inputs=(), option=None):
     """The absolute path of `target` once it is fit to hold a new `kind` folder: absent, or (with
     `overwrite`) a `kind` folder keras-sentemb wrote; see the module docstring for what is refused.
+    Its nearest existing folder must take new files (`check_writable_folder`: a read-only place fails
+    here, not after a long export).
 
     Raises `FileExistsError` when `target` exists and not `overwrite`, `ValueError` naming the path
     (after `option`, the command-line option that gave it, when given) and what it holds when it may
@@ -147,6 +149,10 @@ def check_output_folder(target, kind, overwrite=False, inputs=(), option=None):
     """
     given = _named(target, option)
     absolute = os.path.abspath(os.fspath(target))
+    ancestor = os.path.dirname(absolute)
+    while not os.path.exists(ancestor):  # the folders the write will make: the first that exists takes them
+        ancestor = os.path.dirname(ancestor)
+    check_writable_folder(ancestor, given)
     if _existing(absolute, given, want_folder=True) is None:
         _refuse_protected(_real(absolute), given, inputs)  # an input path that does not exist yet
         return absolute

@@ -121,3 +121,8 @@ def test_a_folder_is_never_swapped_with_a_file_and_leaves_no_staging(tmp_path):
         with atomic_directory(plain, overwrite=True):
             pass
     assert sorted(os.listdir(tmp_path)) == ["plain.txt"]
+
+
+def test_a_folder_output_under_a_place_that_takes_no_file_is_refused_at_once():
+    with pytest.raises(PermissionError, match=r"/proc/new/1: cannot write in /proc"):
+        check_output_folder("/proc/new/1", "saved-model")

@@ -754,7 +754,16 @@ FOLDER_COMMANDS = [
     ),
     FolderCommand("export", _export_argv("tensorflow"), "saved-model", "index"),
     FolderCommand("export --backend openvino", _export_argv("openvino"), "openvino", "saved-model"),
+    FolderCommand(
+        "embed-corpus --engine ray",
+        lambda target, corpus, model: ["embed-corpus", model, corpus, "-o", target, "--engine", "ray", "--overwrite"],
+        "bulk-output",
+        "index",
+    ),
 ]
+# Cells that start an engine (Ray takes ~30 s and 1.5 GB to start): in the benchmark, not in `make test`
+# (tests/scale_out/ replaces its own outputs with --overwrite under make test-slow).
+ENGINE_CELLS = ("embed-corpus --engine ray × the right kind",)
 
 
 def _make_place(place, work, command):

@@ -71,6 +71,9 @@ SLOW = (
     # AVX2-only AMD EPYC with them (2026-11-28)
     "tests/export/test_litert_export.py",
     "tests/runtime/test_hostile_litert.py",
+    # the character tables rebuilt from every code point (~25 s), and the three exports of each new family
+    "tests/tokenizers/test_character_tables.py",
+    "tests/pretrained/test_new_families_everywhere.py",
     # the two doctests that convert a LiteRT model (27 s of worker time; make test was 613 s of pytest with
     # them on an AVX2-only AMD EPYC whose Python + TensorFlow start-up is 9 s, 2026-11-29)
     "keras_sentemb/export/litert_normalizer.py",

@@ -57,11 +57,12 @@ def run_child(index, fixtures_root, work, seconds_file):
     """The body of one row's process: `import keras_sentemb` first (it quiets TensorFlow's start-up
     lines); the row's own seconds, without Python's and TensorFlow's start-up, go to `seconds_file`."""
     import keras_sentemb  # noqa: F401
+    from tests.conftest import make_tiny_encoder
     from tests.hostile_inputs import Fixtures
 
     logging.getLogger().setLevel(logging.ERROR)  # Beam's import-time notes, as the CLI quiets them
 
-    row, fixtures = all_rows()[index], Fixtures(fixtures_root)
+    row, fixtures = all_rows()[index], Fixtures(fixtures_root, make_tiny_encoder)
     start = time.perf_counter()
     try:
         return row.run(fixtures, work)
@@ -71,10 +72,11 @@ def run_child(index, fixtures_root, work, seconds_file):
 
 
 def prepare_fixtures(root):
+    from tests.conftest import make_tiny_encoder
     from tests.hostile_inputs import Fixtures
 
     os.makedirs(root, exist_ok=True)
-    fixtures = Fixtures(root)
+    fixtures = Fixtures(root, make_tiny_encoder)
     for name in (
         "model_file",
         "corpus_file",

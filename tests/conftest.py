@@ -168,4 +168,4 @@ def hostile_fixtures(tmp_path_factory):
     """The valid inputs of tests/hostile_inputs.py's rows, built once a session (each when first used)."""
     from tests.hostile_inputs import Fixtures
 
-    return Fixtures(tmp_path_factory.mktemp("hostile-fixtures"))
+    return Fixtures(tmp_path_factory.mktemp("hostile-fixtures"), make_tiny_encoder)

@@ -25,8 +25,7 @@ import sys
 
 import numpy as np
 
-from tests.conftest import FIXTURES, make_tiny_encoder
-
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 CORPUS = ["the cat sat on the mat .", "a dog ran fast", "rain and storm", "hello world", "the oven bread"]
 FAMILY_FOLDERS = {
     "qwen3": "qwen3_lasttoken_prompts_new",
@@ -68,12 +67,13 @@ class Fixtures:
     """The valid inputs the rows start from, built once in `root` (a tiny model, its index folders,
     its LiteRT file, a corpus file)."""
 
-    def __init__(self, root):
+    def __init__(self, root, make_encoder):
         self.root = str(root)
+        self.make_encoder = make_encoder  # tests.conftest.make_tiny_encoder (passed in: conftest imports this module)
 
     @_built_once("tiny.keras")
     def model_file(self, path):
-        make_tiny_encoder(seed=6).save(path)
+        self.make_encoder(seed=6).save(path)
 
     @_built_once("corpus.txt")
     def corpus_file(self, path):
@@ -99,7 +99,7 @@ class Fixtures:
     def tflite_file(self, path):
         from keras_sentemb.export import export_litert
 
-        export_litert(make_tiny_encoder(seed=6), path)
+        export_litert(self.make_encoder(seed=6), path)
 
 
 def _build_index(corpus, path, model_file, **options):
@@ -540,7 +540,7 @@ def _prompt_too_long(late):
     def call(fixtures, work):
         from keras_sentemb.chunking import Chunking
 
-        encoder = make_tiny_encoder(max_length=16, prompts={"query": "the cat sat on the mat " * 7})
+        encoder = fixtures.make_encoder(max_length=16, prompts={"query": "the cat sat on the mat " * 7})
         encoder.encode(["a dog ran fast"], prompt_name="query", chunking=Chunking(late=late, context=None))
 
     return as_command(call)

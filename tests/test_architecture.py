@@ -69,3 +69,162 @@ def local_imports(path):
 def test_function_local_imports_are_only_for_optional_extras(path):
     hidden = [m for m in local_imports(path) if not any(m == x or m.startswith(x + ".") for x in OPTIONAL_EXTRAS)]
     assert hidden == [], f"{path} imports {hidden} inside a function; import it at the top of the module"
+
+
+# Every folder of Python files in the repository, and the names its modules are imported under: the
+# package and zoo/ by their dotted paths, and the script folders as sys.path entries too (their
+# scripts put their own folder first: `from common import …`, `from example_scripts import …`).
+REPOSITORY = os.path.dirname(PACKAGE)
+SCRIPT_FOLDERS = ("benchmarks", "benchmarks/anchors", "examples", "tests", "tests/examples", "zoo/recipes")
+
+
+def repository_modules():
+    """{importable name: path} of every .py file of the repository (not the virtual environments)."""
+    modules = {}
+    for root, folders, files in os.walk(REPOSITORY):
+        folders[:] = [f for f in folders if not f.startswith(".") and f not in ("out", "build", "__pycache__")]
+        for name in files:
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(root, name)
+            relative = os.path.relpath(path, REPOSITORY)[: -len(".py")]
+            dotted = relative.replace(os.sep, ".").removesuffix(".__init__")
+            modules[dotted] = path
+            folder = os.path.dirname(os.path.relpath(path, REPOSITORY))
+            if folder in SCRIPT_FOLDERS:
+                modules.setdefault(name[: -len(".py")], path)
+    return modules
+
+
+def imported_names(path, dotted):
+    """(module, fallback) pairs of what `path` (imported as `dotted`) imports in any statement, at any depth:
+    the fallback is the importing statement's module, where the name imported is not a module itself."""
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    package = dotted.rsplit(".", 1)[0] if not path.endswith("__init__.py") else dotted
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from ((alias.name, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parent + ([base] if base else []))
+            # `from package import module` imports the module; `from module import name`, the module
+            yield from ((f"{base}.{alias.name}", base) for alias in node.names)
+
+
+def repository_import_graph():
+    """{path: set of paths it imports}, over the repository's own modules."""
+    modules = repository_modules()
+    graph = {path: set() for path in modules.values()}
+    for dotted, path in modules.items():
+        for submodule, name in imported_names(path, dotted):
+            if submodule in modules:
+                name = submodule
+            while name and name not in modules:
+                name = name.rpartition(".")[0]
+            if name and modules[name] != path:
+                graph[path].add(modules[name])
+    return graph
+
+
+def cycles_in(graph):
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index, low, stack, on_stack, groups, counter = {}, {}, [], set(), [], [0]
+
+    def visit(node):
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(os.path.relpath(p, REPOSITORY) for p in group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def test_no_import_cycle_anywhere_in_the_repository():
+    """The package, zoo/recipes, benchmarks, examples and tests: function-local imports count too."""
+    assert cycles_in(repository_import_graph()) == []
+
+
+def test_a_repository_cycle_is_found_when_there_is_one():
+    graph = repository_import_graph()
+    recipes = os.path.join(REPOSITORY, "zoo", "recipes", "recipes.py")
+    build = os.path.join(REPOSITORY, "zoo", "recipes", "zoo_build.py")
+    graph[recipes] = graph[recipes] | {build}
+    assert [os.path.relpath(recipes, REPOSITORY), os.path.relpath(build, REPOSITORY)] in cycles_in(graph)
+
+
+def test_slow_tests_are_marked_one_way_by_the_root_conftests_list():
+    """conftest.SLOW names every slow test file; no module marks itself (`pytestmark = pytest.mark.slow`)."""
+    marked = [
+        path
+        for path in repository_modules().values()
+        if "pytest.mark.slow" in open(path, encoding="utf-8").read()
+        and os.path.relpath(path, REPOSITORY) not in ("conftest.py", os.path.join("tests", "test_architecture.py"))
+    ]
+    assert marked == []
+
+
+# Private names keras-hub assigns that Keras owns too, read deliberately elsewhere (with the reason).
+KERAS_OWNED = {"_kernel": "Keras' Dense kernel under LoRA: layers/backbone_lora.py reads it, not a keras-hub attribute"}
+
+
+def keras_hub_private_names():
+    """Every private attribute name keras-hub's own source assigns (`self._name = …`)."""
+    import re
+
+    import keras_hub
+
+    names = set()
+    for root, _, files in os.walk(os.path.dirname(keras_hub.__file__)):
+        for name in files:
+            if name.endswith(".py"):
+                text = open(os.path.join(root, name), encoding="utf-8").read()
+                names |= set(re.findall(r"self\.(_[a-z]\w*)\s*=", text))
+    return names - set(KERAS_OWNED)
+
+
+def private_reads(path, names):
+    """(line, name) of every `x._name` in `path` with `_name` in `names` and `x` not self, cls or super()."""
+    for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+        if isinstance(node, ast.Attribute) and node.attr in names:
+            owner = node.value
+            if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+                continue
+            if isinstance(owner, ast.Call) and getattr(owner.func, "id", None) == "super":
+                continue
+            yield node.lineno, node.attr
+
+
+def test_keras_hub_private_attributes_are_read_in_the_families_adapters_only():
+    """A keras-hub release that renames one breaks an adapter (families/<family>/keras_hub_adapter.py) alone."""
+    names = keras_hub_private_names()
+    assert {"_self_attention_layer", "_feedforward_gate_dense"} <= names  # the probe sees keras-hub's names
+    outside = {}
+    for root, _, files in os.walk(PACKAGE):
+        for name in files:
+            path = os.path.join(root, name)
+            if name.endswith(".py") and name != "keras_hub_adapter.py":
+                reads = list(private_reads(path, names))
+                if reads:
+                    outside[os.path.relpath(path, PACKAGE)] = reads
+    assert outside == {}

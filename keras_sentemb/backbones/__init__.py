@@ -1,19 +1,20 @@
-"""Keras transformer backbones keras-hub lacks or computes differently from Hugging Face: MPNet, BERT with
-its config's activation, RoBERTa / XLM-RoBERTa with Hugging Face's positions, Qwen3 with its position limit, ModernBERT, and Gemma 3's
-text model (EmbeddingGemma)."""
+"""The public names of the Keras backbones this package builds (each lives in its family's folder,
+`keras_sentemb.families.<family>`): MPNet, BERT with its config's activation, RoBERTa / XLM-RoBERTa with
+Hugging Face's positions, Qwen3 with its position limit, ModernBERT, and Gemma 3's text model
+(EmbeddingGemma)."""
 
-from keras_sentemb.backbones.gemma3_layer import Gemma3Layer, GemmaRMSNorm
-from keras_sentemb.backbones.gemma3_text_backbone import Gemma3TextBackbone
-from keras_sentemb.backbones.hidden_activations import HIDDEN_ACTIVATIONS, hidden_activation
-from keras_sentemb.backbones.hugging_face_bert_backbone import HuggingFaceBertBackbone
-from keras_sentemb.backbones.hugging_face_qwen3_backbone import HuggingFaceQwen3Backbone
-from keras_sentemb.backbones.hugging_face_roberta_backbone import HuggingFaceRobertaBackbone
-from keras_sentemb.backbones.modernbert_backbone import ModernBertBackbone
-from keras_sentemb.backbones.modernbert_layer import ModernBertLayer
-from keras_sentemb.backbones.mpnet_backbone import MPNetBackbone
-from keras_sentemb.backbones.mpnet_embedding import MPNetEmbedding
-from keras_sentemb.backbones.mpnet_transformer_layer import MPNetTransformerLayer
-from keras_sentemb.backbones.relative_position_bias import RelativePositionBias, relative_position_buckets
+from keras_sentemb.families.bert.hugging_face_bert_backbone import HuggingFaceBertBackbone
+from keras_sentemb.families.gemma3.gemma3_layer import Gemma3Layer, GemmaRMSNorm
+from keras_sentemb.families.gemma3.gemma3_text_backbone import Gemma3TextBackbone
+from keras_sentemb.families.hidden_activations import HIDDEN_ACTIVATIONS, hidden_activation
+from keras_sentemb.families.modernbert.modernbert_backbone import ModernBertBackbone
+from keras_sentemb.families.modernbert.modernbert_layer import ModernBertLayer
+from keras_sentemb.families.mpnet.mpnet_backbone import MPNetBackbone
+from keras_sentemb.families.mpnet.mpnet_embedding import MPNetEmbedding
+from keras_sentemb.families.mpnet.mpnet_transformer_layer import MPNetTransformerLayer
+from keras_sentemb.families.mpnet.relative_position_bias import RelativePositionBias, relative_position_buckets
+from keras_sentemb.families.qwen3.hugging_face_qwen3_backbone import HuggingFaceQwen3Backbone
+from keras_sentemb.families.roberta.hugging_face_roberta_backbone import HuggingFaceRobertaBackbone
 
 __all__ = [
     "HIDDEN_ACTIVATIONS",

@@ -1,10 +1,15 @@
 """The rows `embed-corpus` writes (id, embedding, packed code) as Parquet or TFRecord, and
 reading them back."""
 
+import json
+import re
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import tensorflow as tf
+
+from keras_sentemb.bulk.job_counts import COUNTS_FILE
 
 FORMATS = ("parquet", "tfrecord")
 SUFFIXES = {"parquet": ".parquet", "tfrecord": ".tfrecord"}
@@ -68,11 +73,16 @@ def count_records(path):
     return sum(1 for _ in tf.data.TFRecordDataset(path))
 
 
-def read_embedding_records(pattern):
+def read_embedding_records(pattern, verify=True):
     """Reads the shards matching `pattern` (Parquet or TFRecord, told by the suffix).
 
     Returns `(ids, embeddings, codes)`: a list of str, float32 [N, d], and uint8
     [N, bits/8] or None, in shard order then row order.
+
+    With `verify` (default) only a whole output is read: Beam's shards `PREFIX-SSSSS-of-NNNNN` all N
+    of them, and a Spark or Ray output folder (`--engine spark|ray`) only with its
+    `_KERAS_SENTEMB_COUNTS.json`, the rows read equal to the vectors it records (a folder without it is a
+    job's unfinished or partly copied output). `verify=False` reads any files of the schema.
 
     (Not run as a doctest: it reads files of the benchmark data folder (docs/data.md).)
         ids, vectors, codes = read_embedding_records("out/corpus-*.parquet")
@@ -81,6 +91,8 @@ def read_embedding_records(pattern):
     paths = sorted(tf.io.gfile.glob(pattern))
     if not paths:
         raise FileNotFoundError(f"no files match {pattern}")
+    if verify:
+        _check_whole_output(pattern, paths)
     ids, vectors, codes = [], [], []
     for path in paths:
         if path.endswith(SUFFIXES["parquet"]):
@@ -104,4 +116,45 @@ def read_embedding_records(pattern):
     if codes and len(codes) != len(ids):
         raise ValueError(f"{pattern}: {len(codes)} codes for {len(ids)} rows (mixed shards?)")
     packed = np.frombuffer(b"".join(codes), np.uint8).reshape(len(codes), -1) if codes else None
+    if verify:
+        _check_recorded_counts(pattern, paths, ids)
     return ids, embeddings, packed
+
+
+BEAM_SHARD = re.compile(r"^(?P<prefix>.+)-(?P<index>\d{5,})-of-(?P<count>\d{5,})(?P<suffix>\.[a-z]+)$")
+
+
+def _check_whole_output(pattern, paths):
+    """Beam shard sets complete; every other file inside a folder that records its counts."""
+    shard_sets = {}
+    for path in paths:
+        match = BEAM_SHARD.match(path)
+        if match:
+            key = (match["prefix"], match["count"], match["suffix"])
+            shard_sets.setdefault(key, set()).add(int(match["index"]))
+        elif not tf.io.gfile.exists(f"{path.rsplit('/', 1)[0]}/{COUNTS_FILE}"):
+            raise ValueError(
+                f"{path}: neither one of Beam's shards (PREFIX-SSSSS-of-NNNNN) nor in a Spark or Ray output folder "
+                f"(no {COUNTS_FILE} beside it: an unfinished or partly copied job); read_embedding_records(..., "
+                "verify=False) reads it anyway"
+            )
+    for (prefix, count, suffix), indexes in shard_sets.items():
+        missing = sorted(set(range(int(count))) - indexes)
+        if missing:
+            raise ValueError(
+                f"{pattern}: shard(s) {missing[:5]} of {prefix}-*-of-{count}{suffix} are missing: not a whole output"
+            )
+
+
+def _check_recorded_counts(pattern, paths, ids):
+    """Where every file read lies in one Spark or Ray output folder, its rows must be the vectors it records."""
+    folders = {path.rsplit("/", 1)[0] for path in paths}
+    if len(folders) == 1 and not any(BEAM_SHARD.match(path) for path in paths):
+        (folder,) = folders
+        with tf.io.gfile.GFile(f"{folder}/{COUNTS_FILE}") as f:
+            recorded = json.loads(f.read()).get("vectors_written")
+        if recorded != len(ids):
+            raise ValueError(
+                f"{pattern}: {len(ids)} rows read, but {folder}/{COUNTS_FILE} records {recorded} vectors written "
+                "(files missing or added)"
+            )

@@ -20,7 +20,6 @@ from keras_sentemb.export.litert_text_inputs import (
 )
 from keras_sentemb.export.quantized_rows import QuantizedRows
 from keras_sentemb.models.hashed_encoder import HashedEncoder
-from keras_sentemb.pretrained.bert_inference_graph import supports_bert_layer_states
 from keras_sentemb.runtime.litert_metadata import (
     LITERT_FORMAT,
     METADATA_NAME,
@@ -70,11 +69,12 @@ class LiteRTEmbeddingModule(tf.Module):
         self.encoder_variables = list(encoder.variables)
         if self._hashing is not None:
             self.hashing_variables = list(self._hashing.variables)
-        graph_family = None if self._static else encoder.inference_graph()
-        # A vocabulary pruned to the entries tokenising can give (BERT and the static tier, tokenizer
-        # inside; MPNet's positions read its pad id, so its ids stay its own).
+        family = None if self._static else getattr(encoder, "inference_family", lambda: None)()
+        graph_family = None if family is None else encoder.inference_graph()
+        # A vocabulary pruned to the entries tokenising can give (tokenizer inside: the static tier and every
+        # family whose positions do not read the ids; MPNet's and RoBERTa's count the non-pad ids).
         kept_ids = None
-        if tokenizer == "inside" and (self._static or supports_bert_layer_states(getattr(encoder, "backbone", None))):
+        if tokenizer == "inside" and (self._static or (family is not None and not family.positions_read_ids)):
             kept_ids = reachable_token_ids(encoder.tokenizer)
         self._inputs = LiteRTWordPieceInputs(encoder.tokenizer, prompt, kept_ids) if tokenizer == "inside" else None
         if self._static or graph_family is not None:

@@ -84,7 +84,7 @@ class SentenceEmbeddingModule(tf.Module):
         self._prompt = prompt or None
         self._chunking = None if chunking is None else InGraphChunking(encoder, self._prompt, chunking)
         self.encoder_variables = list(encoder.variables)
-        # A BERT or MPNet `SentenceEncoder` runs each chunk without padding (`embed_unpadded`).
+        # A `SentenceEncoder` of a family runs each chunk without padding (`embed_unpadded`).
         self._unpadded = callable(getattr(encoder, "supports_unpadded", None)) and encoder.supports_unpadded()
         if self._unpadded:
             # Each block's Q, K, V kernels merged once, here, and saved beside them (a copy of those
@@ -130,9 +130,9 @@ class SentenceEmbeddingModule(tf.Module):
         """Smart batching inside the graph: the request's texts are sorted by length (longest
         first), run in chunks of at most `chunk_size` texts, and the rows put back in request order.
 
-        A BERT or MPNet encoder (`supports_unpadded()`) runs a chunk without padding: its dense layers on
-        the chunk's real tokens only, attention in length groups (`embed_unpadded`,
-        `keras_sentemb.pretrained.unpadded_bert_graph`). Any other encoder pads a chunk to its
+        An encoder of a family (`supports_unpadded()`: every family, float32, unquantised) runs a chunk
+        without padding: its dense layers on the chunk's real tokens only, attention in length groups
+        (`embed_unpadded`, `keras_sentemb.families.token_layouts.FlatTokens`). Any other encoder pads a chunk to its
         own longest text, and a chunk takes texts only while they are at least
         `1 / MAX_CHUNK_PADDING` of its longest one (packed lengths, [CLS]/[SEP] included), so
         padding adds at most 25 % to a chunk's tokens. Either way a request of mixed lengths (32

@@ -9,9 +9,9 @@ import keras
 import keras_hub
 import numpy as np
 
-from keras_sentemb.backbones.mpnet_backbone import MPNetBackbone
 from keras_sentemb.data.length_buckets import pack_sequence_rows
 from keras_sentemb.data.text_inputs import validate_texts
+from keras_sentemb.families.mpnet.mpnet_backbone import MPNetBackbone
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
 from keras_sentemb.layers.siamese_pooler import SiamesePooler
 from keras_sentemb.models.embedding_model import EmbeddingModel, check_batch_size

@@ -150,7 +150,7 @@ class EmbeddingModel:
     def openvino_graph_fn(self):
         """The `tf.function` that `backend="openvino"` converts: by default `embed_fn()`; a
         model whose Keras graph OpenVINO cannot fuse well returns the same math in ops it
-        does fuse (`SentenceEncoder` over BERT: `keras_sentemb.pretrained.bert_inference_graph`).
+        does fuse (`SentenceEncoder`: its family's inference math, `keras_sentemb.families`).
         Same inputs and outputs as `embed_fn()`."""
         return self.embed_fn()
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from collections.abc import Sequence
 
 import keras
 import keras_hub
@@ -14,44 +13,21 @@ import tensorflow as tf
 from keras_sentemb.chunking.chunked_embeddings import ChunkedEmbeddings
 from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.data.text_inputs import validate_texts
+from keras_sentemb.families.registry import family_computing
+from keras_sentemb.families.token_layouts import FlatTokens, OneText, PaddedTokens, to_padded
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
 from keras_sentemb.layers.leading_features import LeadingFeatures
 from keras_sentemb.layers.siamese_pooler import SiamesePooler
 from keras_sentemb.models.chunked_encoding import encode_chunked
 from keras_sentemb.models.embedding_model import EmbeddingModel, check_batch_size
 from keras_sentemb.models.special_token_packing import SpecialTokenPacking
-from keras_sentemb.pretrained.bert_inference_graph import bert_layer_states, supports_bert_layer_states
 from keras_sentemb.pretrained.checkpoint_tensors import CheckpointTensors
-from keras_sentemb.pretrained.mpnet_inference_graph import mpnet_layer_states, supports_mpnet_layer_states
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
-from keras_sentemb.pretrained.qwen3_inference_graph import qwen3_layer_states, supports_qwen3_layer_states
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
-from keras_sentemb.pretrained.unpadded_bert_graph import (
-    merged_projections,
-    one_text_bert_states,
-    supports_unpadded_bert_states,
-    to_padded,
-    unpadded_bert_states,
-)
-from keras_sentemb.pretrained.unpadded_mpnet_graph import (
-    mpnet_merged_projections,
-    one_text_mpnet_states,
-    supports_unpadded_mpnet_states,
-    unpadded_mpnet_states,
-)
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
 from keras_sentemb.utils.argument_checks import truncate_dim_or_none
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.utils.types import Texts
-
-
-class UnpaddedGraph(NamedTuple):
-    """A backbone family's graph without padding: its `states(backbone, sequences, projections=)` (ragged
-    texts), `one_text_states(backbone, token_ids, projections)` and `merged_projections(backbone)`."""
-
-    states: Callable
-    one_text_states: Callable
-    merged_projections: Callable
 
 
 def _model_name(name_or_path):
@@ -187,10 +163,11 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
                 layer.trainable = False
 
     def openvino_graph_fn(self):
-        """`embed_fn()`'s math for OpenVINO to convert: over a float32 BERT, MPNet or Qwen3 backbone,
-        the block outputs of `bert_layer_states` / `mpnet_layer_states` / `qwen3_layer_states` (norms
-        and attention in the op shapes OpenVINO fuses, see docs/serving_speed.md) fed to this model's own pooler,
-        Dense, normalisation and truncation layers; over any other backbone, `embed_fn()` itself."""
+        """`embed_fn()`'s math for OpenVINO to convert: over a backbone whose family's inference math computes
+        it (`families.registry.family_computing`: every family, float32, unquantised), the block outputs of
+        that math in a padded batch (norms and attention in the op shapes OpenVINO fuses, see
+        docs/serving_speed.md) fed to this model's own pooler, Dense, normalisation and truncation layers;
+        over any other backbone, `embed_fn()` itself."""
         embed = self.inference_graph()
         if embed is None:
             return self.embed_fn()
@@ -200,38 +177,29 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             object.__setattr__(self, "_openvino_graph_function", tf.function(embed, input_signature=[spec, spec]))
         return self._openvino_graph_function
 
+    def inference_family(self):
+        """The `Family` whose inference math computes this model's backbone, or None."""
+        return family_computing(self.backbone)
+
     def inference_graph(self, token_table=None, max_positions=None):
-        """(token_ids, padding_mask) → this model's output over a BERT, MPNet or Qwen3 backbone: the math of
-        `openvino_graph_fn()` as a plain function for other converters (LiteRT), with the token table
-        replaced (`token_table`: a tensor, or quantised rows with `gather(ids)`) and, for BERT, the
-        position table cut to `max_positions` rows (`bert_layer_states`); None for any other backbone.
-        Over Qwen3 with last-token pooling, the last block computes only each row's last real token."""
-        last_token_only = False
-        if supports_bert_layer_states(self.backbone):
-
-            def layer_states(token_ids, padding_mask):
-                return bert_layer_states(self.backbone, token_ids, padding_mask, token_table, max_positions)
-
-        elif supports_mpnet_layer_states(self.backbone):
-
-            def layer_states(token_ids, padding_mask):
-                return mpnet_layer_states(self.backbone, token_ids, padding_mask, token_table)
-
-        elif supports_qwen3_layer_states(self.backbone):
-            last_token_only = self.pools_only_the_last_token()
-
-            def layer_states(token_ids, padding_mask):
-                return qwen3_layer_states(self.backbone, token_ids, padding_mask, token_table, last_token_only)
-
-        else:
+        """(token_ids, padding_mask) → this model's output through its family's inference math
+        (`inference_family()`): the math of `openvino_graph_fn()` as a plain function for other converters
+        (LiteRT), with the token table replaced (`token_table`: a tensor, or quantised rows with
+        `gather(ids)`) and the position table cut to `max_positions` rows where the family has one; None
+        when no family computes the backbone. With last-token pooling over a family that can (Qwen3), the
+        last block computes only each row's last real token."""
+        family = self.inference_family()
+        if family is None:
             return None
+        last_token_only = family.last_token_states is not None and self.pools_only_the_last_token()
         pool_and_head = self._pool_and_head()
 
         def embed(token_ids, padding_mask):
-            states = layer_states(token_ids, padding_mask)
+            tokens = PaddedTokens(token_ids, padding_mask)
             if last_token_only:  # the last state holds each row's last real token alone
-                padding_mask = tf.ones_like(padding_mask[:, :1])
-            return pool_and_head(states, padding_mask)
+                states = family.last_token_states(self.backbone, tokens, token_table, max_positions)
+                return pool_and_head(states, tf.ones_like(padding_mask[:, :1]))
+            return pool_and_head(family.states(self.backbone, tokens, token_table, max_positions), padding_mask)
 
         return embed
 
@@ -300,40 +268,36 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             object.__setattr__(self, "_token_states_function", token_states)
         return self._token_states_function
 
-    def _unpadded_graph(self):
-        """The `UnpaddedGraph` that runs this model's backbone without padding (`unpadded_bert_graph`,
-        `unpadded_mpnet_graph`), or None for other backbones."""
-        if supports_unpadded_bert_states(self.backbone):
-            return UnpaddedGraph(unpadded_bert_states, one_text_bert_states, merged_projections)
-        if supports_unpadded_mpnet_states(self.backbone):
-            return UnpaddedGraph(unpadded_mpnet_states, one_text_mpnet_states, mpnet_merged_projections)
-        return None
-
     def supports_unpadded(self):
-        """Whether `embed_unpadded` can run this model: a float32 BERT or MPNet backbone, unquantised."""
-        return self._unpadded_graph() is not None
+        """Whether `embed_unpadded` can run this model: a backbone its family's inference math computes
+        (every family, float32, unquantised)."""
+        return self.inference_family() is not None
 
-    def _require_unpadded_graph(self):
-        graph = self._unpadded_graph()
-        if graph is None:
-            raise ValueError(f"{self.name}: unpadded inference needs a float32, unquantised BERT or MPNet backbone")
-        return graph
+    def _require_family(self):
+        family = self.inference_family()
+        if family is None:
+            raise ValueError(
+                f"{self.name}: unpadded inference needs a float32, unquantised backbone of a family "
+                f"(keras_sentemb.families); {type(self.backbone).__name__} is not one"
+            )
+        return family
 
     def unpadded_projections(self):
-        """Each block's Q, K, V projection as one `(kernel, bias)` of this moment's weights, for a
-        graph that keeps them as variables and passes them to `embed_unpadded` (the SavedModel's)."""
-        return self._require_unpadded_graph().merged_projections(self.backbone)
+        """Each block's Q, K, V projection as one `(kernel, bias)` of this moment's weights, for a graph that
+        keeps them as variables and passes them to `embed_unpadded` (the SavedModel's); [] for a family that
+        merges none."""
+        family = self._require_family()
+        return family.projections(self.backbone) if family.projections is not None else []
 
     def embed_unpadded(self, sequences, projections=None):
         """This model's output [N, d] for `sequences`, a `tf.RaggedTensor` [N, (ℓ)] of token ids
         with their special tokens (`tokenizer.add_special_tokens(tokenizer.content_ids(texts))`),
-        best sorted longest first: the backbone runs without padding
-        (`keras_sentemb.pretrained.unpadded_bert_graph`, `unpadded_mpnet_graph`), and the layers the
-        pooler reads are laid out as a padded batch for it, so the vectors equal
-        `self(tokenizer.pack(…))` to float32 round-off. For graphs (the SavedModel's serving
-        function); needs `supports_unpadded()`. `projections`: `unpadded_projections()`, kept as
+        best sorted longest first: the backbone runs without padding (its family's inference math on
+        `token_layouts.FlatTokens`), and the layers the pooler reads are laid out as a padded batch for it,
+        so the vectors equal `self(tokenizer.pack(…))` to float32 round-off. For graphs (the SavedModel's
+        serving function); needs `supports_unpadded()`. `projections`: `unpadded_projections()`, kept as
         variables by the caller, or None."""
-        states = self._require_unpadded_graph().states(self.backbone, sequences, projections=projections)
+        states = self._family_states(FlatTokens(sequences), projections)
         lengths = sequences.row_lengths()
         layer_states = self._pooled_layer_states(states, lambda flat: to_padded(flat, lengths))
         padding_mask = tf.sequence_mask(lengths, tf.shape(layer_states[0])[1], dtype=tf.int32)
@@ -341,13 +305,16 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
 
     def embed_one_unpadded(self, token_ids, projections=None):
         """`embed_unpadded` of a single text, `token_ids` int [ℓ] with its special tokens: this
-        model's output [1, d], without ragged bookkeeping (`one_text_bert_states`,
-        `one_text_mpnet_states`). The serving graph's path for requests of one text; equal to
-        `embed_unpadded` of that text."""
-        states = self._require_unpadded_graph().one_text_states(self.backbone, token_ids, projections)
+        model's output [1, d], without ragged bookkeeping (`token_layouts.OneText`). The serving graph's
+        path for requests of one text; equal to `embed_unpadded` of that text."""
+        states = self._family_states(OneText(token_ids), projections)
         layer_states = self._pooled_layer_states(states, lambda flat: flat[tf.newaxis])
         padding_mask = tf.ones([1, tf.size(token_ids)], tf.int32)
         return self._pool_and_head()(layer_states, padding_mask)
+
+    def _family_states(self, tokens, projections):
+        family = self._require_family()
+        return family.states(self.backbone, tokens, projections=projections or None)
 
     def _pooled_layer_states(self, states, lay_out):
         """Every block's states for the pooler, from flat ones [Σℓ, hidden]: those it reads laid out as a

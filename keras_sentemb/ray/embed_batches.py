@@ -30,7 +30,7 @@ class EmbedBatches:
     (Not run as a doctest: it needs Ray and an exported model.)
         vectors = ray.data.read_parquet("docs.parquet").map_batches(
             EmbedBatches, fn_constructor_args=("serving/minilm", "body"),
-            batch_size=256, batch_format="pyarrow", concurrency=2)
+            batch_size=256, batch_format="pyarrow", compute=ray.data.ActorPoolStrategy(size=2))
         vectors.write_parquet("out/vectors")
     """
 

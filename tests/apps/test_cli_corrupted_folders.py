@@ -50,12 +50,14 @@ def test_a_corrupted_folder_is_one_error_line_and_exit_2(name, corrupt, message,
 
 def test_a_corrupted_folder_never_builds_the_model(tmp_path, monkeypatch):
     """The dimensions are refused before any layer exists: the builder is never called."""
-    from keras_sentemb.pretrained import hugging_face_backbones
+    import dataclasses
+
+    from keras_sentemb.families import registry
 
     built = []
-    build, load, prefixes = hugging_face_backbones.ARCHITECTURES["bert"]
+    family = registry.MODEL_TYPES["bert"]
     monkeypatch.setitem(
-        hugging_face_backbones.ARCHITECTURES, "bert", (lambda *a: built.append(a) or build(*a), load, prefixes)
+        registry.MODEL_TYPES, "bert", dataclasses.replace(family, build=lambda *a: built.append(a) or family.build(*a))
     )
     folder = copy_base(str(tmp_path / "model"))
     corrupt = {name: corrupt for name, corrupt, _ in CORRUPTIONS}["config vocab_size 10^7"]

@@ -7,8 +7,9 @@ import shutil
 
 import pytest
 
+from keras_sentemb.families.registry import FAMILIES as REGISTERED
+from keras_sentemb.families.registry import MODEL_TYPES
 from keras_sentemb.pretrained import load_hugging_face_backbone
-from keras_sentemb.pretrained.checkpoint_config import ARCHITECTURE_DIMENSIONS
 from tests.conftest import FIXTURES
 
 # One tiny folder of each family, its layer-count key and its hidden-size key.
@@ -35,9 +36,8 @@ def folder_with(tmp_path, family, **changes):
 
 
 def test_every_family_the_loader_builds_is_described():
-    from keras_sentemb.pretrained.hugging_face_backbones import ARCHITECTURES
-
-    assert set(ARCHITECTURE_DIMENSIONS) == set(ARCHITECTURES) == set(FAMILIES)
+    assert set(MODEL_TYPES) == set(FAMILIES)
+    assert all(family.dimensions is not None for family in REGISTERED)
 
 
 @pytest.mark.parametrize("family", FAMILIES)

@@ -16,8 +16,6 @@ from keras_sentemb.export import export_serving_bundle
 from tests.conftest import FIXTURES
 from tests.export.test_serving_bundle import replay_warmups
 
-pytestmark = pytest.mark.slow  # three exports of each of three models: ~2 minutes on 2 cores (make test-slow)
-
 FAMILIES = ["qwen3_lasttoken_prompts_new", "modernbert_mean_prompts_new", "gemma3_mean_dense_prompts_new"]
 with open(os.path.join(FIXTURES, "minilm_reference", "sentences.json"), encoding="utf-8") as f:
     SENTENCES = json.load(f)

@@ -18,7 +18,8 @@ import os
 import sys
 
 from keras_sentemb import zoo  # noqa: E402
-from zoo.recipes.shipped_word_vectors import rebase_word_members, write_shipped_word_vectors  # noqa: E402
+from zoo.recipes.shipped_word_vectors import write_shipped_word_vectors  # noqa: E402
+from zoo.recipes.word_member_rebase import rebase_word_members  # noqa: E402
 from zoo.recipes.zoo_build import build_model, remeasure_model, seal_model  # noqa: E402
 from zoo.recipes.zoo_folder import REPO_DIR
 

@@ -1,0 +1,23 @@
+"""The BERT family: keras-hub's `BertBackbone` (as `HuggingFaceBertBackbone`, computing its config's
+activation), loaded from Hugging Face `bert` folders, its inference math in `inference.py`."""
+
+from keras_sentemb.families.bert.hugging_face import (
+    CHECKPOINT_PREFIXES,
+    DIMENSIONS,
+    build_bert,
+    load_bert_weights,
+)
+from keras_sentemb.families.bert.inference import bert_projections, bert_states, computes_bert
+from keras_sentemb.families.family import Family
+
+FAMILY = Family(
+    name="bert",
+    model_types=("bert",),
+    checkpoint_prefixes=CHECKPOINT_PREFIXES,
+    dimensions=DIMENSIONS,
+    build=build_bert,
+    load_weights=load_bert_weights,
+    computes=computes_bert,
+    states=bert_states,
+    projections=bert_projections,
+)

@@ -1,0 +1,48 @@
+"""Family: everything the runtimes and the loader need of one model family, in one record.
+
+A family folder (`keras_sentemb/families/<family>/`) holds its Keras backbone (ours, or the adapter over
+keras-hub's), its Hugging Face conversion (`hugging_face.py`: config.json → backbone, checkpoint tensor
+names → weights, the `ArchitectureDimensions` row checked before anything is built) and its inference math
+written once (`inference.py`: states in any token layout of `token_layouts`). Its `__init__.py` exports
+`FAMILY`, a `Family`; `registry.FAMILIES` lists them, and every runtime and the loader read that list
+instead of testing backbone classes in `if/elif` chains.
+"""
+
+import dataclasses
+from collections.abc import Callable
+
+
+@dataclasses.dataclass(frozen=True)
+class Family:
+    """One model family.
+
+    Attributes:
+        name: the family's name ("bert", "mpnet", …).
+        model_types: the config.json `model_type` values it loads.
+        checkpoint_prefixes: the tensor-name prefixes a task model adds ("bert.", "model.").
+        dimensions: its `ArchitectureDimensions` row.
+        build: (config, source, dtype) → a backbone without weights (config.json's values checked first).
+        load_weights: (backbone, tensors) → None: the checkpoint's tensors into the backbone, by name.
+        computes: backbone → whether `states` computes it (the family's class, float32, unquantised).
+        states: (backbone, tokens, token_table=None, max_positions=None, projections=None) → every block's
+            output, first to last, in the layout of `tokens` (the last one through the final norm where
+            the backbone's output is).
+        projections: backbone → each block's merged Q/K/V projection of this moment's weights (what the
+            raw-string SavedModel keeps as variables), or None when the family merges nothing.
+        last_token_states: (backbone, tokens) → `states` with the last block computed at each row's last
+            real token only (padded layouts; last-token pooling), or None.
+        positions_read_ids: its position ids are computed from the token ids (RoBERTa's and MPNet's count
+            the ids that are not padding), so its ids cannot be renumbered (a pruned LiteRT vocabulary).
+    """
+
+    name: str
+    model_types: tuple
+    checkpoint_prefixes: tuple
+    dimensions: object
+    build: Callable
+    load_weights: Callable
+    computes: Callable
+    states: Callable
+    projections: Callable | None = None
+    last_token_states: Callable | None = None
+    positions_read_ids: bool = False

@@ -1,0 +1,60 @@
+"""Helpers every family's Hugging Face conversion shares: a torch `Linear` weight as a Keras kernel, layer
+norms stored either way, keras `MultiHeadAttention` projections, and config values the builders take as given.
+
+The families' `load_weights(backbone, tensors)` take `tensors`, an open checkpoint with `assign(variable,
+name, convert=None)`, `assign_linear(dense, prefix)`, `get(name)` and `__contains__`
+(`pretrained.checkpoint_tensors.CheckpointTensors`), so a family never reads files itself.
+"""
+
+import tensorflow as tf
+
+
+def transposed(value):
+    """A torch Linear weight [out, in] as a Keras kernel [in, out]: `tf.transpose` (blocked, on every core)
+    takes a third of NumPy's `ascontiguousarray(value.T)` (0.17 s against 0.46 s for MPNet's FFNs)."""
+    return tf.transpose(value)
+
+
+def assign_norm(tensors, layer, name):
+    """A LayerNorm stored as weight/bias (current) or gamma/beta (TF-era BERT checkpoints)."""
+    gamma, beta = ("weight", "bias") if f"{name}.weight" in tensors else ("gamma", "beta")
+    tensors.assign(layer.gamma, f"{name}.{gamma}")
+    tensors.assign(layer.beta, f"{name}.{beta}")
+
+
+def assign_einsum_heads(tensors, layer, name):
+    """A keras `MultiHeadAttention` projection: kernel [hidden, heads, size] from a torch Linear."""
+    tensors.assign(layer.kernel, f"{name}.weight", lambda w: tf.reshape(transposed(w), layer.kernel.shape))
+    tensors.assign(layer.bias, f"{name}.bias", lambda b: b.reshape(layer.bias.shape))
+
+
+def assign_einsum_output(tensors, layer, name):
+    """A keras `MultiHeadAttention` output projection: kernel [heads, size, hidden] from a torch Linear."""
+    tensors.assign(layer.kernel, f"{name}.weight", lambda w: tf.reshape(transposed(w), layer.kernel.shape))
+    tensors.assign(layer.bias, f"{name}.bias")
+
+
+def require_config_value(config, key, expected, source):
+    """ValueError naming `source` when config.json's `key` is set to anything but `expected`."""
+    value = config.get(key, expected)
+    if value != expected:
+        raise ValueError(f"{source}: {key}={value!r} is not supported (only {expected!r})")
+
+
+def assign_post_norm_block(tensors, block, at, names):
+    """A `PostNormBlock`'s weights from the tensors under `at` named by `names` (query, key, value,
+    attention_output, attention_norm, intermediate, output, feedforward_norm → the checkpoint's names);
+    keras-hub's `EinsumDense` projections and `Dense` layers alike."""
+    for layer, key in ((block.query, "query"), (block.key, "key"), (block.value, "value")):
+        if layer.kernel.shape.rank == 3:
+            assign_einsum_heads(tensors, layer, f"{at}.{names[key]}")
+        else:
+            tensors.assign_linear(layer, f"{at}.{names[key]}")
+    if block.attention_output.kernel.shape.rank == 3:
+        assign_einsum_output(tensors, block.attention_output, f"{at}.{names['attention_output']}")
+    else:
+        tensors.assign_linear(block.attention_output, f"{at}.{names['attention_output']}")
+    assign_norm(tensors, block.attention_norm, f"{at}.{names['attention_norm']}")
+    tensors.assign_linear(block.intermediate, f"{at}.{names['intermediate']}")
+    tensors.assign_linear(block.output, f"{at}.{names['output']}")
+    assign_norm(tensors, block.feedforward_norm, f"{at}.{names['feedforward_norm']}")

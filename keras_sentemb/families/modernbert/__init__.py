@@ -1,0 +1,22 @@
+"""The ModernBERT family: our `ModernBertBackbone` (global and local attention, two rotary bases, GeGLU),
+loaded from Hugging Face `modernbert` folders, its inference math in `inference.py`."""
+
+from keras_sentemb.families.family import Family
+from keras_sentemb.families.modernbert.hugging_face import (
+    CHECKPOINT_PREFIXES,
+    DIMENSIONS,
+    build_modernbert,
+    load_modernbert_weights,
+)
+from keras_sentemb.families.modernbert.inference import computes_modernbert, modernbert_states
+
+FAMILY = Family(
+    name="modernbert",
+    model_types=("modernbert",),
+    checkpoint_prefixes=CHECKPOINT_PREFIXES,
+    dimensions=DIMENSIONS,
+    build=build_modernbert,
+    load_weights=load_modernbert_weights,
+    computes=computes_modernbert,
+    states=modernbert_states,
+)

@@ -1,0 +1,83 @@
+"""MPNet's inference math, once for every runtime: RoBERTa's positions, the post-norm blocks, and a relative
+position bias shared by every block.
+
+    p_t = pad + Σ_{s ≤ t in its text} [id_s ≠ pad]   for a real id, else pad     (RoBERTa's positions)
+    x   = LN(E_token[id] + E_position[p])
+    A   = softmax(Q·Kᵀ / √D + bias(T) + M)·V         bias: `RelativePositionBias`, [1, heads, T, T]
+    x   = post_norm_block(x) for each block          (`post_norm_encoder`)
+
+bias(T) depends on i − j only, so texts laid one after another read it per attention group at the group's
+longest length (`token_layouts.FlatTokens`) and get the states they get alone.
+
+>>> from keras_sentemb.families.mpnet.mpnet_backbone import MPNetBackbone
+>>> from keras_sentemb.families.token_layouts import PaddedTokens
+>>> backbone = MPNetBackbone(vocabulary_size=20, num_layers=1, num_heads=2, hidden_dim=8,
+...                          intermediate_dim=16, max_sequence_length=12)
+>>> ids, mask = tf.constant([[0, 5, 2, 1]]), tf.constant([[1, 1, 1, 0]])
+>>> states = mpnet_states(backbone, PaddedTokens(ids, mask))
+>>> float(tf.reduce_max(tf.abs(states[-1] - backbone({"token_ids": ids, "padding_mask": mask}))[:, :3])) < 1e-5
+True
+"""
+
+import tensorflow as tf
+
+from keras_sentemb.families.inference_ops import float32_and_unquantised, keras_layer_norm, token_rows
+from keras_sentemb.families.mpnet.mpnet_backbone import MPNetBackbone
+from keras_sentemb.families.mpnet.mpnet_transformer_layer import MPNetTransformerLayer
+from keras_sentemb.families.post_norm_encoder import PostNormBlock, post_norm_states
+
+
+def mpnet_block(layer):
+    """The `PostNormBlock` of an `MPNetTransformerLayer` (its own public layers)."""
+    return PostNormBlock(
+        query=layer.query,
+        key=layer.key,
+        value=layer.value,
+        attention_output=layer.attention_output,
+        output_input_axes=1,
+        heads=layer.num_heads,
+        attention_norm=layer.attention_layer_norm,
+        intermediate=layer.feedforward_intermediate_dense,
+        output=layer.feedforward_output_dense,
+        feedforward_norm=layer.feedforward_layer_norm,
+    )
+
+
+def computes_mpnet(backbone):
+    """Whether `mpnet_states` computes this backbone: an `MPNetBackbone` in float32, unquantised."""
+    if not isinstance(backbone, MPNetBackbone):
+        return False
+    if any(type(layer) is not MPNetTransformerLayer for layer in backbone.transformer_layers):
+        return False
+    blocks = [mpnet_block(layer) for layer in backbone.transformer_layers]
+    return float32_and_unquantised(backbone, [layer for block in blocks for layer in block.dense_layers])
+
+
+def roberta_embedding_output(embeddings, tokens, token_table=None, max_positions=None):
+    """An `MPNetEmbedding`'s output at inference, LN(E_token[id] + E_position[p]) with RoBERTa's positions p,
+    in the layout of `tokens`; `token_table` replaces the token table, `max_positions` keeps the position
+    rows a tokenizer packing that many tokens can reach (pad + 1 + max_positions)."""
+    pad = embeddings.pad_token_id
+    real = tf.cast(tf.not_equal(tokens.ids, pad), tf.int32)
+    positions = tokens.running_count(real) * real + pad
+    table = embeddings.position_embedding.embeddings
+    if max_positions is not None:
+        table = table[: pad + 1 + max_positions]
+    x = token_rows(embeddings.token_embedding.embeddings, tokens.ids, token_table) + tf.gather(
+        tf.convert_to_tensor(table), positions
+    )
+    return keras_layer_norm(embeddings.layer_norm, x)
+
+
+def mpnet_states(backbone, tokens, token_table=None, max_positions=None, projections=None):
+    """Every block's output (first to last) of an MPNet backbone for `tokens` (a layout of `token_layouts`),
+    at inference; `token_table`, `max_positions`, `projections` as `bert_states` takes them (the ids stay the
+    model's own: the positions read its pad id)."""
+    x = roberta_embedding_output(backbone.embeddings, tokens, token_table, max_positions)
+    blocks = [mpnet_block(layer) for layer in backbone.transformer_layers]
+    return post_norm_states(blocks, x, tokens, projections, bias=backbone.relative_position_bias.of_length)
+
+
+def mpnet_projections(backbone):
+    """Each block's Q, K, V as one (kernel, bias) of this moment's weights."""
+    return [mpnet_block(layer).merged_projection() for layer in backbone.transformer_layers]

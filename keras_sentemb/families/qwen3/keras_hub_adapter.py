@@ -1,0 +1,89 @@
+"""The one place that reads keras-hub's private attributes of its Qwen3 decoder: everything else reads the
+`DecoderBlock` this returns.
+
+keras-hub keeps a `Qwen3TransformerDecoder`'s sub-layers as private attributes (`_self_attention_layer`,
+`_feedforward_gate_dense`, …) and its `Qwen3Attention` the projections and their norms (`_query_dense`,
+`_query_dense_layer_norm`, …). A keras-hub release that renames one breaks this file alone, and
+tests/test_architecture.py fails on any such read outside the families' adapters.
+
+>>> from keras_sentemb.families.qwen3.hugging_face_qwen3_backbone import HuggingFaceQwen3Backbone
+>>> backbone = HuggingFaceQwen3Backbone(vocabulary_size=10, num_layers=1, num_query_heads=2,
+...     num_key_value_heads=1, head_dim=4, hidden_dim=8, intermediate_dim=16)
+>>> block = decoder_blocks(backbone)[0]
+>>> block.query_heads, block.key_value_heads, block.head_dim
+(2, 1, 4)
+"""
+
+import dataclasses
+
+from keras_hub.src.models.qwen3.qwen3_attention import Qwen3Attention
+from keras_hub.src.models.qwen3.qwen3_decoder import Qwen3TransformerDecoder
+from keras_hub.src.models.qwen3.qwen3_layernorm import Qwen3LayerNorm
+
+
+@dataclasses.dataclass(frozen=True)
+class DecoderBlock:
+    """The layers of one pre-norm decoder block with per-head query/key norms (Qwen3's)."""
+
+    input_norm: object
+    query: object
+    key: object
+    value: object
+    query_norm: object
+    key_norm: object
+    attention_output: object
+    rotary: object
+    query_heads: int
+    key_value_heads: int
+    head_dim: int
+    feedforward_norm: object
+    gate: object
+    up: object
+    down: object
+
+    @property
+    def dense_layers(self):
+        return [self.query, self.key, self.value, self.attention_output, self.gate, self.up, self.down]
+
+
+def decoder_block(block):
+    """The `DecoderBlock` of a keras-hub `Qwen3TransformerDecoder` with full attention, SiLU and no YaRN;
+    None for any other block."""
+    if type(block) is not Qwen3TransformerDecoder:
+        return None
+    attention = block._self_attention_layer
+    if type(attention) is not Qwen3Attention or attention.sliding_window_size:
+        return None
+    if attention.rotary_embedding_layer.rope_type == "yarn" or getattr(block.activation, "__name__", None) != "silu":
+        return None
+    norms = (
+        block._self_attention_layernorm,
+        attention._query_dense_layer_norm,
+        attention._key_dense_layer_norm,
+        block._feedforward_layernorm,
+    )
+    if any(not isinstance(norm, Qwen3LayerNorm) for norm in norms):
+        return None
+    return DecoderBlock(
+        input_norm=block._self_attention_layernorm,
+        query=attention._query_dense,
+        key=attention._key_dense,
+        value=attention._value_dense,
+        query_norm=attention._query_dense_layer_norm,
+        key_norm=attention._key_dense_layer_norm,
+        attention_output=attention._output_dense,
+        rotary=attention.rotary_embedding_layer,
+        query_heads=attention.num_query_heads,
+        key_value_heads=attention.num_key_value_heads,
+        head_dim=attention.head_dim,
+        feedforward_norm=block._feedforward_layernorm,
+        gate=block._feedforward_gate_dense,
+        up=block._feedforward_intermediate_dense,
+        down=block._feedforward_output_dense,
+    )
+
+
+def decoder_blocks(backbone):
+    """The `DecoderBlock`s of a keras-hub Qwen3 backbone, or None when any block is not one."""
+    blocks = [decoder_block(block) for block in backbone.transformer_layers]
+    return None if any(block is None for block in blocks) else blocks

@@ -1,0 +1,24 @@
+"""The RoBERTa family (RoBERTa and XLM-RoBERTa, the same network): `HuggingFaceRobertaBackbone`, loaded from
+Hugging Face `roberta` / `xlm-roberta` folders, its inference math in `inference.py`."""
+
+from keras_sentemb.families.family import Family
+from keras_sentemb.families.roberta.hugging_face import (
+    CHECKPOINT_PREFIXES,
+    DIMENSIONS,
+    build_roberta,
+    load_roberta_weights,
+)
+from keras_sentemb.families.roberta.inference import computes_roberta, roberta_projections, roberta_states
+
+FAMILY = Family(
+    name="roberta",
+    model_types=("roberta", "xlm-roberta"),
+    checkpoint_prefixes=CHECKPOINT_PREFIXES,
+    dimensions=DIMENSIONS,
+    build=build_roberta,
+    load_weights=load_roberta_weights,
+    computes=computes_roberta,
+    states=roberta_states,
+    positions_read_ids=True,
+    projections=roberta_projections,
+)

@@ -1,0 +1,48 @@
+"""RoBERTa and XLM-RoBERTa from Hugging Face: config.json → `HuggingFaceRobertaBackbone`, tensors → weights."""
+
+from keras_sentemb.families.bert.hugging_face import BLOCK_TENSORS
+from keras_sentemb.families.bert.keras_hub_adapter import encoder_blocks
+from keras_sentemb.families.config_dimensions import encoder_dimensions
+from keras_sentemb.families.hugging_face_weights import assign_norm, assign_post_norm_block, require_config_value
+from keras_sentemb.families.roberta.hugging_face_roberta_backbone import HuggingFaceRobertaBackbone
+
+DIMENSIONS = encoder_dimensions(type_vocab_size=1, extra_integers={"pad_token_id": 1}, padding_in_positions=True)
+CHECKPOINT_PREFIXES = ("roberta.",)
+
+
+def build_roberta(config, source, dtype):
+    require_config_value(config, "position_embedding_type", "absolute", source)
+    require_config_value(config, "type_vocab_size", 1, source)
+    pad = config.get("pad_token_id", 1)
+    return HuggingFaceRobertaBackbone(
+        vocabulary_size=config["vocab_size"],
+        num_layers=config["num_hidden_layers"],
+        num_heads=config["num_attention_heads"],
+        hidden_dim=config["hidden_size"],
+        intermediate_dim=config["intermediate_size"],
+        max_sequence_length=config["max_position_embeddings"] - pad - 1,
+        pad_token_id=pad,
+        layer_norm_epsilon=config.get("layer_norm_eps", 1e-5),
+        hidden_act=config.get("hidden_act", "gelu"),
+        dtype=dtype,
+    )
+
+
+def load_roberta_weights(backbone, tensors):
+    embeddings = backbone.embeddings
+    tensors.assign(embeddings.token_embedding.embeddings, "embeddings.word_embeddings.weight")
+    # Every token adds the one token-type row: it goes into every position row.
+    token_type = tensors.get("embeddings.token_type_embeddings.weight")
+    if token_type.shape != (1, backbone.hidden_dim):
+        raise ValueError(
+            f"{tensors.folder}: embeddings.token_type_embeddings.weight has shape {token_type.shape}, "
+            f"expected (1, {backbone.hidden_dim})"
+        )
+    tensors.assign(
+        embeddings.position_embedding.embeddings,
+        "embeddings.position_embeddings.weight",
+        lambda positions: positions + token_type,
+    )
+    assign_norm(tensors, embeddings.layer_norm, "embeddings.LayerNorm")
+    for index, block in enumerate(encoder_blocks(backbone)):
+        assign_post_norm_block(tensors, block, f"encoder.layer.{index}", BLOCK_TENSORS)

@@ -107,7 +107,7 @@ def rotary_tables_of(rotary, positions, size):
 
 def rotary_tables(positions, size, base, scaling_factor=1.0):
     """cos(pθ), sin(pθ) [..., size] for integer `positions` [...] (θ repeated over the two halves)."""
-    angles = tf.cast(positions, tf.float32)[..., None] * inverse_frequencies(size, base, scaling_factor)
+    angles = tf.expand_dims(tf.cast(positions, tf.float32), -1) * inverse_frequencies(size, base, scaling_factor)
     angles = tf.concat([angles, angles], axis=-1)
     return tf.cos(angles), tf.sin(angles)
 
@@ -115,7 +115,8 @@ def rotary_tables(positions, size, base, scaling_factor=1.0):
 def rotate(u, cos, sin):
     """RoPE on u [..., heads, size] with tables [..., size] of its tokens: u·cos + rotate_half(u)·sin."""
     first, second = tf.split(u, 2, axis=-1)
-    return u * cos[..., None, :] + tf.concat([-second, first], axis=-1) * sin[..., None, :]
+    cos, sin = tf.expand_dims(cos, -2), tf.expand_dims(sin, -2)  # over the heads (no new-axis slices: LiteRT)
+    return u * cos + tf.concat([-second, first], axis=-1) * sin
 
 
 def float32_and_unquantised(backbone, dense_layers):

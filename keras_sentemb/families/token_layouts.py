@@ -50,7 +50,7 @@ def attention(query, key, value, key_mask=None, bias=None, visible=None, scale=N
         scores = tf.tanh(scores / soft_cap) * soft_cap
     additive = None
     if key_mask is not None:
-        additive = (1.0 - tf.cast(key_mask, tf.float32))[:, None, None, :] * MASKED
+        additive = tf.reshape(1.0 - tf.cast(key_mask, tf.float32), tf.stack([tf.shape(key_mask)[0], 1, 1, -1])) * MASKED
     if visible is not None:
         window = _window_mask(tf.shape(scores)[-2], tf.shape(scores)[-1], *visible)
         additive = window if additive is None else additive + window
@@ -65,14 +65,14 @@ def attention(query, key, value, key_mask=None, bias=None, visible=None, scale=N
 
 def _window_mask(queries, keys, before, after):
     """[1, 1, T′, T] additive: 0 where i − j ≤ before and j − i ≤ after (the last T′ query positions)."""
-    i = tf.range(keys - queries, keys)[:, None]
-    j = tf.range(keys)[None, :]
+    i = tf.expand_dims(tf.range(keys - queries, keys), 1)
+    j = tf.expand_dims(tf.range(keys), 0)
     seen = tf.ones(tf.stack([queries, keys]), tf.bool)
     if before is not None:
         seen = tf.logical_and(seen, i - j <= before)
     if after is not None:
         seen = tf.logical_and(seen, j - i <= after)
-    return (1.0 - tf.cast(seen, tf.float32))[None, None] * MASKED
+    return tf.reshape(1.0 - tf.cast(seen, tf.float32), tf.stack([1, 1, queries, keys])) * MASKED
 
 
 class PaddedTokens:
@@ -86,7 +86,7 @@ class PaddedTokens:
         self.length = tf.shape(self.ids)[1]
 
     def positions(self):
-        return tf.broadcast_to(tf.range(self.length)[None, :], tf.shape(self.ids))
+        return tf.broadcast_to(tf.expand_dims(tf.range(self.length), 0), tf.shape(self.ids))
 
     def running_count(self, flags):
         return tf.cumsum(tf.cast(flags, tf.int32), axis=1)
@@ -155,7 +155,7 @@ class OneText:
         return tf.cumsum(tf.cast(flags, tf.int32))
 
     def attend(self, query, key, value, bias=None, **options):
-        blocks = [t[None] for t in (query, key, value)]
+        blocks = [tf.expand_dims(t, 0) for t in (query, key, value)]
         return attention(*blocks, None, None if bias is None else bias(self.length), **options)[0]
 
 

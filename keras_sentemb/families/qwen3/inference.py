@@ -81,7 +81,7 @@ def qwen3_states(backbone, tokens, token_table=None, max_positions=None, project
 def last_real_positions(padding_mask):
     """[B] int32: each row's last position whose mask is 1 (left and right padding alike; 0 if none)."""
     length = tf.shape(padding_mask)[1]
-    numbered = tf.cast(padding_mask, tf.int32) * (tf.range(length) + 1)[None]
+    numbered = tf.cast(padding_mask, tf.int32) * tf.expand_dims(tf.range(length) + 1, 0)
     return tf.maximum(tf.reduce_max(numbered, axis=1) - 1, 0)
 
 
@@ -100,11 +100,11 @@ def qwen3_last_token_states(backbone, tokens, token_table=None, max_positions=No
         )
         states.append(x)
     block = blocks[-1]
-    last = last_real_positions(tokens.padding_mask)[:, None]  # [B, 1]
+    last = tf.expand_dims(last_real_positions(tokens.padding_mask), 1)  # [B, 1]
     query, key, value = _queries_keys_values(block, _norm(block.input_norm, x), positions)
     query = tf.gather(query, last, batch_dims=1)  # [B, 1, heads, D]
-    seen = tf.logical_and(tf.range(tokens.length)[None, :] <= last, tf.cast(tokens.padding_mask, tf.bool))
-    bias = (1.0 - tf.cast(seen, tf.float32))[:, None, None, :] * MASKED  # [B, 1, 1, T]
+    seen = tf.logical_and(tf.expand_dims(tf.range(tokens.length), 0) <= last, tf.cast(tokens.padding_mask, tf.bool))
+    bias = tf.expand_dims(tf.expand_dims(1.0 - tf.cast(seen, tf.float32), 1), 1) * MASKED  # [B, 1, 1, T]
     context = attention(query, key, value, bias=bias)
     x = _feedforward(block, tf.gather(x, last, batch_dims=1) + dense(block.attention_output, context, 2))
     states.append(rms_norm(x, backbone.layer_norm.epsilon, backbone.layer_norm.scale))

@@ -71,6 +71,8 @@ SLOW = (
     # AVX2-only AMD EPYC with them (2026-11-28)
     "tests/export/test_litert_export.py",
     "tests/runtime/test_hostile_litert.py",
+    # every family on every runtime: OpenVINO conversions, SavedModel exports, LiteRT files (~5 min)
+    "tests/families/test_runtime_matrix.py",
     # the character tables rebuilt from every code point (~25 s), and the three exports of each new family
     "tests/tokenizers/test_character_tables.py",
     "tests/pretrained/test_new_families_everywhere.py",

@@ -1,0 +1,30 @@
+"""Every family on every runtime (make test-slow: conversions and exports, ~5 minutes): the fused OpenVINO
+graph at float32 (and bfloat16 and int8 where the CPU runs them), the unpadded raw-string SavedModel and a
+LiteRT file each give the Keras model's vectors — float32 to 1e-5, bfloat16 at cosine ≥ 0.99, int8 ≥ 0.95 —
+or refuse by name (tests/families/runtime_matrix.py; benchmarks/family_runtime_matrix.py prints the matrix)."""
+
+import pytest
+
+from tests.families.runtime_matrix import RUNTIMES, RuntimeRefused, bar_of, cell, encoder_of
+from tests.families.test_family_math import FOLDERS
+
+
+@pytest.fixture(scope="module")
+def encoders():
+    return {}
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("family", FOLDERS)
+def test_the_runtime_gives_the_keras_vectors_or_refuses_by_name(family, runtime, encoders, tmp_path):
+    encoder = encoders.setdefault(family, encoder_of(family))
+    try:
+        max_abs, min_cosine, ran = cell(family, runtime, str(tmp_path), encoder)
+    except RuntimeRefused as refusal:
+        assert "bfloat16" in runtime and "needs a CPU with bfloat16 support" in str(refusal)
+        return
+    measure, bar = bar_of(runtime, ran)
+    if measure == "max_abs":
+        assert max_abs <= bar, (ran, max_abs)
+    else:
+        assert min_cosine >= bar, (ran, min_cosine)

@@ -123,8 +123,8 @@ def main():
     parser.add_argument("--sentences", type=int, default=256)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    table = read_table(args.data, {"sentence1": str})
-    sentences = list(dict.fromkeys(row["sentence1"] for row in table))[: args.sentences]
+    columns, _ = read_table(args.data, {"sentence1": ("sentence1", str)})
+    sentences = list(dict.fromkeys(columns["sentence1"]))[: args.sentences]
     print(f"machine: {machine_description()}; CPU flags: {cpu_flags()}; {len(sentences)} STS-B test sentences")
     print("| model | encode (TF f32) sent/s | OpenVINO f32, fused graph | OpenVINO f32, Keras graph | fused / Keras "
           "| SavedModel requests of 32 | SavedModel / encode | SavedModel path |")  # fmt: skip

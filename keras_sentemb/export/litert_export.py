@@ -47,10 +47,11 @@ class LiteRTEmbeddingModule(tf.Module):
     A `StaticEncoder` pools its table over the content ids (no [CLS]/[SEP]) as `embed_content_ids` does:
     one folded table (E·w·P) at float precisions; at int8 (`quantized_tables`) E·w as 4-bit rows
     (`QuantizedRows`; a zoo member's table is on that grid already, so nothing is lost) and P after the
-    mean. A BERT or MPNet encoder runs `inference_graph` (the fused-attention shapes of
-    `openvino_graph_fn`), its token table as int8 rows with a scale each at int8; BERT's table cut to the
-    reachable vocabulary (`reachable_token_ids`, tokenizer inside) and its position table to the
-    tokenizer's `max_length`. Other backbones run `openvino_graph_fn()`.
+    mean. An encoder of a registered family (`keras_sentemb.families`) runs `inference_graph`: its family's
+    math on a padded batch, as `openvino_graph_fn` does, with the token table given as an argument: int8 rows
+    with a scale each at int8, cut to the reachable vocabulary (`reachable_token_ids`, tokenizer inside) for
+    every family whose positions do not read the ids, and the position table cut to the tokenizer's
+    `max_length`. Other backbones run `openvino_graph_fn()` (the Keras layers' graph).
     """
 
     def __init__(self, model, tokenizer="inside", prompt=None, quantized_tables=False):

@@ -39,7 +39,9 @@ def runtime_vectors(encoder, runtime, work):
         precision = runtime.split()[1]
         try:
             calibration = MATRIX_TEXTS * 8 if precision == "int8" else None
-            vectors = encoder.encode(MATRIX_TEXTS, backend="openvino", precision=precision, calibration_texts=calibration)
+            vectors = encoder.encode(
+                MATRIX_TEXTS, backend="openvino", precision=precision, calibration_texts=calibration
+            )
         except ValueError as error:
             raise RuntimeRefused(str(error)) from None
         ran = encoder.inference_runtime("openvino", precision).inference_precision

@@ -188,19 +188,38 @@ def test_slow_tests_are_marked_one_way_by_the_root_conftests_list():
 KERAS_OWNED = {"_kernel": "Keras' Dense kernel under LoRA: layers/backbone_lora.py reads it, not a keras-hub attribute"}
 
 
-def keras_hub_private_names():
-    """Every private attribute name keras-hub's own source assigns (`self._name = …`)."""
+def private_names_in(folder, pattern):
+    """The names `pattern` (a regular expression with one group) finds in the Python files under `folder`."""
     import re
 
-    import keras_hub
-
     names = set()
-    for root, _, files in os.walk(os.path.dirname(keras_hub.__file__)):
+    for root, _, files in os.walk(folder):
         for name in files:
             if name.endswith(".py"):
-                text = open(os.path.join(root, name), encoding="utf-8").read()
-                names |= set(re.findall(r"self\.(_[a-z]\w*)\s*=", text))
-    return names - set(KERAS_OWNED)
+                names |= set(re.findall(pattern, open(os.path.join(root, name), encoding="utf-8").read()))
+    return names
+
+
+def keras_hub_private_names():
+    """Every private attribute name keras-hub's own source assigns (`self._name = …`)."""
+    import keras_hub
+
+    return private_names_in(os.path.dirname(keras_hub.__file__), r"self\.(_[a-z]\w*)\s*=") - set(KERAS_OWNED)
+
+
+def keras_hub_private_methods():
+    """The private methods keras-hub defines (`def _name(`) that neither Keras nor this package defines or
+    assigns: calling one, even on our own subclass of a keras-hub class (`self._name()`), reads keras-hub."""
+    import keras
+    import keras_hub
+
+    defined = r"def (_[a-z]\w*)\("
+    ours = private_names_in(PACKAGE, defined) | private_names_in(PACKAGE, r"self\.(_[a-z]\w*)\s*=")
+    return (
+        private_names_in(os.path.dirname(keras_hub.__file__), defined)
+        - ours
+        - private_names_in(os.path.dirname(keras.__file__), defined)
+    )
 
 
 def private_reads(path, names):
@@ -215,16 +234,26 @@ def private_reads(path, names):
             yield node.lineno, node.attr
 
 
-def test_keras_hub_private_attributes_are_read_in_the_families_adapters_only():
-    """A keras-hub release that renames one breaks an adapter (families/<family>/keras_hub_adapter.py) alone."""
-    names = keras_hub_private_names()
+def method_calls(path, names):
+    """(line, name) of every `x._name` in `path` with `_name` in `names`, `self._name` included."""
+    for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+        if isinstance(node, ast.Attribute) and node.attr in names:
+            yield node.lineno, node.attr
+
+
+def test_keras_hub_private_attributes_are_read_in_the_adapters_only():
+    """A keras-hub release that renames one breaks an adapter (families/<family>/keras_hub_adapter.py,
+    tokenizers/keras_hub_adapter.py) alone: its private attributes, and its private methods called on our
+    subclasses of its classes."""
+    names, methods = keras_hub_private_names(), keras_hub_private_methods()
     assert {"_self_attention_layer", "_feedforward_gate_dense"} <= names  # the probe sees keras-hub's names
+    assert {"_add_special_token"} <= methods
     outside = {}
     for root, _, files in os.walk(PACKAGE):
         for name in files:
             path = os.path.join(root, name)
             if name.endswith(".py") and name != "keras_hub_adapter.py":
-                reads = list(private_reads(path, names))
+                reads = list(private_reads(path, names)) + list(method_calls(path, methods))
                 if reads:
                     outside[os.path.relpath(path, PACKAGE)] = reads
     assert outside == {}

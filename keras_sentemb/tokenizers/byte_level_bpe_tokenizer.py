@@ -9,6 +9,7 @@ from keras_sentemb.tokenizers.added_tokens import ids_in_word_order
 from keras_sentemb.tokenizers.byte_level_text_splitter import ByteLevelTextSplitter
 from keras_sentemb.tokenizers.byte_pair_merges import BytePairMerges
 from keras_sentemb.tokenizers.host_tokenizer_rows import HostTokenizerRows
+from keras_sentemb.tokenizers.keras_hub_adapter import declare_special_token, prepare_tf_tables
 from keras_sentemb.tokenizers.qwen_text_splitter import QWEN_EXPRESSION, QwenTextSplitter
 from keras_sentemb.tokenizers.sequence_packing import SequencePacking
 
@@ -95,7 +96,7 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
             ("end_token", sep_token),
         )
         for name, token in names:
-            self._add_special_token(token, name)
+            declare_special_token(self, token, name)
         if not isinstance(max_length, int) or max_length < 3:
             raise ValueError(f"ByteLevelBpeTokenizer: max_length must be an int >= 3, got {max_length!r}.")
         self.max_length = max_length
@@ -153,7 +154,7 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
         return self._bpe_ids(inputs)
 
     def _bpe_ids(self, texts):
-        self._maybe_initialized_tf()
+        prepare_tf_tables(self)
         words, special = self.splitter.words(texts)
         flat, is_special = words.flat_values, special.flat_values
         # Each ordinary word's bytes → the ids of their byte characters → BPE pieces; an added token is its id.

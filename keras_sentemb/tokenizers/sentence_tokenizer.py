@@ -8,6 +8,7 @@ import tensorflow_text as tf_text
 from keras_sentemb.tokenizers.added_tokens import alternatives
 from keras_sentemb.tokenizers.bert_text_splitter import BertTextSplitter
 from keras_sentemb.tokenizers.host_wordpiece import HostWordPiece
+from keras_sentemb.tokenizers.keras_hub_adapter import declare_special_token, prepare_tf_tables
 from keras_sentemb.tokenizers.ragged_rows import numpy_rows
 from keras_sentemb.tokenizers.sequence_packing import SequencePacking
 
@@ -95,7 +96,7 @@ class SentenceTokenizer(SequencePacking, keras_hub.models.BertTokenizer):
             ("start_token", cls_token),
             ("end_token", sep_token),
         ):
-            self._add_special_token(token, name)
+            declare_special_token(self, token, name)
         self.extra_special_tokens = tuple(extra_special_tokens)
         self.normalized_special_tokens = tuple(normalized_special_tokens)
         keras_hub.tokenizers.WordPieceTokenizer.__init__(
@@ -163,7 +164,7 @@ class SentenceTokenizer(SequencePacking, keras_hub.models.BertTokenizer):
         """The ids of each text: texts of plain ASCII (`PLAIN_ASCII`, no special token written in
         them) on the fast path (lower-casing and TF Text's own BERT word splitting: 5x faster on
         STS-B, and the same ids), every other text through `BertTextSplitter`; rows in input order."""
-        self._maybe_initialized_tf()
+        prepare_tf_tables(self)
         plain = tf.strings.regex_full_match(texts, PLAIN_ASCII)
         if self._special_text_pattern:
             plain &= ~tf.strings.regex_full_match(texts, self._special_text_pattern)

@@ -10,6 +10,7 @@ from keras_sentemb.tokenizers.bert_text_splitter import character_class
 from keras_sentemb.tokenizers.byte_level_character_tables import STRIPPED_SPACES
 from keras_sentemb.tokenizers.byte_pair_merges import BytePairMerges
 from keras_sentemb.tokenizers.host_tokenizer_rows import HostTokenizerRows, host_tokenizer_from_spec
+from keras_sentemb.tokenizers.keras_hub_adapter import declare_special_token
 from keras_sentemb.tokenizers.sequence_packing import SequencePacking
 from keras_sentemb.tokenizers.unicode_lowercase import UnicodeLowercase
 from keras_sentemb.tokenizers.unicode_normalization import HuggingFaceNormalization
@@ -169,7 +170,7 @@ class SentencePieceBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.to
                 raise ValueError(
                     f"SentencePieceBpeTokenizer: the special token {token!r} ({name}) is not in the vocabulary"
                 )
-            self._add_special_token(token, name)
+            declare_special_token(self, token, name)
         # A tf.Module attribute list, so that the lookup tables of a Lowercase step go into SavedModels.
         self._steps = normalizer_steps(tokenizer_spec.get("normalizer"))
         replaced = {

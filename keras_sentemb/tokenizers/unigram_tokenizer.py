@@ -7,6 +7,7 @@ import tensorflow as tf
 
 from keras_sentemb.tokenizers.added_tokens import ids_in_word_order
 from keras_sentemb.tokenizers.host_tokenizer_rows import HostTokenizerRows, host_tokenizer_from_spec
+from keras_sentemb.tokenizers.keras_hub_adapter import declare_special_token
 from keras_sentemb.tokenizers.metaspace_text_splitter import MetaspaceTextSplitter
 from keras_sentemb.tokenizers.sequence_packing import SequencePacking
 from keras_sentemb.tokenizers.unigram_lattice import UnigramLattice
@@ -108,7 +109,7 @@ class UnigramTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokenizers.
         ):
             if token not in self._ids:
                 raise ValueError(f"UnigramTokenizer: the special token {token!r} ({name}) is not in the vocabulary")
-            self._add_special_token(token, name)
+            declare_special_token(self, token, name)
         replacement, prepend, split, whitespace_split = metaspace_settings(tokenizer_spec.get("pre_tokenizer"))
         self.splitter = MetaspaceTextSplitter(
             tokenizer_spec.get("normalizer"),

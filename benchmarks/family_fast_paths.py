@@ -11,6 +11,7 @@ For each model (`--models`):
 
     python benchmarks/family_fast_paths.py              # ~10 minutes on 2 cores
     python benchmarks/family_fast_paths.py --models xlm-r-base
+    python benchmarks/family_fast_paths.py --models minilm-l6 mpnet-base   # the families that had both
 
 It uses only the public API of `SentenceEncoder`, so the same script measures a checkout before a change.
 """
@@ -36,11 +37,22 @@ from keras_sentemb.backbones import (  # noqa: E402
     Gemma3TextBackbone,
     HuggingFaceRobertaBackbone,
     ModernBertBackbone,
+    MPNetBackbone,
 )
 from keras_sentemb.data.table_reader import read_table  # noqa: E402
 from keras_sentemb.export import export_saved_model  # noqa: E402
 
 FIXTURES = os.path.join(REPO, "tests", "fixtures", "st_folders")
+
+
+def minilm_l6(vocabulary):
+    import keras_hub
+
+    return keras_hub.models.BertBackbone(vocabulary, 6, 12, 384, 1536, dropout=0.0, max_sequence_length=512)
+
+
+def mpnet_base(vocabulary):
+    return MPNetBackbone(vocabulary, 12, 12, 768, 3072, dropout=0.0, max_sequence_length=514)
 
 
 def xlm_r_base(vocabulary):
@@ -65,8 +77,12 @@ def embeddinggemma(vocabulary):
     )  # fmt: skip
 
 
-# name → (the fixture folder whose tokenizer and head it takes, the real-size backbone of that family)
+# name → (the fixture folder whose tokenizer and head it takes, the real-size backbone of that family).
+# MiniLM and MPNet had both fast paths before the families (`--models minilm-l6 mpnet-base`: none lost?).
+HAD_FAST_PATHS = ("minilm-l6", "mpnet-base")
 MODELS = {
+    "minilm-l6": ("bert_mean_normalize_old", minilm_l6),
+    "mpnet-base": ("mpnet_mean_normalize_old", mpnet_base),
     "xlm-r-base": ("xlm_roberta_mean_normalize_new", xlm_r_base),
     "distilbert-base": ("distilbert_sqrt_residual_old", distilbert_base),
     "modernbert-base": ("modernbert_mean_prompts_new", modernbert_base),
@@ -118,7 +134,7 @@ def measure(name, sentences, rounds):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--models", nargs="*", default=list(MODELS), choices=MODELS)
+    parser.add_argument("--models", nargs="*", default=[m for m in MODELS if m not in HAD_FAST_PATHS], choices=MODELS)
     parser.add_argument("--data", default=default_stsb_test())
     parser.add_argument("--sentences", type=int, default=256)
     parser.add_argument("--rounds", type=int, default=3)

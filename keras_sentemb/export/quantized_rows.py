@@ -30,6 +30,8 @@ class QuantizedRows:
 
     def __init__(self, table, encoding="int8-rows"):
         table = np.asarray(table, dtype=np.float32)
+        if encoding not in ("int8-rows", "int4-rows"):
+            raise ValueError(f'QuantizedRows reads "int8-rows" or "int4-rows" tables, got {encoding!r}')
         if table.ndim != 2 or (encoding == "int4-rows" and table.shape[1] % 2):
             raise ValueError(f"QuantizedRows takes a [V, d] table (d even for int4-rows), got shape {table.shape}")
         codes, scales = quantize_rows(table, encoding)

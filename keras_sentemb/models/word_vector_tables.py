@@ -52,9 +52,9 @@ def build_word_vectors(
     The "minilm" table costs one MiniLM pass over the vocabulary (about 70 s for 100k
     words on 2 CPU cores); with `cache_dir` (a folder, or folders searched in order) it is
     computed once and reloaded after (`keras_sentemb.utils.array_cache`, keyed by the words,
-    `minilm_dims` and the weights). `minilm_encoding` ("int8-rows" or "int4-rows") makes it that
+    `minilm_dims` and the weights). `minilm_encoding` ("int8-rows", "int6-rows" or "int4-rows") makes it that
     table quantised per row (`keras_sentemb.utils.row_quantization`), a cache entry of its own keyed
-    by the float table's key and the encoding. The zoo ships the 100k, 128-d, int8-rows entry.
+    by the float table's key and the encoding. The zoo ships the 100k, 128-d, int6-rows entry.
     """
     unknown = [name for name in types if name not in WORD_VECTOR_TYPES]
     if unknown or not types:

@@ -51,7 +51,7 @@ def split_keeping_specials(texts, pattern, split, regex_split=tf_text.regex_spli
         words = split(flat)
     # A special piece is one word, itself; any other piece is the words it splits into.
     kept_words = tf.ragged.boolean_mask(words, words.with_flat_values(tf.repeat(~special, words.row_lengths())))
-    specials = tf.RaggedTensor.from_row_lengths(flat, tf.ones_like(words.row_lengths()))
+    specials = tf.RaggedTensor.from_row_lengths(flat, tf.ones_like(words.row_lengths()), validate=False)
     kept_specials = tf.ragged.boolean_mask(specials, specials.with_flat_values(special))
     piece_words = tf.concat([kept_specials, kept_words], axis=1)
     marks = tf.concat(
@@ -63,8 +63,8 @@ def split_keeping_specials(texts, pattern, split, regex_split=tf_text.regex_spli
     )
     rows = pieces.row_splits
     return (
-        tf.RaggedTensor.from_row_splits(piece_words, rows).merge_dims(1, 2),
-        tf.RaggedTensor.from_row_splits(marks, rows).merge_dims(1, 2),
+        tf.RaggedTensor.from_row_splits(piece_words, rows, validate=False).merge_dims(1, 2),
+        tf.RaggedTensor.from_row_splits(marks, rows, validate=False).merge_dims(1, 2),
     )
 
 
@@ -82,5 +82,5 @@ def ids_in_word_order(words, is_special, pieces, special_ids):
     values = tf.tensor_scatter_nd_update(
         values, tf.where(at_special), tf.cast(tf.boolean_mask(special_ids, flat_special), tf.int32)
     )
-    word_ids = tf.RaggedTensor.from_row_lengths(values, lengths)
-    return tf.RaggedTensor.from_row_splits(word_ids, words.row_splits).merge_dims(1, 2)
+    word_ids = tf.RaggedTensor.from_row_lengths(values, lengths, validate=False)
+    return tf.RaggedTensor.from_row_splits(word_ids, words.row_splits, validate=False).merge_dims(1, 2)

@@ -67,7 +67,7 @@ class BytePairMerges(tf.Module):
 
         def step(values, splits, done):
             count = tf.shape(values, out_type=tf.int64)[0]
-            rows = tf.RaggedTensor.from_row_splits(values, splits).value_rowids()
+            rows = tf.RaggedTensor.from_row_splits(values, splits, validate=False).value_rowids()
             nrows = tf.shape(splits, out_type=tf.int64)[0] - 1
             position = tf.range(count)
             # Pair (s, s+1) exists when s+1 is in the same word.
@@ -96,4 +96,4 @@ class BytePairMerges(tf.Module):
             (values, splits, tf.size(values) == 0),
             shape_invariants=(tf.TensorShape([None]), tf.TensorShape([None]), tf.TensorShape([])),
         )
-        return tf.RaggedTensor.from_row_splits(values, splits)
+        return tf.RaggedTensor.from_row_splits(values, splits, validate=False)

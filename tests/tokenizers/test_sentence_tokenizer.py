@@ -1,5 +1,7 @@
 """SentenceTokenizer: BERT's clean-up, special tokens, lower-casing, truncation, packing."""
 
+import functools
+
 import keras
 import numpy as np
 import pytest
@@ -11,9 +13,14 @@ from tests.conftest import TINY_VOCAB
 ID = {token: i for i, token in enumerate(TINY_VOCAB)}
 
 
+@functools.cache
+def shared_tokenizer(max_length=16):
+    """One tokenizer a `max_length` for the tests that only read ids: its graph is traced once."""
+    return SentenceTokenizer(TINY_VOCAB, max_length=max_length)
+
+
 def ids(texts, max_length=16):
-    tokenizer = SentenceTokenizer(TINY_VOCAB, max_length=max_length)
-    return tokenizer.content_ids(tf.constant(texts)).to_list()
+    return shared_tokenizer(max_length).content_ids(tf.constant(texts)).to_list()
 
 
 def test_lowercases_strips_accents_and_splits_punctuation():
@@ -51,7 +58,7 @@ def test_truncates_to_max_length_minus_two_content_ids():
 
 
 def test_pack_adds_cls_sep_and_pads_to_the_longest_row():
-    tokenizer = SentenceTokenizer(TINY_VOCAB, max_length=16)
+    tokenizer = shared_tokenizer(16)
     packed = tokenizer.pack(tokenizer.content_ids(tf.constant(["cat dog", ""])))
     np.testing.assert_array_equal(packed["token_ids"], [[ID["[CLS]"], ID["cat"], ID["dog"], ID["[SEP]"]], [2, 3, 0, 0]])
     np.testing.assert_array_equal(packed["padding_mask"], [[1, 1, 1, 1], [1, 1, 0, 0]])

@@ -63,7 +63,7 @@ def test_fingerprints_change_with_the_texts_and_the_weights():
     assert fingerprint_weights(one) != fingerprint_weights(other)
 
 
-@pytest.mark.parametrize("encoding, levels", [("int8-rows", 127), ("int4-rows", 7)])
+@pytest.mark.parametrize("encoding, levels", [("int8-rows", 127), ("int6-rows", 31), ("int4-rows", 7)])
 def test_a_row_quantised_entry_loads_as_the_matrix_it_encodes_and_a_corrupted_one_is_refused(
     tmp_path, encoding, levels
 ):

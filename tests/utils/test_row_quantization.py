@@ -1,5 +1,6 @@
-"""Per-row quantisation keeps every value within half a step of the row's scale, at 8 and 4 bits,
-stores 4-bit values two to a byte, and refuses what it cannot encode."""
+"""Per-row quantisation keeps every value within half a step of the row's scale, at 8, 6 and 4 bits,
+stores 4-bit values two to a byte and 6-bit values four to three bytes, and refuses what it cannot
+encode or decode."""
 
 import numpy as np
 import pytest
@@ -7,7 +8,7 @@ import pytest
 from keras_sentemb.utils.row_quantization import dequantize_rows, quantize_rows
 
 
-@pytest.mark.parametrize("encoding, levels", [("int8-rows", 127), ("int4-rows", 7)])
+@pytest.mark.parametrize("encoding, levels", [("int8-rows", 127), ("int6-rows", 31), ("int4-rows", 7)])
 @pytest.mark.parametrize("columns", [6, 7])
 def test_every_value_comes_back_within_half_a_step_of_its_row(encoding, levels, columns):
     matrix = np.random.default_rng(0).normal(size=(50, columns)).astype(np.float32)
@@ -23,6 +24,18 @@ def test_every_value_comes_back_within_half_a_step_of_its_row(encoding, levels, 
 def test_int4_packs_two_values_a_byte():
     values, scales = quantize_rows(np.ones((3, 128)), "int4-rows")
     assert values.dtype == np.uint8 and values.shape == (3, 64) and scales.dtype == np.float32
+
+
+def test_int6_packs_four_values_in_three_bytes():
+    values, scales = quantize_rows(np.ones((3, 128)), "int6-rows")
+    assert values.dtype == np.uint8 and values.shape == (3, 96) and scales.dtype == np.float32
+
+
+@pytest.mark.parametrize("encoding", ["int8-rows", "int6-rows", "int4-rows"])
+def test_values_that_do_not_hold_the_recorded_columns_are_refused(encoding):
+    values, scales = quantize_rows(np.ones((3, 16)), encoding)
+    with pytest.raises(ValueError, match="do not hold 17 columns"):
+        dequantize_rows(values, scales, encoding, columns=17)
 
 
 @pytest.mark.parametrize("encoding, matrix", [("int2-rows", np.ones((2, 2))), ("int8-rows", np.ones(3))])

@@ -33,7 +33,7 @@ def test_float16_weights_stay_close(tmp_path):
     np.testing.assert_allclose(load_artifact(tmp_path / "a").encode(TEXTS), encoder.encode(TEXTS), atol=5e-3)
 
 
-@pytest.mark.parametrize("encoding, levels, bits", [("int8-rows", 127, 8), ("int4-rows", 7, 4)])
+@pytest.mark.parametrize("encoding, levels, bits", [("int8-rows", 127, 8), ("int6-rows", 31, 6), ("int4-rows", 7, 4)])
 def test_row_encodings_store_a_big_token_table_at_their_bits_a_value_within_half_a_step(
     tmp_path, encoding, levels, bits
 ):

@@ -2,7 +2,7 @@
 
 The zoo folder is `$KERAS_SENTEMB_ZOO`, by default this checkout's `zoo/`.
 
-word-vectors: writes the MiniLM word table the zoo ships (zoo/word-vectors/, int8 rows), so that
+word-vectors: writes the MiniLM word table the zoo ships (zoo/word-vectors/, int6 rows), so that
 the word-level models load in seconds, and points those members at it (probes recorded again).
 
 seal: records the sha256 of every file of committed artifacts built before the manifest.

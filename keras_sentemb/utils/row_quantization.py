@@ -4,7 +4,7 @@ Each row r gets one float32 scale s_r = max_j |x_rj| / q_max, with q_max = 127 (
 7 (int4), and values q_rj = round(x_rj / s_r) in [-q_max, q_max]; so x_rj ≈ q_rj · s_r within s_r / 2.
 Int4 values are stored two to a byte (q + 8 in each nibble, low nibble first), so a 4-bit table
 takes d / 2 bytes a row plus its 4-byte scale. Int6 values are stored as the 6-bit codes q + 32,
-one after the other, most significant bit first (`np.packbits`): four values in three bytes, a row
+one after the other, most significant bit first (`np.packbits` order): four values in three bytes, a row
 ceil(6d / 8) bytes plus its scale.
 
     >>> x = np.array([[0.5, -1.0, 0.25], [0.0, 0.0, 0.0]], np.float32)

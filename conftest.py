@@ -45,6 +45,10 @@ SLOW = (
     "tests/models/test_cross_encoder.py",
     "tests/models/test_bilstm_sra.py",
     "tests/export/test_serving_export.py",
+    # TF Serving's TensorFlow (a venv of its own) loading every family's export
+    "tests/export/test_tf_serving_release.py",
+    # `keras-sentemb serve` in a process of its own, stopped by SIGTERM under 64 clients (~25 s)
+    "tests/server/test_serve_command.py",
     # fits for several epochs (LoRA round trip, the STS evaluator's callbacks) and a second MiniLM
     # preset load: make test was 604 s from a clean clone on that AVX2-only CPU with them (2026-11-25)
     "tests/models/test_lora.py",

@@ -24,6 +24,9 @@ OPTIONAL_EXTRAS = (
     "openvino",
     "nncf",
     "ai_edge_litert",
+    # the `server` extra: uvicorn, and the app on Starlette, orjson, pydantic and prometheus-client
+    "uvicorn",
+    "keras_sentemb.server.http_app",
 )
 
 

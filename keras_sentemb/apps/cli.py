@@ -8,6 +8,7 @@ keras-sentemb index search corpus_index --query "How do I bake bread?" --rerank 
 keras-sentemb evaluate minilm-l6 --tasks stsb,sts-dir --sts-dir my_sts -o reports/minilm
 keras-sentemb evaluate minilm-l6 --beir data/beir/nfcorpus -o reports/minilm-nfcorpus
 keras-sentemb zoo list
+keras-sentemb serve minilm-l6 --port 8080   (OpenAI /v1/embeddings, TEI /embed)
 keras-sentemb embed-corpus serving/minilm "corpus/*.txt" -o out/corpus   (Apache Beam)
 keras-sentemb embed-corpus serving/minilm "corpus/*.txt" -o out/vectors --engine spark --master "local[2]"
 """
@@ -38,6 +39,7 @@ from keras_sentemb.retrieval.approximate_binary_search import DEFAULT_PARAMETERS
 from keras_sentemb.retrieval.binary_index import BinaryIndex
 from keras_sentemb.retrieval.semantic_search import semantic_search
 from keras_sentemb.runtime import resolve_runtime
+from keras_sentemb.server.serve_command import add_serve_arguments, serve, served_name
 from keras_sentemb.utils.atomic_files import save_npy_atomic
 from keras_sentemb.utils.checked_files import load_npy, read_json
 from keras_sentemb.utils.output_targets import check_output_file, check_output_folder
@@ -301,6 +303,11 @@ def _build_parser():
         default=None,
         help="progress bar (default: on for local runners in a terminal)",
     )
+
+    server = commands.add_parser(
+        "serve", help="an HTTP server: OpenAI's /v1/embeddings, text-embeddings-inference's /embed and /rerank"
+    )
+    add_serve_arguments(server)
 
     zoo_parser = commands.add_parser("zoo", help="the model zoo: list, card, export, publish, fetch")
     zoo_commands = zoo_parser.add_subparsers(dest="zoo_command", required=True)
@@ -677,17 +684,10 @@ def _print_hits(queries, ids, scores, corpus, measure, as_json):
             print(f"  {rank}. {label}{value}  [line {hit['line']}] {hit['text']}")
 
 
-def _served_name(spec):
-    """The name TF Serving serves a model under: zoo:NAME -> NAME, a file or folder -> its stem."""
-    if spec.startswith("zoo:"):
-        return spec[len("zoo:") :]
-    return os.path.splitext(os.path.basename(os.path.normpath(spec)))[0].lower()
-
-
 def _export_bundle(args):
     if args.hashed or args.code_table:
         raise ValueError("--serving takes the models as arguments (a hashed model as its .keras file or zoo:NAME)")
-    names = [_served_name(spec) for spec in args.targets]
+    names = [served_name(spec) for spec in args.targets]
     if len(set(names)) != len(names):
         raise ValueError(f"two models would be served under one name: {names}")
     for name in names:  # before any model is loaded
@@ -864,6 +864,11 @@ OPTIONAL_EXTRAS = {
     "openvino": "openvino",
     "nncf": "openvino",
     "ai_edge_litert": "litert",
+    "starlette": "server",
+    "uvicorn": "server",
+    "orjson": "server",
+    "pydantic": "server",
+    "prometheus_client": "server",
 }
 
 
@@ -894,6 +899,7 @@ def main(argv=None):
         "index": _index,
         "evaluate": _evaluate,
         "zoo": _zoo,
+        "serve": serve,
         "embed-corpus": lambda parsed: _embed_corpus(parsed, unknown),
     }
     try:

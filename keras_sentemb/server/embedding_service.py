@@ -1,0 +1,189 @@
+"""EmbeddingService: what the HTTP server asks of one loaded model — texts to token rows, rows to vectors,
+vectors to binary codes, (query, text) pairs to relevance scores."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from keras_sentemb.chunking import Chunking
+from keras_sentemb.models.cross_encoder import CrossEncoder
+from keras_sentemb.models.dse import DSE
+from keras_sentemb.models.embedding_model import EmbeddingModel
+from keras_sentemb.models.hashed_encoder import HashedEncoder
+from keras_sentemb.models.sentence_encoder import SentenceEncoder
+
+EMBEDDING, HASHING, RERANKING = "embedding", "hashing", "reranking"
+
+
+class ModelCannotServe(ValueError):
+    """The model cannot do what the request asks (a rerank of an encoder, codes of an unhashed model)."""
+
+
+class EmbeddingService:
+    """One model behind the server: its kind decides the endpoints that answer.
+
+    - an encoder (`SentenceEncoder`, `StaticEncoder`, `InferLite`, `BiLSTMSRA`, a `DSE`'s ψ): vectors
+      for `/v1/embeddings` and `/embed`;
+    - a `HashedEncoder`: the same vectors, and its packed binary codes (`/embed` with `"binary": true`);
+    - a `CrossEncoder` of one label: relevance scores for `/rerank`.
+
+    The model runs through `inference_runtime(backend, precision, calibration_texts)`, the runtime
+    `encode` uses, built once here. Requests are tokenised to rows (`text_rows`, `pair_rows`) on the
+    event loop's side, run in merged batches (`run_rows`, on the batcher's thread), and finished per
+    request (`finish`: Matryoshka truncation, then L2 normalisation, as `encode` does them).
+
+    Example:
+    (Not run as a doctest: it loads pretrained weights, which takes seconds; tests/server/ run the same calls.)
+        service = EmbeddingService(SentenceEncoder.from_pretrained("minilm-l6"), name="minilm-l6")
+        rows, tokens = service.text_rows(["A man plays a guitar."], prompt=None)
+        service.finish(service.run_rows(rows), dimensions=None, normalize=True)  # = encode(texts)
+    """
+
+    def __init__(
+        self,
+        model,
+        name: str,
+        backend: str | None = None,
+        precision: str = "float32",
+        calibration_texts=None,
+        batch_size: int = 32,
+    ):
+        if isinstance(model, CrossEncoder):
+            if model.num_labels != 1:
+                raise ModelCannotServe(
+                    f"{name} is a cross-encoder of {model.num_labels} labels; /rerank serves one score a pair "
+                    "(num_labels=1)"
+                )
+            self.kind, runner = RERANKING, model
+        elif isinstance(model, (HashedEncoder, DSE)):
+            self.kind, runner = (HASHING if isinstance(model, HashedEncoder) else EMBEDDING), model.encoder
+        elif isinstance(model, EmbeddingModel):
+            self.kind, runner = EMBEDDING, model
+        else:
+            raise TypeError(f"{name} is a {type(model).__name__}: the server serves encoders and cross-encoders")
+        self.model, self.runner, self.name, self.batch_size = model, runner, name, batch_size
+        self.backend, self.precision = backend, precision
+        self.runtime = runner.inference_runtime(backend, precision, calibration_texts)
+        tokenizer = runner.tokenizer
+        if tokenizer is None:
+            raise ModelCannotServe(f"{name} has no tokenizer: the server takes raw texts")
+        self.max_tokens = int(tokenizer.max_length)
+        self.prompts = dict(getattr(runner, "prompts", None) or {})
+        self.default_prompt_name = getattr(runner, "default_prompt_name", None)
+
+    @property
+    def dimensions(self) -> int:
+        """The width of the vectors (before any `dimensions` truncation of a request)."""
+        return int(self.runner.embedding_dim)
+
+    @property
+    def bits(self) -> int | None:
+        """The code length of a hashed model, else None."""
+        return int(self.model.bits) if self.kind == HASHING else None
+
+    @property
+    def chunking(self) -> bool:
+        """Whether the model encodes long texts in chunks (`encode(chunking=…)`: `SentenceEncoder`)."""
+        return isinstance(self.runner, SentenceEncoder)
+
+    # ------------------------------------------------------------------ on the event loop's side
+    def prompt_text(self, prompt_name: str | None) -> str | None:
+        """The text prepended to every input: the named prompt, else the model's default, else None.
+        `ModelCannotServe` names the model's prompts for an unknown name."""
+        if prompt_name is None:
+            return self.prompts.get(self.default_prompt_name) if self.default_prompt_name else None
+        if prompt_name not in self.prompts:
+            known = ", ".join(repr(name) for name in sorted(self.prompts)) or "none"
+            raise ModelCannotServe(f"prompt_name {prompt_name!r} is not among {self.name}'s prompts ({known})")
+        return self.prompts[prompt_name]
+
+    def text_rows(self, texts: list[str], prompt: str | None):
+        """(rows, tokens): the model's token rows of `prompt + text` for each text (truncated to the
+        model's limit, as `encode` does) and each row's token count, special tokens included."""
+        utf8 = [text.encode("utf-8") for text in texts]
+        if prompt:
+            prefix = prompt.encode("utf-8")
+            utf8 = [prefix + text for text in utf8]
+        rows = self.runner.tokenize_to_rows(utf8) if utf8 else []
+        return rows, [int(self.runner.packed_length(row)) for row in rows]
+
+    def truncated(self, texts: list[str], prompt: str | None, rows) -> list[int]:
+        """The indexes of the texts whose rows (`text_rows`) were cut at the model's token limit."""
+        at_limit = [i for i, row in enumerate(rows) if self.runner.packed_length(row) >= self.max_tokens]
+        if not at_limit:
+            return []
+        counting = getattr(self.runner.tokenizer, "content_ids_with_offsets", None)
+        if counting is None:
+            raise ModelCannotServe(f"{self.name}'s tokenizer cannot count a text past its limit: send truncate=true")
+        whole = counting([(prompt or "") + texts[i] for i in at_limit])
+        return [i for i, (ids, _) in zip(at_limit, whole) if len(ids) > len(rows[i])]
+
+    def whole_token_count(self, texts: list[str], prompt: str | None) -> int:
+        """The tokens of `prompt + text` for every text, whole (not truncated), special tokens included:
+        what a chunked request reads."""
+        whole = self.runner.tokenizer.content_ids_with_offsets([(prompt or "") + text for text in texts])
+        specials = int(self.runner.packed_length(np.zeros(0, np.int32)))
+        return sum(len(ids) + specials for ids, _ in whole)
+
+    def pairs_over_limit(self, query: str, texts: list[str]) -> list[int]:
+        """The indexes of the texts that the query and the pair's special tokens leave over the limit."""
+        counting = getattr(self.model.tokenizer, "content_ids_with_offsets", None)
+        if counting is None:
+            raise ModelCannotServe(f"{self.name}'s tokenizer cannot count a text past its limit: send truncate=true")
+        (query_ids, _), *whole = counting([query, *texts])
+        specials = len(self.model.pair_rows([b""], [b""])[0][0])
+        return [i for i, (ids, _) in enumerate(whole) if len(query_ids) + len(ids) + specials > self.max_tokens]
+
+    def pair_rows(self, query: str, texts: list[str]):
+        """(rows, tokens) of the pairs (query, text) for a cross-encoder (the pair truncated as
+        `predict_pairs` packs it)."""
+        if self.kind != RERANKING:
+            raise ModelCannotServe(f"{self.name} is not a cross-encoder: /rerank needs one")
+        utf8 = [text.encode("utf-8") for text in texts]
+        rows = list(zip(*self.model.pair_rows([query.encode("utf-8")] * len(utf8), utf8))) if utf8 else []
+        return rows, [int(self.model.packed_length(row)) for row in rows]
+
+    # ------------------------------------------------------------------ on the batcher's thread
+    def run_rows(self, rows) -> np.ndarray:
+        """The model's float32 outputs for `rows` (vectors, or a cross-encoder's logits [N, 1])."""
+        return self.runner.predict_rows(rows, self.batch_size, progress=False, runtime=self.runtime)
+
+    def encode_chunked(
+        self, texts: list[str], prompt: str | None, chunking: Chunking, dimensions: int | None, normalize: bool
+    ) -> np.ndarray:
+        """One vector a text pooled from its chunks: `encode(texts, chunking=…, truncate_dim=dimensions,
+        normalize=normalize)` (pooling reads the chunk vectors as `encode` finishes them, so the request's
+        truncation and normalisation happen here, not in `finish`)."""
+        if not self.chunking:
+            raise ModelCannotServe(f"{self.name} is a {type(self.runner).__name__}: chunking needs a SentenceEncoder")
+        return self.runner.encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize=normalize,
+            progress=False,
+            backend=self.backend,
+            precision=self.precision,
+            prompt=prompt or "",
+            truncate_dim=dimensions,
+            chunking=chunking,
+        )
+
+    # ------------------------------------------------------------------ finishing one request
+    def finish(self, vectors: np.ndarray, dimensions: int | None, normalize: bool) -> np.ndarray:
+        """The first `dimensions` features (Matryoshka truncation; None keeps all), then unit length
+        with `normalize`: what `encode(truncate_dim=…, normalize=…)` returns."""
+        vectors = np.ascontiguousarray(vectors[:, :dimensions] if dimensions else vectors, dtype=np.float32)
+        if normalize:
+            vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        return vectors
+
+    def codes(self, vectors: np.ndarray, bits: int | None) -> np.ndarray:
+        """Packed uint8 binary codes [N, bits/8] of a hashed model's vectors (`HashedEncoder.hash`)."""
+        if self.kind != HASHING:
+            raise ModelCannotServe(f"{self.name} has no hashing layer: binary codes need a HashedEncoder")
+        return self.model.hash_embeddings(vectors, packed=True, bits=bits)
+
+    def scores(self, logits: np.ndarray, raw: bool) -> np.ndarray:
+        """A cross-encoder's score a pair: its logits (`raw`) or its `score_activation` of them."""
+        logits = np.asarray(logits, np.float32)[:, 0]
+        return logits if raw else np.asarray(self.model.scores_from_logits(logits), np.float32)

@@ -1,0 +1,104 @@
+"""TF Serving's TensorFlow loads what we export: every family's raw-string SavedModel, the `chunks`
+signature and a hashed model's `hash`, written with our TensorFlow (2.21), are loaded in a venv with TF
+Serving's newest release's TensorFlow (2.20 + TF Text 2.20.1, `make tf-serving-venv`) and answer as
+`encode` / `hash` do — so that an op newer than TF Serving's cannot slip into an export unseen."""
+
+import json
+import os
+import subprocess
+import textwrap
+
+import numpy as np
+import pytest
+
+from keras_sentemb.chunking import Chunking
+from keras_sentemb.export import export_saved_model
+from keras_sentemb.layers.semantic_hashing import SemanticHashing
+from keras_sentemb.models.hashed_encoder import HashedEncoder
+from tests.conftest import make_tiny_encoder
+from tests.families.runtime_matrix import MATRIX_TEXTS, encoder_of
+from tests.families.test_family_math import FOLDERS
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TF_SERVING_PYTHON = os.environ.get(
+    "KERAS_SENTEMB_TF_SERVING_PYTHON", os.path.join(REPO, ".tf-serving-venv", "bin", "python")
+)
+CHUNKING = Chunking(size=8, overlap=3, pooling=None)
+LONG = " ".join(["the cat sat on the mat .", "a dog ran fast !", "hello world"] * 5)
+
+SERVE = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import tensorflow as tf
+    import tensorflow_text  # registers the tokenizer's ops
+    texts = json.load(open(sys.argv[1]))
+    outputs = {}
+    for name, folder, signature in json.load(open(sys.argv[2])):
+        answer = tf.saved_model.load(folder).signatures[signature](texts=tf.constant(texts))
+        outputs.update({f"{name}/{key}": value.numpy() for key, value in answer.items()})
+    np.savez(sys.argv[3], **outputs)
+    print(json.dumps({"tensorflow": tf.__version__, "tensorflow_text": tensorflow_text.__version__}))
+    """
+)
+
+
+def _tf_serving_python():
+    if not os.path.exists(TF_SERVING_PYTHON):
+        if os.environ.get("KERAS_SENTEMB_REQUIRE_PRETRAINED") == "1":
+            pytest.fail(f"{TF_SERVING_PYTHON} is missing: make tf-serving-venv")
+        pytest.skip("TF Serving's TensorFlow is not installed (make tf-serving-venv)")
+    return TF_SERVING_PYTHON
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    python = _tf_serving_python()
+    work = tmp_path_factory.mktemp("tf-serving")
+    models, jobs = {}, []
+    for family in FOLDERS:
+        models[family] = encoder_of(family)
+        jobs.append((family, export_saved_model(models[family], work / family), "serving_default"))
+    models["chunks"] = make_tiny_encoder(seed=3)
+    jobs.append(("chunks", export_saved_model(models["chunks"], work / "chunks", chunking=CHUNKING), "chunks"))
+    models["hashed"] = HashedEncoder(make_tiny_encoder(seed=4), SemanticHashing(64))
+    folder = export_saved_model(models["hashed"], work / "hashed")
+    jobs += [("hashed", folder, "serving_default"), ("hashed-codes", folder, "hash")]
+    texts = [*MATRIX_TEXTS, LONG]
+    (work / "texts.json").write_text(json.dumps(texts))
+    (work / "jobs.json").write_text(json.dumps([[name, str(path), signature] for name, path, signature in jobs]))
+    result = subprocess.run(
+        [python, "-c", SERVE, work / "texts.json", work / "jobs.json", work / "out.npz"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=work,
+        env={**os.environ, "PYTHONPATH": ""},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    versions = json.loads(result.stdout.strip().splitlines()[-1])
+    return models, texts, dict(np.load(work / "out.npz")), versions
+
+
+def test_the_venv_holds_tf_servings_tensorflow(served):
+    versions = served[3]
+    assert versions["tensorflow"].startswith("2.20.") and versions["tensorflow_text"].startswith("2.20.")
+
+
+@pytest.mark.parametrize("family", list(FOLDERS))
+def test_each_familys_saved_model_answers_as_encode(served, family):
+    models, texts, outputs, _ = served
+    np.testing.assert_allclose(outputs[f"{family}/embedding"], models[family].encode(texts), atol=1e-5)
+
+
+def test_the_chunks_signature_answers_as_encode_with_chunking(served):
+    models, texts, outputs, _ = served
+    expected = models["chunks"].encode(texts, chunking=CHUNKING)
+    np.testing.assert_allclose(outputs["chunks/embedding"], expected.vectors, atol=1e-5)
+    np.testing.assert_array_equal(outputs["chunks/document"], expected.document)
+
+
+def test_a_hashed_models_codes_are_its_hash(served):
+    models, texts, outputs, _ = served
+    np.testing.assert_allclose(outputs["hashed/embedding"], models["hashed"].encode(texts), atol=1e-5)
+    np.testing.assert_array_equal(outputs["hashed-codes/codes"], models["hashed"].hash(texts))

@@ -17,8 +17,9 @@ seeded. Each run: `--warm-up` seconds unmeasured, then `--seconds` measured: req
 p99 latency, errors (any non-200 or transport error), the server's peak RSS (psutil, its process tree).
 Runs alternate between the servers (ours, theirs, ours, ...), so drift hits both.
 
-Then, ours only: overload (a server with `--max-queue 64` and 256 clients sending requests of 32: the
-latency of its 503 answers), and the soak: `--soak-minutes` at 8 clients, RSS and p99 a minute.
+Then, ours only: overload (a server with `--max-queue 64` kept full by 256 clients of this process, and the
+latency of the 503 answers to a prober in a process of its own), and the soak: `--soak-minutes` at 8
+clients, RSS and p99 a minute.
 
 Results go to out/serve_load/results.json; the plot (latency against throughput) to
 docs/serving_http.png with --plot.
@@ -151,32 +152,56 @@ async def closed_loop(server, requests, clients, warm_up, seconds):
     }
 
 
+# A prober in a process of its own (the standard library's http.client: no event loop of its own to
+# queue behind): one request of 32 texts every 0.1 s, timed from send to answer.
+PROBE = """
+import http.client, json, sys, time
+port, path, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+body = json.dumps({"model": "model", "input": ["A sentence to keep the model busy for a while."] * 32})
+answers = []
+for _ in range(count):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    started = time.perf_counter()
+    connection.request("POST", path, body, {"Content-Type": "application/json"})
+    response = connection.getresponse()
+    response.read()
+    answers.append([response.status, response.getheader("Retry-After"), time.perf_counter() - started])
+    connection.close()
+    time.sleep(0.1)
+print(json.dumps(answers))
+"""
+
+
 async def overload(server, clients=256, largest=32, seconds=10):
-    """Latency of the 503 answers when `clients` send requests of `largest` texts at a small queue."""
+    """A server past its queue: `clients` closed-loop clients of this process keep it full with requests of
+    `largest` texts while a prober in another process (`PROBE`) times its own requests; the 503s the
+    prober gets are the refusal latency (this process's own 256 tasks would time their own queueing)."""
     texts = ["A sentence to keep the model busy for a while, long enough to matter."] * largest
-    refused, answered = [], 0
+    statuses = {}
     stop_at = time.monotonic() + seconds
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    probes = int(seconds / 0.15)
+    prober = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", PROBE, str(server.port), server.path, str(probes), stdout=asyncio.subprocess.PIPE
+    )
     async with httpx.AsyncClient(base_url=server.url, timeout=120, limits=limits) as client:
 
         async def one_client():
-            nonlocal answered
             while time.monotonic() < stop_at:
-                started = time.monotonic()
                 response = await client.post(server.path, json={"model": server.model, "input": texts})
+                statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
                 if response.status_code == 503:
-                    refused.append((time.monotonic() - started) * 1000)
-                    assert response.headers.get("retry-after") == "1"
                     await asyncio.sleep(0.05)
-                elif response.status_code == 200:
-                    answered += 1
 
         await asyncio.gather(*(one_client() for _ in range(clients)))
-    refused.sort()
+    answers = json.loads((await prober.communicate())[0])
+    refused = sorted(seconds * 1000 for status, retry, seconds in answers if status == 503 and retry == "1")
     return {
         "clients": clients,
-        "answered": answered,
+        "load_statuses": {str(k): v for k, v in statuses.items()},
+        "probes": len(answers),
         "refused": len(refused),
+        "answered": sum(status == 200 for status, _, _ in answers),
         "refused_p50_ms": statistics.median(refused) if refused else None,
         "refused_p99_ms": refused[int(0.99 * (len(refused) - 1))] if refused else None,
     }
@@ -254,7 +279,9 @@ def print_table(results):
     if results.get("overload"):
         o = results["overload"]
         print(
-            f"overload ({o['clients']} clients, --max-queue 64): {o['refused']} refused, 503 p50 {o['refused_p50_ms']:.1f} ms, p99 {o['refused_p99_ms']:.1f} ms; {o['answered']} answered"
+            f"overload ({o['clients']} clients keep --max-queue 64 full; a prober's {o['probes']} requests of 32): "
+            f"{o['refused']} refused with 503 + Retry-After, p50 {o['refused_p50_ms'] or 0:.1f} ms, "
+            f"p99 {o['refused_p99_ms'] or 0:.1f} ms; {o['answered']} answered; the load's statuses {o['load_statuses']}"
         )
 
 

@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from keras_sentemb.utils.argument_checks import positive_int
+
 
 class Overloaded(Exception):
     """The queue holds as many texts as it may: the request is refused at once (HTTP 503), never queued."""
@@ -69,9 +71,8 @@ class DynamicBatcher:
         max_queued_texts: int = 4096,
         on_batch: Callable[[int, int], None] | None = None,
     ):
-        for name, value in (("max_batch_tokens", max_batch_tokens), ("max_queued_texts", max_queued_texts)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        positive_int(max_batch_tokens, "max_batch_tokens")
+        positive_int(max_queued_texts, "max_queued_texts")
         if not 0 <= max_wait_s <= 1:
             raise ValueError(f"max_wait_s must be in [0, 1] seconds, got {max_wait_s!r}")
         self.run_rows = run_rows

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from keras_sentemb.utils.argument_checks import positive_int
+
 
 @dataclasses.dataclass(frozen=True)
 class ServerSettings:
@@ -40,9 +42,7 @@ class ServerSettings:
 
     def __post_init__(self):
         for name in ("max_texts", "max_request_bytes", "max_batch_tokens", "max_queued_texts", "retry_after_s"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+            positive_int(getattr(self, name), name)
         wait = self.max_wait_ms
         if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait <= 1000:
             raise ValueError(f"max_wait_ms must be a number in [0, 1000], got {wait!r}")

@@ -25,6 +25,14 @@ class GatedModel:
         return np.array([[sum(row), len(row)] for row in rows], np.float32)
 
 
+async def _busy(batcher, model):
+    """Sends a first request and returns it (a future) once the model is blocked in its call."""
+    first = asyncio.ensure_future(batcher.submit([[1]], 1))
+    while not model.started.is_set():
+        await asyncio.sleep(0.001)
+    return first
+
+
 async def _after_first_call(model, requests):
     """Sends `requests()` once the model's first (blocked) call has started, then releases the model."""
     while not model.started.is_set():
@@ -151,9 +159,7 @@ def test_a_closed_batcher_finishes_what_it_took_and_refuses_the_rest():
     batcher = DynamicBatcher(model, max_wait_s=0)
 
     async def clients():
-        first = asyncio.ensure_future(batcher.submit([[1]], 1))
-        while not model.started.is_set():
-            await asyncio.sleep(0.001)
+        first = await _busy(batcher, model)
         queued = asyncio.ensure_future(batcher.submit([[2]], 1))
         await asyncio.sleep(0.01)
         closing = threading.Thread(target=batcher.close)
@@ -175,9 +181,7 @@ def test_a_client_that_went_away_does_not_stop_the_others():
     batcher = DynamicBatcher(model, max_wait_s=0)
 
     async def clients():
-        first = asyncio.ensure_future(batcher.submit([[1]], 1))
-        while not model.started.is_set():
-            await asyncio.sleep(0.001)
+        first = await _busy(batcher, model)
         gone = asyncio.ensure_future(batcher.submit([[2]], 1))
         kept = asyncio.ensure_future(batcher.submit([[3]], 1))
         await asyncio.sleep(0.01)

@@ -8,6 +8,7 @@ the wrong type or value (an unknown field included). Nothing here touches the mo
 
 from __future__ import annotations
 
+import typing
 from typing import Any, Literal
 
 import orjson
@@ -136,11 +137,21 @@ def parse_body(body: bytes, schema: type[BaseModel]) -> BaseModel:
         field = _field_name(first["loc"])
         message = first["msg"].removeprefix("Value error, ")
         if first["type"] == "extra_forbidden":
-            known = ", ".join(name for name in schema.model_fields)
-            message = f"unknown field (this endpoint takes {known})"
+            known = ", ".join(_model_at(schema, first["loc"][:-1]).model_fields)
+            message = f"unknown field (the fields here: {known})"
         elif first["type"] == "missing":
             message = "required"
         raise RequestError(422, f"{field}: {message}", field) from None
+
+
+def _model_at(schema, location):
+    """The model whose field `location` leads to: ('chunking',) of an `EmbedRequest` → `ChunkingFields`."""
+    for part in location:
+        annotation = schema.model_fields[part].annotation
+        schema = next(
+            a for a in (*typing.get_args(annotation), annotation) if isinstance(a, type) and issubclass(a, BaseModel)
+        )
+    return schema
 
 
 def _field_name(location) -> str:

@@ -103,7 +103,7 @@ BAD_REQUESTS = [
         b'{"inputs": "a", "chunking": {"window": 4}}',
         422,
         "chunking.window",
-        "unknown field",
+        "unknown field (the fields here: size, overlap,",
     ),
     (
         "chunking pooling null",

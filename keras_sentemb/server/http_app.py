@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from keras_sentemb.layers.semantic_hashing import code_prefix_bits
 from keras_sentemb.server.api_keys import authorized
 from keras_sentemb.server.api_requests import EmbeddingsRequest, EmbedRequest, RequestError, RerankRequest, parse_body
 from keras_sentemb.server.dynamic_batcher import DynamicBatcher, Overloaded, ShuttingDown
@@ -162,10 +163,8 @@ def _guarded(state, endpoint, api, handler):
         except RequestError as error:
             response = error_response(api, error.status, error.message, error.field, error.headers)
         except ModelCannotServe as error:
-            response = error_response(api, 422, str(error), getattr(error, "field", None))
-        except Overloaded as error:
-            response = error_response(api, 503, str(error), None, {"Retry-After": str(state.settings.retry_after_s)})
-        except ShuttingDown as error:
+            response = error_response(api, 422, str(error))
+        except (Overloaded, ShuttingDown) as error:
             response = error_response(api, 503, str(error), None, {"Retry-After": str(state.settings.retry_after_s)})
         except Exception as error:
             LOG.exception("%s failed", endpoint)
@@ -193,20 +192,27 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-async def _texts_to_vectors(state, texts, field, prompt_name, dimensions, normalize, truncate, chunking):
-    """(vectors [N, d'], tokens): what `/v1/embeddings` and `/embed` share."""
-    service, settings = state.service, state.settings
+def _admit(state, texts, field):
+    """Refuses a request before any of its texts is tokenised: 413 over `--max-texts`, `Overloaded` (503)
+    when the queue has no room for it (the batcher checks again when the rows arrive)."""
+    settings = state.settings
     if len(texts) > settings.max_texts:
         raise RequestError(
             413,
             f"{field}: {len(texts)} texts; this server takes at most {settings.max_texts} a request (--max-texts)",
             field,
         )
-    if dimensions is not None and dimensions > service.dimensions:
-        raise RequestError(422, f"dimensions: {dimensions} is over {service.name}'s {service.dimensions}", "dimensions")
     queued = state.batcher.queued_texts
     if queued and queued + len(texts) > settings.max_queued_texts:
         raise Overloaded(queued, settings.max_queued_texts)
+
+
+async def _texts_to_vectors(state, texts, field, prompt_name, dimensions, normalize, truncate, chunking):
+    """(vectors [N, d'], tokens): what `/v1/embeddings` and `/embed` share."""
+    service = state.service
+    if dimensions is not None and dimensions > service.dimensions:
+        raise RequestError(422, f"dimensions: {dimensions} is over {service.name}'s {service.dimensions}", "dimensions")
+    _admit(state, texts, field)
     try:
         prompt = service.prompt_text(prompt_name)
     except ModelCannotServe as error:
@@ -274,8 +280,11 @@ async def _embed(state, request):
         raise RequestError(
             422, "dimensions: not with binary=true (a code is of the whole vector; bits= keeps a prefix)", "dimensions"
         )
-    if body.binary and body.bits is not None and (body.bits % 8 or body.bits > service.bits):
-        raise RequestError(422, f"bits: a multiple of 8 up to {service.bits}, got {body.bits}", "bits")
+    if body.binary and body.bits is not None:
+        try:
+            code_prefix_bits(body.bits, service.bits)
+        except ValueError as error:
+            raise RequestError(422, f"bits: {error}", "bits") from None
     texts = [body.inputs] if isinstance(body.inputs, str) else body.inputs
     normalize = body.normalize and not body.binary
     vectors, tokens = await _texts_to_vectors(
@@ -289,17 +298,9 @@ async def _embed(state, request):
 async def _rerank(state, request):
     """POST /rerank (text-embeddings-inference): [{"index", "score", "text"?}, ...], best first."""
     body = parse_body(await _read_body(request, state.settings.max_request_bytes), RerankRequest)
-    service, settings = state.service, state.settings
+    service = state.service
     texts = [body.texts] if isinstance(body.texts, str) else body.texts
-    if len(texts) > settings.max_texts:
-        raise RequestError(
-            413,
-            f"texts: {len(texts)} texts; this server takes at most {settings.max_texts} a request (--max-texts)",
-            "texts",
-        )
-    queued = state.batcher.queued_texts
-    if queued and queued + len(texts) > settings.max_queued_texts:
-        raise Overloaded(queued, settings.max_queued_texts)
+    _admit(state, texts, "texts")
     rows, counts = await run_in_threadpool(service.pair_rows, body.query, texts)
     if not body.truncate:
         over = await run_in_threadpool(service.pairs_over_limit, body.query, texts)

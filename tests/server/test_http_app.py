@@ -116,7 +116,9 @@ def test_a_hashed_model_gives_its_packed_codes_and_their_prefix(encoder):
         truncated = client.post("/embed", json={"inputs": TEXTS, "binary": True, "dimensions": 8})
     np.testing.assert_array_equal(codes, hashed.hash(TEXTS))
     np.testing.assert_array_equal(prefix, hashed.hash(TEXTS, bits=16))
-    assert refused.status_code == 422 and refused.json()["error"].startswith("bits: a multiple of 8 up to 64")
+    assert refused.status_code == 422 and refused.json()["error"].startswith(
+        "bits: bits must be a multiple of 8 from 8 to 64 (the code length), got 12"
+    )
     assert truncated.status_code == 422 and truncated.json()["error"].startswith("dimensions: not with binary=true")
 
 

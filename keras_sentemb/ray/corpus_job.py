@@ -10,9 +10,11 @@ import time
 
 import pyarrow.dataset
 import ray
+import ray.cloudpickle
 import ray.data
 import tensorflow as tf
 
+from keras_sentemb.bulk import corpus_lines
 from keras_sentemb.bulk.arrow_filesystem import ArrowFileSystem
 from keras_sentemb.bulk.corpus_lines import count_lines, numbered_lines, split_lines
 from keras_sentemb.bulk.exported_model import ExportedModel
@@ -24,6 +26,12 @@ from keras_sentemb.ray.embed_batches import EmbedBatches
 # CPUs each reading, splitting and writing task reserves: the model actors leave this much of
 # the cluster free, so that those tasks never wait for CPUs the actors hold.
 LIGHT_TASK_CPUS = 0.25
+
+# The counting and splitting tasks carry the line rules' code with them (standard library only):
+# pickled by reference, each of their worker processes imported keras_sentemb, and so TensorFlow,
+# to unpickle them — 10 s a worker on 2 cores, and Ray starts several per stage. A 20,000-line job
+# on a 2-CPU local cluster: counting 22.9 → 7.1 s, splitting 16.8 → 4.7 s (AMD EPYC, avx2).
+ray.cloudpickle.register_pickle_by_value(corpus_lines)
 
 
 def _expand(patterns):

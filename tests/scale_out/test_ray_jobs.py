@@ -7,11 +7,14 @@ import numpy as np
 import pyarrow as pa
 import pytest
 import ray
+import ray.cloudpickle
 import ray.data
 
 from keras_sentemb.beam import read_embedding_records
 from keras_sentemb.bulk import read_job_counts
+from keras_sentemb.bulk.corpus_lines import count_lines
 from keras_sentemb.ray import EmbedBatches, embed_corpus
+from tests.fresh_process import run_fresh_python
 from tests.scale_out.corpus import (
     assert_rows_are_encode_and_hash,
     hashed_export,
@@ -81,3 +84,16 @@ def test_embed_batches_is_a_map_batches_class_over_any_text_column(job):
     )
     with pytest.raises(ValueError, match="null 'body'"):
         EmbedBatches(model_dir, "body")(pa.table({"body": ["a cat", None]}))
+
+
+def test_the_counting_tasks_unpickle_without_tensorflow(tmp_path):
+    """The job's light tasks carry the line rules by value: a worker that unpickles them imports
+    neither keras_sentemb nor TensorFlow (each worker would otherwise spend ~10 s importing them)."""
+    (tmp_path / "count_lines.pickle").write_bytes(ray.cloudpickle.dumps(count_lines))
+    script = (
+        "import json, sys, ray.cloudpickle\n"
+        "count_lines = ray.cloudpickle.loads(open(sys.argv[1], 'rb').read())\n"
+        "assert count_lines('f.txt', b'a\\n\\n b\\n', False) == (3, 1)\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('keras_sentemb', 'tensorflow'))))\n"
+    )
+    assert run_fresh_python(script, tmp_path / "count_lines.pickle", cwd=tmp_path) == []

@@ -38,6 +38,7 @@ docs/serving_http.png with --plot.
 
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import random
@@ -249,8 +250,7 @@ def ours_command(args, port, extra=()):
     return [*command, *extra]
 
 
-INFINITY_ONNX = os.path.join(REPO, "out", "serve_load", "infinity-onnx")
-INFINITY_CACHE = os.path.join(REPO, "out", "serve_load", "infinity-cache")
+INFINITY_WORK = os.path.join(REPO, "out", "serve_load")
 
 # Run by infinity-emb's python: the ONNX folder its optimum engine loads, and the optimised graph where
 # its `optimize_model` looks for one (HF_HUB_CACHE/infinity_onnx/<provider>/<model id>/*_optimized.onnx).
@@ -278,12 +278,13 @@ def infinity_server(args, engine, port):
     label = f"infinity-emb ({engine})"
     if engine != "optimum":
         return Server(label, [*command, "--model-id", args.infinity_model], port, "/embeddings", "model")
-    if not os.path.exists(os.path.join(INFINITY_ONNX, "model.onnx")):
-        subprocess.run(
-            [args.infinity_python, "-c", PREPARE_ONNX, args.infinity_model, INFINITY_ONNX, INFINITY_CACHE], check=True
-        )
-    env = {**os.environ, "HF_HUB_CACHE": INFINITY_CACHE}
-    return Server(label, [*command, "--model-id", "."], port, "/embeddings", "model", env=env, cwd=INFINITY_ONNX)
+    # one ONNX folder (and optimiser cache) per source folder: never another model's graph
+    key = hashlib.sha256(os.path.abspath(args.infinity_model).encode()).hexdigest()[:12]
+    folder, cache = (os.path.join(INFINITY_WORK, f"infinity-{kind}-{key}") for kind in ("onnx", "cache"))
+    if not os.path.exists(os.path.join(folder, "model.onnx")):
+        subprocess.run([args.infinity_python, "-c", PREPARE_ONNX, args.infinity_model, folder, cache], check=True)
+    env = {**os.environ, "HF_HUB_CACHE": cache}
+    return Server(label, [*command, "--model-id", "."], port, "/embeddings", "model", env=env, cwd=folder)
 
 
 def print_table(results):

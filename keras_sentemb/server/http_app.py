@@ -284,7 +284,7 @@ async def _embed(state, request):
         try:
             code_prefix_bits(body.bits, service.bits)
         except ValueError as error:
-            raise RequestError(422, f"bits: {error}", "bits") from None
+            raise RequestError(422, str(error), "bits") from None  # its message names the field
     texts = [body.inputs] if isinstance(body.inputs, str) else body.inputs
     normalize = body.normalize and not body.binary
     vectors, tokens = await _texts_to_vectors(

@@ -117,7 +117,7 @@ def test_a_hashed_model_gives_its_packed_codes_and_their_prefix(encoder):
     np.testing.assert_array_equal(codes, hashed.hash(TEXTS))
     np.testing.assert_array_equal(prefix, hashed.hash(TEXTS, bits=16))
     assert refused.status_code == 422 and refused.json()["error"].startswith(
-        "bits: bits must be a multiple of 8 from 8 to 64 (the code length), got 12"
+        "bits must be a multiple of 8 from 8 to 64 (the code length), got 12"
     )
     assert truncated.status_code == 422 and truncated.json()["error"].startswith("dimensions: not with binary=true")
 

@@ -8,6 +8,9 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_SENTEMB_ZOO", os.path.join(os.path.dirname(os.path.abspath(__file__)), "zoo"))
 
+# README's and docs/' `python continuation` blocks run once each, not their whole chain again each time
+import tests.markdown_blocks_once  # noqa: E402, F401
+
 # pytest-xdist (`make test`, --dist loadfile) hands whole files to the two workers in collection
 # order; starting with the longest ones lets both workers finish together instead of one of them
 # running a minute-long docs page alone at the end.

@@ -29,6 +29,7 @@ from keras_sentemb.runtime.litert_metadata import (
 )
 from keras_sentemb.runtime.litert_runtime import tf_text_kernel_registrars
 from keras_sentemb.utils.atomic_files import atomic_open
+from keras_sentemb.utils.graph_function import graph_function
 from keras_sentemb.utils.output_targets import check_output_file
 from keras_sentemb.version import __version__
 
@@ -95,9 +96,9 @@ class LiteRTEmbeddingModule(tf.Module):
         else:
             self._graph = encoder.openvino_graph_fn()
         if tokenizer == "inside":
-            self.embed = tf.function(self._embed_texts, input_signature=[TEXTS_SPEC])
+            self.embed = graph_function(self._embed_texts, input_signature=[TEXTS_SPEC])
         else:
-            self.embed = tf.function(self._embed_ids, input_signature=[IDS_SPEC, MASK_SPEC])
+            self.embed = graph_function(self._embed_ids, input_signature=[IDS_SPEC, MASK_SPEC])
 
     def _embed_texts(self, texts):
         if self._static:

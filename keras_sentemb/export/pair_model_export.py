@@ -12,6 +12,7 @@ import tensorflow as tf
 
 from keras_sentemb.export.serving_export import SAVED_MODEL_KIND, version_folder
 from keras_sentemb.export.serving_warmup import write_warmup_requests
+from keras_sentemb.utils.graph_function import graph_function
 from keras_sentemb.utils.output_targets import replaced_folder
 
 TEXTS_SPEC = tf.TensorSpec([None], tf.string, name="texts")
@@ -28,7 +29,7 @@ class CrossEncoderModule(tf.Module):
         self._tokenizer = model.tokenizer
         self.model_variables = list(model.variables)
 
-    @tf.function(input_signature=[TEXTS_A_SPEC, TEXTS_B_SPEC])
+    @graph_function(input_signature=[TEXTS_A_SPEC, TEXTS_B_SPEC])
     def serve(self, texts_a, texts_b):
         ids, segments = self._tokenizer.pair_ids(texts_a, texts_b)
         token_ids = ids.to_tensor(default_value=self._tokenizer.pad_token_id)
@@ -51,17 +52,17 @@ class DSEModule(tf.Module):
         self._tokenizer = model.tokenizer
         self.model_variables = list(model.variables)
         # ψ traced once and called three times (serve, and both sides of score).
-        self.embed_texts = tf.function(self._embed, input_signature=[TEXTS_SPEC])
+        self.embed_texts = graph_function(self._embed, input_signature=[TEXTS_SPEC])
 
     def _embed(self, texts):
         inputs = self._tokenizer.pack(self._tokenizer.content_ids(texts))
         return tf.cast(self._model.encoder(inputs, training=False), tf.float32)
 
-    @tf.function(input_signature=[TEXTS_SPEC])
+    @graph_function(input_signature=[TEXTS_SPEC])
     def serve(self, texts):
         return {"embedding": self.embed_texts(texts)}
 
-    @tf.function(input_signature=[TEXTS_A_SPEC, TEXTS_B_SPEC])
+    @graph_function(input_signature=[TEXTS_A_SPEC, TEXTS_B_SPEC])
     def score(self, texts_a, texts_b):
         u, v = self.embed_texts(texts_a), self.embed_texts(texts_b)
         return {"scores": tf.cast(self._model.head([u, v], training=False), tf.float32)}

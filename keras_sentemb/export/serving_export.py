@@ -10,6 +10,7 @@ from keras_sentemb.export.serving_warmup import write_warmup_requests
 from keras_sentemb.layers.semantic_hashing import code_prefix_bits
 from keras_sentemb.retrieval.tf_hamming_search import codes_to_words, tf_hamming_top_k
 from keras_sentemb.utils.argument_checks import truncate_dim_or_none
+from keras_sentemb.utils.graph_function import graph_function
 from keras_sentemb.utils.output_targets import check_output_folder, replaced_folder
 
 TEXTS_SPEC = tf.TensorSpec([None], tf.string, name="texts")
@@ -98,7 +99,7 @@ class SentenceEmbeddingModule(tf.Module):
             ]
         # One traced graph of tokenizer + encoder that every signature calls: tracing it
         # once per signature cost seconds each and stored the encoder graph 2-4 times.
-        self.embed_texts = tf.function(self._embed, input_signature=[TEXTS_SPEC])
+        self.embed_texts = graph_function(self._embed, input_signature=[TEXTS_SPEC])
         self._hashing = hashing
         self._code_bits = None
         if hashing is not None:
@@ -213,11 +214,11 @@ class SentenceEmbeddingModule(tf.Module):
         embedding = embedding[:, : self._truncate_dim]
         return tf.math.l2_normalize(embedding, axis=-1, epsilon=1e-12) if self._normalize else embedding
 
-    @tf.function(input_signature=[TEXTS_SPEC])
+    @graph_function(input_signature=[TEXTS_SPEC])
     def __call__(self, texts):
         return self._output(self.embed_texts(texts))
 
-    @tf.function(input_signature=[TEXTS_SPEC])
+    @graph_function(input_signature=[TEXTS_SPEC])
     def serve(self, texts):
         return {"embedding": self._output(self.embed_texts(texts))}
 
@@ -274,15 +275,15 @@ class SentenceEmbeddingModule(tf.Module):
         module has a hashing layer / a code table; `chunks` with a `Chunking`)."""
         signatures = {"serving_default": self.serve}
         if self._chunking is not None:
-            self.chunks = tf.function(self._chunks_signature, input_signature=[TEXTS_SPEC])
+            self.chunks = graph_function(self._chunks_signature, input_signature=[TEXTS_SPEC])
             signatures["chunks"] = self.chunks
         if self._hashing is not None:
-            self.hash = tf.function(self._hash_signature, input_signature=[TEXTS_SPEC])
+            self.hash = graph_function(self._hash_signature, input_signature=[TEXTS_SPEC])
             signatures["hash"] = self.hash
-            self.embed_and_hash = tf.function(self._embed_and_hash_signature, input_signature=[TEXTS_SPEC])
+            self.embed_and_hash = graph_function(self._embed_and_hash_signature, input_signature=[TEXTS_SPEC])
             signatures["embed_and_hash"] = self.embed_and_hash
             if hasattr(self, "table_words"):
-                self.search = tf.function(self._search_signature, input_signature=[TEXTS_SPEC, K_SPEC])
+                self.search = graph_function(self._search_signature, input_signature=[TEXTS_SPEC, K_SPEC])
                 signatures["search"] = self.search
         return signatures
 

@@ -20,8 +20,14 @@ from keras_sentemb.data.length_buckets import length_buckets, plan_batches
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.runtime import OpenVINORuntime, resolve_runtime
 from keras_sentemb.runtime.litert_runtime import LiteRTRuntime
-from keras_sentemb.runtime.openvino_runtime import INT8_MAX_TOKENS, Int8WithFloat32Fallback, cpu_has_int8_dot_products
+from keras_sentemb.runtime.openvino_runtime import (
+    INT8_MAX_TOKENS,
+    Int8WithFloat32Fallback,
+    check_cpu_runs,
+    cpu_has_int8_dot_products,
+)
 from keras_sentemb.utils.argument_checks import truncate_dim_or_none
+from keras_sentemb.utils.graph_function import graph_function
 
 # `encode(progress=None)` / `predict_pairs(progress=None)` show a bar from this many rows on.
 PROGRESS_THRESHOLD = 2048
@@ -144,7 +150,7 @@ class EmbeddingModel:
                 return tf.cast(self(dict(zip(names, arrays)), training=False), tf.float32)
 
             # A cache, not state: set past Keras/TF tracking so it is never saved.
-            object.__setattr__(self, "_embed_function", tf.function(embed, input_signature=[spec] * len(names)))
+            object.__setattr__(self, "_embed_function", graph_function(embed, input_signature=[spec] * len(names)))
         return self._embed_function
 
     def openvino_graph_fn(self):
@@ -204,6 +210,7 @@ class EmbeddingModel:
 
     def _build_openvino_runtime(self, precision, calibration_texts):
         """An `OpenVINORuntime` at `precision` (int8: calibrated, warmed up, behind its float32 fallback)."""
+        check_cpu_runs(precision)  # a refusal before the model is traced and converted
         calibration = None
         if precision == "int8" and calibration_texts is not None:
             utf8_texts, single = validate_texts(calibration_texts)

@@ -26,6 +26,7 @@ from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_token
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
 from keras_sentemb.utils.argument_checks import truncate_dim_or_none
+from keras_sentemb.utils.graph_function import graph_function
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.utils.types import Texts
 
@@ -174,7 +175,7 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         if getattr(self, "_openvino_graph_function", None) is None:
             spec = tf.TensorSpec([None, None], tf.int32)
             # A cache, not state: set past Keras/TF tracking so it is never saved.
-            object.__setattr__(self, "_openvino_graph_function", tf.function(embed, input_signature=[spec, spec]))
+            object.__setattr__(self, "_openvino_graph_function", graph_function(embed, input_signature=[spec, spec]))
         return self._openvino_graph_function
 
     def inference_family(self):
@@ -254,7 +255,7 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             backbone_inputs = list(self.backbone.input) if isinstance(self.backbone.input, dict) else []
             spec = tf.TensorSpec([None, None], tf.int32)
 
-            @tf.function(input_signature=[spec, spec])
+            @graph_function(input_signature=[spec, spec])
             def token_states(token_ids, padding_mask):
                 available = {
                     "token_ids": token_ids,

@@ -3,6 +3,8 @@ add the model's start and end tokens, pad — in-graph, whatever turns text into
 
 import tensorflow as tf
 
+from keras_sentemb.utils.graph_function import graph_function
+
 
 class SequencePacking:
     """A mixin for a keras-hub tokenizer with `cls_token_id`, `sep_token_id`, `pad_token_id`,
@@ -47,11 +49,7 @@ class SequencePacking:
             return self._content_ids_graph(texts)
         compiled = getattr(self, "_compiled_content_ids", None)
         if compiled is None:
-            compiled = tf.function(
-                self._content_ids_graph,
-                input_signature=[tf.TensorSpec([None], tf.string)],
-                autograph=False,
-            )
+            compiled = graph_function(self._content_ids_graph, input_signature=[tf.TensorSpec([None], tf.string)])
             # Not tracked: a cache, not state to save with the layer.
             object.__setattr__(self, "_compiled_content_ids", compiled)
         return compiled(texts)

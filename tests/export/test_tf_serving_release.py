@@ -1,7 +1,8 @@
-"""TF Serving's TensorFlow loads what we export: every family's raw-string SavedModel, the `chunks`
-signature and a hashed model's `hash`, written with our TensorFlow (2.21), are loaded in a venv with TF
-Serving's newest release's TensorFlow (2.20 + TF Text 2.20.1, `make tf-serving-venv`) and answer as
-`encode` / `hash` do — so that an op newer than TF Serving's cannot slip into an export unseen."""
+"""TF Serving's TensorFlow loads what we export: every family's raw-string SavedModel (and the SavedModel of
+each tokenizer the sentence-transformers parity test serves), the `chunks` signature and a hashed model's
+`hash`, written with our TensorFlow (2.21), are loaded in a venv with TF Serving's newest release's
+TensorFlow (2.20 + TF Text 2.20.1, `make tf-serving-venv`) and answer as `encode` / `hash` do — so that an
+op newer than TF Serving's cannot slip into an export unseen."""
 
 import json
 import os
@@ -14,15 +15,20 @@ import pytest
 from keras_sentemb.chunking import Chunking
 from keras_sentemb.export import export_saved_model
 from keras_sentemb.layers.semantic_hashing import SemanticHashing
+from keras_sentemb.models import SentenceEncoder
 from keras_sentemb.models.hashed_encoder import HashedEncoder
-from tests.conftest import make_tiny_encoder
-from tests.families.runtime_matrix import MATRIX_TEXTS, encoder_of
+from tests.conftest import FIXTURES, make_tiny_encoder
+from tests.families.runtime_matrix import MATRIX_TEXTS
+from tests.families.shared_exports import shared_saved_model
 from tests.families.test_family_math import FOLDERS
+from tests.pretrained.test_sentence_transformers_parity import SERVED
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TF_SERVING_PYTHON = os.environ.get(
     "KERAS_SENTEMB_TF_SERVING_PYTHON", os.path.join(REPO, ".tf-serving-venv", "bin", "python")
 )
+# every family's folder of the matrix and each tokenizer the parity test serves (Metaspace, Unigram, ...)
+SAVED_MODELS = sorted(set(FOLDERS.values()) | set(SERVED))
 CHUNKING = Chunking(size=8, overlap=3, pooling=None)
 LONG = " ".join(["the cat sat on the mat .", "a dog ran fast !", "hello world"] * 5)
 
@@ -56,9 +62,9 @@ def served(tmp_path_factory):
     python = _tf_serving_python()
     work = tmp_path_factory.mktemp("tf-serving")
     models, jobs = {}, []
-    for family in FOLDERS:
-        models[family] = encoder_of(family)
-        jobs.append((family, export_saved_model(models[family], work / family), "serving_default"))
+    for name in SAVED_MODELS:  # exported once a session, for the matrix and the parity test too
+        models[name] = SentenceEncoder.from_pretrained(os.path.join(FIXTURES, "st_folders", name))
+        jobs.append((name, shared_saved_model(tmp_path_factory, name, models[name]), "serving_default"))
     models["chunks"] = make_tiny_encoder(seed=3)
     jobs.append(("chunks", export_saved_model(models["chunks"], work / "chunks", chunking=CHUNKING), "chunks"))
     models["hashed"] = HashedEncoder(make_tiny_encoder(seed=4), SemanticHashing(64))
@@ -85,10 +91,10 @@ def test_the_venv_holds_tf_servings_tensorflow(served):
     assert versions["tensorflow"].startswith("2.20.") and versions["tensorflow_text"].startswith("2.20.")
 
 
-@pytest.mark.parametrize("family", list(FOLDERS))
-def test_each_familys_saved_model_answers_as_encode(served, family):
+@pytest.mark.parametrize("name", SAVED_MODELS)
+def test_each_familys_saved_model_answers_as_encode(served, name):
     models, texts, outputs, _ = served
-    np.testing.assert_allclose(outputs[f"{family}/embedding"], models[family].encode(texts), atol=1e-5)
+    np.testing.assert_allclose(outputs[f"{name}/embedding"], models[name].encode(texts), atol=1e-5)
 
 
 def test_the_chunks_signature_answers_as_encode_with_chunking(served):

@@ -33,8 +33,9 @@ def _unit(vectors):
     return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
 
-def runtime_vectors(encoder, runtime, work):
-    """(vectors of MATRIX_TEXTS by `runtime`, what ran)."""
+def runtime_vectors(encoder, runtime, work, saved_model=None):
+    """(vectors of MATRIX_TEXTS by `runtime`, what ran); `saved_model`: the encoder's raw-string
+    SavedModel folder where one is already exported (else it is exported under `work`)."""
     if runtime.startswith("openvino"):
         precision = runtime.split()[1]
         try:
@@ -49,7 +50,7 @@ def runtime_vectors(encoder, runtime, work):
     if runtime == "unpadded SavedModel":
         from keras_sentemb.export import export_saved_model
 
-        folder = export_saved_model(encoder, os.path.join(work, "saved_model"), overwrite=True)
+        folder = saved_model or export_saved_model(encoder, os.path.join(work, "saved_model"), overwrite=True)
         serving = tf.saved_model.load(folder).signatures["serving_default"]
         unpadded = "without padding" if encoder.supports_unpadded() else "padded chunks"
         return serving(texts=tf.constant(MATRIX_TEXTS))["embedding"].numpy(), f"SavedModel, {unpadded}"
@@ -70,11 +71,11 @@ def runtime_vectors(encoder, runtime, work):
     raise ValueError(f"unknown runtime {runtime!r}")
 
 
-def cell(family, runtime, work, encoder=None):
+def cell(family, runtime, work, encoder=None, saved_model=None):
     """(max |Δ|, min cosine, what ran) of `runtime` against the Keras model for `family`."""
     encoder = encoder or encoder_of(family)
     reference = _unit(encoder.encode(MATRIX_TEXTS))
-    vectors, ran = runtime_vectors(encoder, runtime, work)
+    vectors, ran = runtime_vectors(encoder, runtime, work, saved_model)
     vectors = _unit(vectors)
     return float(np.abs(vectors - reference).max()), float(np.sum(vectors * reference, axis=1).min()), ran
 

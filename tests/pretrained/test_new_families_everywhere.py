@@ -1,8 +1,9 @@
 """The 2025 families (Qwen3-Embedding's, ModernBERT's and EmbeddingGemma's shapes, tiny random folders made with
 transformers' own models) go where the older ones go: a TF Serving bundle whose warmup requests, replayed
-with TensorFlow alone, answer like `encode`; TensorFlow Hub; OpenVINO in float32 (equal) and bfloat16
-(cosine ≥ 0.99 on natural sentences). Their parity to sentence-transformers and their SavedModels in a fresh
-process: tests/pretrained/test_sentence_transformers_parity.py."""
+with TensorFlow alone, answer like `encode`; TensorFlow Hub. Their parity to sentence-transformers and their
+SavedModels in a fresh process: tests/pretrained/test_sentence_transformers_parity.py; OpenVINO (float32 equal,
+bfloat16 cosine ≥ 0.99 or refused by name), LiteRT and the unpadded SavedModel: the family × runtime matrix
+(tests/families/test_runtime_matrix.py), on these same folders."""
 
 import json
 import os
@@ -51,23 +52,3 @@ def test_tensorflow_hub_loads_each_and_gets_encode(encoders, bundle):
     for name, encoder in encoders.items():
         module = hub.load(str(bundle / name.split("_")[0] / "1"))
         np.testing.assert_allclose(module(tf.constant(SENTENCES[:20])), encoder.encode(SENTENCES[:20]), atol=1e-5)
-
-
-@pytest.mark.parametrize("name", FAMILIES)
-def test_openvino_float32_equals_encode_and_bfloat16_keeps_the_direction(encoders, name, tmp_path):
-    from keras_sentemb.export import export_openvino
-    from keras_sentemb.models import OpenVINOEncoder
-
-    encoder = encoders[name]
-    reference = encoder.encode(SENTENCES)
-    exact = OpenVINOEncoder.load(export_openvino(encoder, tmp_path / "f32", precision="float32")).encode(SENTENCES)
-    np.testing.assert_allclose(exact, reference, atol=1e-5)
-    from keras_sentemb.runtime import openvino_cpu_capabilities
-
-    if "BF16" not in openvino_cpu_capabilities()[0]:  # an AVX2-only CPU: bfloat16 is refused, saying so
-        with pytest.raises(ValueError, match="bfloat16 support"):
-            export_openvino(encoder, tmp_path / "bf16", precision="bfloat16")
-        return
-    half = OpenVINOEncoder.load(export_openvino(encoder, tmp_path / "bf16", precision="bfloat16")).encode(SENTENCES)
-    cosine = (half * reference).sum(1) / np.linalg.norm(half, axis=1) / np.linalg.norm(reference, axis=1)
-    assert cosine.min() >= 0.99, (name, float(cosine.min()))

@@ -11,6 +11,7 @@ computes on them (benchmarks/anchors/st_folder_reference.py, run in the anchor v
 `encode_query`, `encode_document`, `encode(prompt="")` of 418 texts (118 sentences, 300 hostile).
 """
 
+import functools
 import json
 import os
 import textwrap
@@ -20,8 +21,8 @@ import pytest
 from tokenizers import Tokenizer
 
 from keras_sentemb import SentenceEncoder
-from keras_sentemb.export import export_saved_model
 from tests.conftest import FIXTURES
+from tests.families.shared_exports import shared_saved_model
 from tests.fresh_process import run_fresh_python
 
 FOLDERS = os.path.join(FIXTURES, "st_folders")
@@ -38,9 +39,15 @@ with open(os.path.join(FIXTURES, "hostile_texts", "texts.json"), encoding="utf-8
 TOLERANCE = {"qwen3": 1e-4}
 
 
+@functools.cache
+def encoder_of(name):
+    """The folder's encoder, loaded once for every test of this file that reads it."""
+    return SentenceEncoder.from_pretrained(os.path.join(FOLDERS, name))
+
+
 @pytest.fixture(scope="module", params=NAMES)
 def loaded(request):
-    return request.param, SentenceEncoder.from_pretrained(os.path.join(FOLDERS, request.param))
+    return request.param, encoder_of(request.param)
 
 
 def test_every_layout_and_architecture_is_covered():
@@ -89,7 +96,7 @@ def _first_folder_of_each_tokenizer():
 
 @pytest.mark.parametrize("name", _first_folder_of_each_tokenizer())
 def test_ids_are_the_tokenizer_json_ids_on_every_hostile_text(name):
-    encoder = SentenceEncoder.from_pretrained(os.path.join(FOLDERS, name))
+    encoder = encoder_of(name)
     reference = Tokenizer.from_file(os.path.join(FOLDERS, name, "tokenizer.json"))
     reference.no_truncation()
     reference.no_padding()
@@ -113,15 +120,15 @@ SERVED = [
 ]
 
 
-def test_the_savedmodels_in_a_fresh_process_equal_encode(tmp_path):
+def test_the_savedmodels_in_a_fresh_process_equal_encode(tmp_path, tmp_path_factory):
     """Strings in, `encode`'s vectors out with TF and TF Text alone, for each tokenizer (WordPiece with BERT's
     and MPNet's tokens, byte-level BPE, Unigram behind either pre-tokeniser, Unigram before a BERT) and a
     default prompt ("query: "): one fresh process
-    loads every SavedModel."""
+    loads every SavedModel (exported once a session: tests/families/shared_exports.py)."""
     texts = SENTENCES[::7]
     (tmp_path / "texts.json").write_text(json.dumps(texts))
-    encoders = {name: SentenceEncoder.from_pretrained(os.path.join(FOLDERS, name)) for name in SERVED}
-    folders = [export_saved_model(encoders[name], tmp_path / name, version=1) for name in SERVED]
+    encoders = {name: encoder_of(name) for name in SERVED}
+    folders = [shared_saved_model(tmp_path_factory, name, encoders[name]) for name in SERVED]
     script = textwrap.dedent(
         """
         import json, sys

@@ -58,6 +58,20 @@ def test_bfloat16_stays_within_bf16_rounding_of_float32(encoder):
     assert encoder.inference_runtime("openvino", "bfloat16").inference_precision == "bf16"
 
 
+def test_a_cpu_without_bfloat16_is_told_so_before_the_model_is_traced_or_converted(monkeypatch):
+    import openvino
+
+    class CoreWithoutBF16:
+        def get_property(self, device, name):
+            return ["FP32", "INT8"] if name == "OPTIMIZATION_CAPABILITIES" else "f32"
+
+    model = make_tiny_encoder(seed=12)
+    monkeypatch.setattr(openvino, "Core", CoreWithoutBF16)
+    monkeypatch.setattr(model, "openvino_graph_fn", lambda: pytest.fail("traced before the refusal"))
+    with pytest.raises(ValueError, match=r"bfloat16 support .*\['FP32', 'INT8'\]"):
+        model.encode(TEXTS, backend="openvino", precision="bfloat16")
+
+
 @pytest.mark.parametrize("precision", ["bfloat16", "int8"])
 def test_at_reduced_precision_a_vector_is_the_same_alone_or_in_any_batch(encoder, precision):
     if precision == "bfloat16" and "BF16" not in openvino_cpu_capabilities()[0]:

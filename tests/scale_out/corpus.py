@@ -10,6 +10,8 @@ import time
 
 import numpy as np
 
+from keras_sentemb.beam import read_embedding_records
+from keras_sentemb.bulk import read_job_counts
 from keras_sentemb.export import export_saved_model
 from keras_sentemb.training import distill_hashed_encoder
 from tests.conftest import TINY_VOCAB, make_tiny_encoder
@@ -64,13 +66,60 @@ def hashed_export(folder):
     return hashed, export_saved_model(hashed, folder / "tiny", version=1)
 
 
-def assert_rows_are_encode_and_hash(hashed, expected, ids, vectors, codes):
+class ExpectedRows:
+    """What the rows of a job over `write_corpus`'s files must hold: `encode` and `hash` of each id's
+    text, computed once (20,000 texts) and looked up by id for every job the tests run."""
+
+    def __init__(self, hashed, expected):
+        self.ids = list(expected)
+        self.row_of = {row_id: row for row, row_id in enumerate(self.ids)}
+        texts = [expected[row_id] for row_id in self.ids]
+        self.vectors = hashed.encode(texts, progress=False)
+        self.codes = hashed.hash(texts)
+
+    def __len__(self):
+        return len(self.ids)
+
+
+def assert_rows_are_encode_and_hash(expected_rows, ids, vectors, codes):
     """Every expected id once, its vector `encode`'s (≤ 1e-5) and its code `hash`'s."""
-    assert len(ids) == len(set(ids)) == len(expected)
-    assert set(ids) == set(expected)
-    texts = [expected[i] for i in ids]
-    np.testing.assert_allclose(vectors, hashed.encode(texts, progress=False), atol=1e-5)
-    np.testing.assert_array_equal(codes, hashed.hash(texts))
+    assert len(ids) == len(set(ids)) == len(expected_rows)
+    assert set(ids) == set(expected_rows.ids)
+    rows = [expected_rows.row_of[i] for i in ids]
+    np.testing.assert_allclose(vectors, expected_rows.vectors[rows], atol=1e-5)
+    np.testing.assert_array_equal(codes, expected_rows.codes[rows])
+
+
+def assert_every_line_is_written_once(expected_rows, summary, output):
+    """A job's summary balances over the LINES lines, its counts file agrees, and its rows under `output`
+    are each expected id once, with `encode`'s vector and `hash`'s code."""
+    assert summary["lines_read"] == LINES and summary["blank_lines"] == LINES - len(expected_rows)
+    assert summary["vectors_written"] == summary["distinct_ids"] == len(expected_rows)
+    counts = read_job_counts(output)
+    assert counts.vectors_written == counts.distinct_ids == len(expected_rows)
+    ids, vectors, codes = read_embedding_records(str(output / "*.parquet"))
+    assert_rows_are_encode_and_hash(expected_rows, ids, vectors, codes)
+
+
+def rerun_after_kill(script, output, rerun):
+    """A job killed (SIGKILL to its process group) while it writes `output`, then run again by
+    `rerun()` into the same folder: (whether `output` existed after the kill, the rerun's summary,
+    the entries left beside `output`). The engines' tests read both of their 20,000-line checks from
+    this one rerun: the killed job leaves nothing, and the rerun writes every line once, equal to
+    `encode`, with balanced counts."""
+    kill_when_staging_appears(script, output)
+    existed = os.path.exists(output)
+    summary = rerun()
+    return existed, summary, sorted(os.listdir(os.path.dirname(str(output))))
+
+
+def assert_the_killed_job_left_nothing(expected_rows, rerun):
+    """`rerun` = (existed after the kill, the rerun's summary, what lies beside the output, the output):
+    the killed job left no output and no staging folder, and the rerun wrote every line once."""
+    existed, summary, beside, output = rerun
+    assert not existed
+    assert beside == [output.name]  # the killed job's staging folder was cleaned away
+    assert_every_line_is_written_once(expected_rows, summary, output)
 
 
 def kill_when_staging_appears(script, output, timeout=240):

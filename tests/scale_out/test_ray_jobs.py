@@ -1,7 +1,6 @@
 """Ray Data (a local cluster with 2 CPUs): 20,000 corpus lines → rows equal to `encode`/`hash`,
-every line accounted for, a killed job leaves nothing, a re-run writes each row once."""
-
-import os
+every line accounted for, a killed job leaves nothing, a re-run writes each row once (one job killed
+and rerun answers both: tests/scale_out/corpus.py)."""
 
 import numpy as np
 import pyarrow as pa
@@ -10,15 +9,15 @@ import ray
 import ray.cloudpickle
 import ray.data
 
-from keras_sentemb.beam import read_embedding_records
-from keras_sentemb.bulk import read_job_counts
 from keras_sentemb.bulk.corpus_lines import count_lines
 from keras_sentemb.ray import EmbedBatches, embed_corpus
 from tests.fresh_process import run_fresh_python
 from tests.scale_out.corpus import (
-    assert_rows_are_encode_and_hash,
+    ExpectedRows,
+    assert_every_line_is_written_once,
+    assert_the_killed_job_left_nothing,
     hashed_export,
-    kill_when_staging_appears,
+    rerun_after_kill,
     write_corpus,
 )
 
@@ -35,37 +34,36 @@ def cluster():
 def job(tmp_path_factory):
     folder = tmp_path_factory.mktemp("ray")
     hashed, model_dir = hashed_export(folder)
-    return hashed, model_dir, write_corpus(folder / "corpus"), folder
+    return hashed, model_dir, ExpectedRows(hashed, write_corpus(folder / "corpus")), folder
 
 
-def test_every_line_becomes_one_row_equal_to_encode_and_the_counts_balance(job, tmp_path):
-    hashed, model_dir, expected, folder = job
-    summary = embed_corpus(str(folder / "corpus" / "*.txt"), model_dir, str(tmp_path / "vectors"))
-    assert summary["lines_read"] == 20_000 and summary["blank_lines"] == 20_000 - len(expected)
-    assert summary["vectors_written"] == summary["distinct_ids"] == len(expected)
-    assert read_job_counts(tmp_path / "vectors").distinct_ids == len(expected)
-    ids, vectors, codes = read_embedding_records(str(tmp_path / "vectors" / "*.parquet"))
-    assert_rows_are_encode_and_hash(hashed, expected, ids, vectors, codes)
-    with pytest.raises(FileExistsError, match="overwrite"):
-        embed_corpus(str(folder / "corpus" / "a.txt"), model_dir, str(tmp_path / "vectors"))
-
-
-def test_a_killed_job_leaves_no_output_and_the_rerun_writes_each_row_once(job, tmp_path):
-    hashed, model_dir, expected, folder = job
-    output = tmp_path / "vectors"
+@pytest.fixture(scope="module")
+def rerun(job, tmp_path_factory):
+    """The whole job killed while it writes, then run again into the same folder (corpus.rerun_after_kill)."""
+    _, model_dir, _, folder = job
+    output = tmp_path_factory.mktemp("rerun") / "vectors"
     script = (
         "import ray\n"
         "from keras_sentemb.ray import embed_corpus\n"
         "ray.init(num_cpus=2, include_dashboard=False)\n"
         f"embed_corpus({str(folder / 'corpus' / '*.txt')!r}, {model_dir!r}, {str(output)!r})\n"
     )
-    kill_when_staging_appears(script, output)
-    assert not output.exists()
-    summary = embed_corpus(str(folder / "corpus" / "*.txt"), model_dir, str(output))
-    assert summary["vectors_written"] == summary["distinct_ids"] == len(expected)
-    assert os.listdir(tmp_path) == ["vectors"]  # the killed job's staging folder was cleaned away
-    ids, vectors, codes = read_embedding_records(str(output / "*.parquet"))
-    assert_rows_are_encode_and_hash(hashed, expected, ids, vectors, codes)
+    existed, summary, beside = rerun_after_kill(
+        script, output, lambda: embed_corpus(str(folder / "corpus" / "*.txt"), model_dir, str(output))
+    )
+    return existed, summary, beside, output
+
+
+def test_every_line_becomes_one_row_equal_to_encode_and_the_counts_balance(job, rerun):
+    _, model_dir, expected, folder = job
+    _, summary, _, output = rerun
+    assert_every_line_is_written_once(expected, summary, output)
+    with pytest.raises(FileExistsError, match="overwrite"):
+        embed_corpus(str(folder / "corpus" / "a.txt"), model_dir, str(output))
+
+
+def test_a_killed_job_leaves_no_output_and_the_rerun_writes_each_row_once(job, rerun):
+    assert_the_killed_job_left_nothing(job[2], rerun)
 
 
 def test_embed_batches_is_a_map_batches_class_over_any_text_column(job):

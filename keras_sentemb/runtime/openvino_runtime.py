@@ -73,7 +73,7 @@ def check_cpu_runs(precision):
     converted, so that a refusal costs a capability query, not a conversion (a tiny model's
     was 5-13 s on 2 cores)."""
     check_precision(precision)
-    capabilities = list(_import_openvino().Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES"))
+    capabilities = openvino_cpu_capabilities()[0]
     if precision == "bfloat16" and "BF16" not in capabilities:
         raise ValueError(
             f"precision='bfloat16' needs a CPU with bfloat16 support (AVX-512 BF16 or AMX); "

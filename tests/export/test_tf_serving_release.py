@@ -15,13 +15,12 @@ import pytest
 from keras_sentemb.chunking import Chunking
 from keras_sentemb.export import export_saved_model
 from keras_sentemb.layers.semantic_hashing import SemanticHashing
-from keras_sentemb.models import SentenceEncoder
 from keras_sentemb.models.hashed_encoder import HashedEncoder
-from tests.conftest import FIXTURES, make_tiny_encoder
+from tests.conftest import make_tiny_encoder
 from tests.families.runtime_matrix import MATRIX_TEXTS
 from tests.families.shared_exports import shared_saved_model
 from tests.families.test_family_math import FOLDERS
-from tests.pretrained.test_sentence_transformers_parity import SERVED
+from tests.pretrained.test_sentence_transformers_parity import SERVED, encoder_of
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TF_SERVING_PYTHON = os.environ.get(
@@ -63,7 +62,7 @@ def served(tmp_path_factory):
     work = tmp_path_factory.mktemp("tf-serving")
     models, jobs = {}, []
     for name in SAVED_MODELS:  # exported once a session, for the matrix and the parity test too
-        models[name] = SentenceEncoder.from_pretrained(os.path.join(FIXTURES, "st_folders", name))
+        models[name] = encoder_of(name)
         jobs.append((name, shared_saved_model(tmp_path_factory, name, models[name]), "serving_default"))
     models["chunks"] = make_tiny_encoder(seed=3)
     jobs.append(("chunks", export_saved_model(models["chunks"], work / "chunks", chunking=CHUNKING), "chunks"))

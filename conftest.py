@@ -15,6 +15,12 @@ import tests.markdown_blocks_once  # noqa: E402, F401
 # order; starting with the longest ones lets both workers finish together instead of one of them
 # running a minute-long docs page alone at the end.
 LONGEST_FIRST = (
+    # make test-slow's longest files (worker-s on an AVX2-only 2-core EPYC, 2026-11-30): the family × runtime
+    # matrix 315, Ray 235 and Spark 171, the sentence-transformers parity ~240 before its fresh process moved
+    "tests/families/test_runtime_matrix.py",
+    "tests/scale_out/",
+    "tests/pretrained/test_sentence_transformers_parity.py",
+    "tests/export/test_tf_serving_release.py",
     "docs/",
     "README.md",
     "tests/training/test_distributed_fit.py",

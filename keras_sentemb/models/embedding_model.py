@@ -23,6 +23,7 @@ from keras_sentemb.runtime.litert_runtime import LiteRTRuntime
 from keras_sentemb.runtime.openvino_runtime import (
     INT8_MAX_TOKENS,
     Int8WithFloat32Fallback,
+    check_calibration,
     check_cpu_runs,
     cpu_has_int8_dot_products,
 )
@@ -225,6 +226,30 @@ class EmbeddingModel:
                 self.pack_batch([rows[i] for i in batch.indices], batch.length)
                 for batch in plan_batches(lengths, 1, self.length_buckets)
             ]
+
+        def float32():  # the fallback, built on first use
+            return self.inference_runtime("openvino", "float32")
+
+        if precision == "int8" and not cpu_has_int8_dot_products():
+            check_calibration(calibration)
+            warnings.warn(
+                "precision='int8' runs at float32 on this CPU: it has no int8 dot products (AVX-512 "
+                "VNNI, AVX-VNNI or AMX), without which OpenVINO's int8 is slower than float32 and "
+                "further from it; the int8 model is calibrated when something asks for it (export_openvino "
+                "writes it) (backend='litert' runs int8 here: XNNPACK's int8 kernels need no VNNI)",
+                stacklevel=4,
+            )
+            return Int8WithFloat32Fallback(
+                lambda: self._converted_openvino_runtime(precision, calibration),
+                float32,
+                everywhere=True,
+                deferred=True,
+            )
+        runtime = self._converted_openvino_runtime(precision, calibration)
+        return Int8WithFloat32Fallback(runtime, float32) if precision == "int8" else runtime
+
+    def _converted_openvino_runtime(self, precision, calibration):
+        """`openvino_graph_fn()` converted (int8: and quantised on `calibration`), warmed up at reduced precision."""
         runtime = OpenVINORuntime(
             self.openvino_graph_fn().get_concrete_function(),
             precision,
@@ -233,19 +258,6 @@ class EmbeddingModel:
         )
         if precision != "float32":
             runtime.warm_up([length for length in self.length_buckets if length <= WARM_UP_MAX_LENGTH])
-        if precision == "int8":
-            everywhere = not cpu_has_int8_dot_products()
-            if everywhere:
-                warnings.warn(
-                    "precision='int8' runs at float32 on this CPU: it has no int8 dot products (AVX-512 "
-                    "VNNI, AVX-VNNI or AMX), without which OpenVINO's int8 is slower than float32 and "
-                    "further from it; the calibrated int8 model is still what export_openvino writes "
-                    "(backend='litert' runs int8 here: XNNPACK's int8 kernels need no VNNI)",
-                    stacklevel=4,
-                )
-            runtime = Int8WithFloat32Fallback(
-                runtime, lambda: self.inference_runtime("openvino", "float32"), everywhere=everywhere
-            )
         return runtime
 
     def tokenize_to_rows(self, utf8_texts):

@@ -106,8 +106,10 @@ def embed_corpus(
                 if text is not None
             ]
 
-        totals = files.map(counts_of, **light).sum(["lines", "blank"])
-        lines_read, blank_lines = (int(totals[f"sum({c})"]) if totals else 0 for c in ("lines", "blank"))
+        # One small row a file, summed here: Ray Data's `sum` is a hash shuffle with aggregator actors
+        # (9.7 s of a 20,000-line job on a 2-CPU cluster, whatever the corpus size).
+        counted = files.map(counts_of, **light).take_all()
+        lines_read, blank_lines = (sum(int(row[c]) for row in counted) for c in ("lines", "blank"))
         # Blocks of a few batches each, so that every actor gets work (a file is one block);
         # materialised before the actors start: split tasks queued beside starting actors
         # never got a worker on a 2-CPU cluster (Ray 2.60).

@@ -82,6 +82,15 @@ def check_cpu_runs(precision):
     return capabilities
 
 
+def check_calibration(calibration):
+    """ValueError unless `calibration` (int8's calibration inputs) holds at least one input."""
+    if not calibration:
+        raise ValueError(
+            "precision='int8' needs calibration inputs: pass calibration_texts= (a few hundred "
+            "sentences like the ones you will encode) on the first int8 call."
+        )
+
+
 def weight_bytes(model):
     """The bytes of an OpenVINO model's constants (its weights, as converted or quantised)."""
     return sum(op.get_byte_size() for op in model.get_ordered_ops() if op.get_type_name() == "Constant")
@@ -135,11 +144,8 @@ class OpenVINORuntime:
     def __init__(self, concrete_function, precision, calibration=None, max_length=None):
         openvino = _import_openvino()
         check_cpu_runs(precision)
-        if precision == "int8" and not calibration:
-            raise ValueError(
-                "precision='int8' needs calibration inputs: pass calibration_texts= (a few hundred "
-                "sentences like the ones you will encode) on the first int8 call."
-            )
+        if precision == "int8":
+            check_calibration(calibration)
         model = declared_outputs_only(openvino, openvino.convert_model(concrete_function), concrete_function)
         if precision == "int8":
             model = _quantize_int8(model, calibration)
@@ -287,21 +293,50 @@ class Int8WithFloat32Fallback:
     for a batch padded past `max_tokens` or holding a run of one repeated word
     (`repeated_token_rows`), and for every batch when `everywhere` (a CPU without int8 dot
     products, `cpu_has_int8_dot_products`). The int8 model stays what `save` writes. Same call
-    and `padded_length` as `OpenVINORuntime`."""
+    and `padded_length` as `OpenVINORuntime`.
 
-    def __init__(self, int8, fallback, max_tokens=INT8_MAX_TOKENS, everywhere=False):
-        self.int8, self._fallback, self.max_tokens, self.everywhere = int8, fallback, max_tokens, everywhere
-        self.precision, self.inference_precision = int8.precision, int8.inference_precision
+    `int8` is the int8 runtime, or with `deferred=True` a function that builds it: where every
+    batch runs at float32 anyway, the calibration and quantisation (NNCF: 17 s for
+    all-MiniLM-L6-v2 on 2 cores, ~6 s for a tiny model) wait until something asks for the int8
+    model itself (`save`, `compiled`, `int8`), and are done once."""
+
+    def __init__(self, int8, fallback, max_tokens=INT8_MAX_TOKENS, everywhere=False, deferred=False):
+        self._fallback, self.max_tokens, self.everywhere = fallback, max_tokens, everywhere
+        self._int8, self._build_int8 = (None, int8) if deferred else (int8, None)
+        self._build_lock = threading.Lock()
+        self.precision = "int8"
+
+    @property
+    def int8(self):
+        """The int8 runtime (built now if it was deferred)."""
+        if self._int8 is None:
+            with self._build_lock:
+                if self._int8 is None:
+                    self._int8 = self._build_int8()
+        return self._int8
+
+    def _running(self):
+        """The runtime that runs a short batch: the float32 fallback where every batch runs at float32."""
+        return self._fallback() if self.everywhere else self.int8
+
+    @property
+    def inference_precision(self):
+        """OpenVINO's compute precision of what runs: the float32 fallback's where it runs every batch."""
+        return self._running().inference_precision
+
+    @property
+    def max_batch_tokens(self):
+        return self._running().max_batch_tokens
 
     def padded_length(self, batch_size, length):
-        return (self._fallback() if self.everywhere else self.int8).padded_length(batch_size, length)
+        return self._running().padded_length(batch_size, length)
 
     def padding_buckets(self, ladder):
         """The int8 runtime's (each text at its own rung); where every batch runs at float32
         (`everywhere`), the float32 runtime's: batches at their bucket, single texts on its static
         shapes (all-MiniLM-L6-v2, AVX2-only AMD EPYC: batch-1 p50 4.06 ms at the rungs against
         3.33 ms at float32, the same vectors)."""
-        return (self._fallback() if self.everywhere else self.int8).padding_buckets(ladder)
+        return self._running().padding_buckets(ladder)
 
     def __call__(self, *arrays):
         if self.everywhere or arrays[0].shape[1] > self.max_tokens or repeated_token_rows(*arrays[:2]).any():
@@ -309,6 +344,8 @@ class Int8WithFloat32Fallback:
         return self.int8(*arrays)
 
     def __getattr__(self, name):  # compiled, static_lengths, save, ...: the int8 runtime's
+        if name.startswith("_"):  # never reached for the attributes __init__ sets
+            raise AttributeError(name)
         return getattr(self.int8, name)
 
     def __repr__(self):
@@ -317,7 +354,8 @@ class Int8WithFloat32Fallback:
             if self.everywhere
             else (f"past {self.max_tokens} tokens or repeated words")
         )
-        return f"Int8WithFloat32Fallback({self.int8!r}, float32 for {where})"
+        int8 = repr(self._int8) if self._int8 is not None else "int8 model calibrated when first asked for"
+        return f"Int8WithFloat32Fallback({int8}, float32 for {where})"
 
 
 def _quantize_int8(model, calibration):

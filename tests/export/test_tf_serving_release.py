@@ -2,7 +2,9 @@
 each tokenizer the sentence-transformers parity test serves), the `chunks` signature and a hashed model's
 `hash`, written with our TensorFlow (2.21), are loaded in a venv with TF Serving's newest release's
 TensorFlow (2.20 + TF Text 2.20.1, `make tf-serving-venv`) and answer as `encode` / `hash` do — so that an
-op newer than TF Serving's cannot slip into an export unseen."""
+op newer than TF Serving's cannot slip into an export unseen. The process has TensorFlow and TF Text alone
+(no keras_sentemb to import): this is also the parity test's "strings in, `encode`'s vectors out without the
+package", on its sentences."""
 
 import json
 import os
@@ -20,7 +22,7 @@ from tests.conftest import make_tiny_encoder
 from tests.families.runtime_matrix import MATRIX_TEXTS
 from tests.families.shared_exports import shared_saved_model
 from tests.families.test_family_math import FOLDERS
-from tests.pretrained.test_sentence_transformers_parity import SERVED, encoder_of
+from tests.pretrained.test_sentence_transformers_parity import SENTENCES, SERVED, encoder_of
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TF_SERVING_PYTHON = os.environ.get(
@@ -69,7 +71,7 @@ def served(tmp_path_factory):
     models["hashed"] = HashedEncoder(make_tiny_encoder(seed=4), SemanticHashing(64))
     folder = export_saved_model(models["hashed"], work / "hashed")
     jobs += [("hashed", folder, "serving_default"), ("hashed-codes", folder, "hash")]
-    texts = [*MATRIX_TEXTS, LONG]
+    texts = [*MATRIX_TEXTS, LONG, *SENTENCES[::7]]  # the parity test's sentences (non-ASCII among them) too
     (work / "texts.json").write_text(json.dumps(texts))
     (work / "jobs.json").write_text(json.dumps([[name, str(path), signature] for name, path, signature in jobs]))
     result = subprocess.run(

@@ -1,9 +1,9 @@
 """Raw-string SavedModels of the tiny sentence-transformers folders, exported once per test session and
-read by every file that serves them: the family × runtime matrix, the sentence-transformers parity's
-fresh TensorFlow process and TF Serving's TensorFlow (tests/export/test_tf_serving_release.py).
+read by every file that serves them: the family × runtime matrix and TF Serving's TensorFlow
+(tests/export/test_tf_serving_release.py).
 
 A SavedModel is a function of its folder alone (the weights are read from it, nothing is random), so one
-export answers for all three. Under pytest-xdist the workers share the session's temporary root; a file
+export answers for both. Under pytest-xdist the workers share the session's temporary root; a file
 lock a folder makes the second worker wait for the first one's export instead of writing it again.
 
     folder = shared_saved_model(tmp_path_factory, "mpnet_all_modes_new", encoder)

@@ -99,7 +99,7 @@ def test_pair_fine_tuning_with_an_mlp_over_four_features_and_kd_round_trips(tmp_
     data = examples_dataset(
         pairs, model.tokenizer, batch_size=2, bucketing=False, labels=np.column_stack([pairs.labels, teacher])
     )
-    history = sbert.fit(data, epochs=3, verbose=0)
+    history = sbert.fit(data.repeat(), steps_per_epoch=len(data), epochs=3, verbose=0)  # one tf.data iterator
     assert history.history["loss"][-1] < history.history["loss"][0]
     path = str(tmp_path / "pairs.keras")
     sbert.save(path)

@@ -73,7 +73,7 @@ def test_fit_learns_the_training_scores():
     assert isinstance(model.loss, keras.losses.MeanSquaredError)
     # padded batches of 20 pairs: one input shape, so `fit` traces once
     data = cross_pairs_dataset(examples, model.tokenizer, batch_size=20, seed=0, bucketing=False)
-    history = model.fit(data, epochs=2, verbose=0)
+    history = model.fit(data.repeat(), steps_per_epoch=len(data), epochs=2, verbose=0)  # one tf.data iterator
     assert history.history["loss"][-1] < 0.5 * history.history["loss"][0]
 
 
@@ -185,7 +185,7 @@ def test_mpnet_cross_encoder_fits_and_round_trips(mpnet_cross_encoder, tmp_path)
     model.compile(optimizer=keras.optimizers.Adam(1e-2))
     data = cross_pairs_dataset(examples, model.tokenizer, batch_size=8, bucketing=False, input_names=model.input_names)
     assert set(next(iter(data))[0]) == {"token_ids", "padding_mask"}
-    history = model.fit(data, epochs=3, verbose=0)
+    history = model.fit(data.repeat(), steps_per_epoch=len(data), epochs=3, verbose=0)  # one tf.data iterator
     assert history.history["loss"][-1] < history.history["loss"][0]
     path = str(tmp_path / "mpnet_ce.keras")
     model.save(path)

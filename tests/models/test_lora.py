@@ -27,7 +27,8 @@ def test_lora_trains_only_adapters_and_reloads_onto_the_base(tmp_path):
 
     sbert = SBERT(encoder, "regression")
     sbert.compile(optimizer=keras.optimizers.Adam(5e-2))
-    sbert.fit(examples_dataset(PAIRS, encoder.tokenizer, batch_size=4), epochs=3, verbose=0)
+    data = examples_dataset(PAIRS, encoder.tokenizer, batch_size=4)
+    sbert.fit(data.repeat(), steps_per_epoch=len(data), epochs=3, verbose=0)  # one tf.data iterator for all epochs
     tuned = encoder.encode(TEXTS)
     assert not np.allclose(tuned, base_output, atol=1e-4)
 

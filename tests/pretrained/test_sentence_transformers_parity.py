@@ -14,7 +14,6 @@ computes on them (benchmarks/anchors/st_folder_reference.py, run in the anchor v
 import functools
 import json
 import os
-import textwrap
 
 import numpy as np
 import pytest
@@ -22,8 +21,6 @@ from tokenizers import Tokenizer
 
 from keras_sentemb import SentenceEncoder
 from tests.conftest import FIXTURES
-from tests.families.shared_exports import shared_saved_model
-from tests.fresh_process import run_fresh_python
 
 FOLDERS = os.path.join(FIXTURES, "st_folders")
 REFERENCE = os.path.join(FIXTURES, "st_folders_reference")
@@ -107,6 +104,9 @@ def test_ids_are_the_tokenizer_json_ids_on_every_hostile_text(name):
     assert not differ, (name, len(differ), [HOSTILE[i][:40] for i in differ[:3]])
 
 
+# The SavedModel of each tokenizer kind (WordPiece with BERT's and MPNet's tokens, byte-level BPE, Unigram behind
+# either pre-tokeniser, Unigram before a BERT) and a default prompt ("query: "): TF Serving's TensorFlow loads them
+# in a process without keras_sentemb and answers as `encode` on these sentences (tests/export/test_tf_serving_release.py).
 SERVED = [
     "mpnet_all_modes_new",
     "bert_weighted_last_prompts_new",
@@ -118,33 +118,6 @@ SERVED = [
     "modernbert_mean_prompts_new",  # local and global attention, NFC before byte-level BPE
     "gemma3_mean_dense_prompts_new",  # bidirectional sliding windows, byte-fallback BPE, <bos> … <eos>, Dense
 ]
-
-
-def test_the_savedmodels_in_a_fresh_process_equal_encode(tmp_path, tmp_path_factory):
-    """Strings in, `encode`'s vectors out with TF and TF Text alone, for each tokenizer (WordPiece with BERT's
-    and MPNet's tokens, byte-level BPE, Unigram behind either pre-tokeniser, Unigram before a BERT) and a
-    default prompt ("query: "): one fresh process
-    loads every SavedModel (exported once a session: tests/families/shared_exports.py)."""
-    texts = SENTENCES[::7]
-    (tmp_path / "texts.json").write_text(json.dumps(texts))
-    encoders = {name: encoder_of(name) for name in SERVED}
-    folders = [shared_saved_model(tmp_path_factory, name, encoders[name]) for name in SERVED]
-    script = textwrap.dedent(
-        """
-        import json, sys
-        import numpy as np
-        import tensorflow as tf
-        import tensorflow_text  # registers the tokenizer's ops
-        texts = json.load(open(sys.argv[1]))
-        for index, folder in enumerate(sys.argv[2:]):
-            serve = tf.saved_model.load(folder).signatures["serving_default"]
-            np.save(f"out{index}.npy", serve(texts=tf.constant(texts))["embedding"].numpy())
-        print(json.dumps(sorted(m for m in sys.modules if m.startswith("keras_sentemb"))))
-        """
-    )
-    assert run_fresh_python(script, tmp_path / "texts.json", *folders, cwd=tmp_path) == []
-    for index, name in enumerate(SERVED):
-        np.testing.assert_allclose(np.load(tmp_path / f"out{index}.npy"), encoders[name].encode(texts), atol=1e-5)
 
 
 def test_embeddinggemmas_matryoshka_truncation_keeps_the_leading_features():

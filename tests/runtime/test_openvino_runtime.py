@@ -1,6 +1,7 @@
 """encode(backend=, precision=): the same vectors on OpenVINO, faster arithmetic that keeps
 them close, and errors that say what to do."""
 
+import os
 import sys
 
 import keras
@@ -92,11 +93,19 @@ def test_at_reduced_precision_a_vector_is_the_same_alone_or_in_any_batch(encoder
     assert encoder.inference_runtime("openvino", "float32").padding_buckets((4, 8, 16)) == ()
 
 
+def run_int8_on_any_cpu(monkeypatch):
+    """As on a CPU with int8 dot products (VNNI, AMX): the int8 model is built with the runtime and runs."""
+    from keras_sentemb.models import embedding_model
+
+    monkeypatch.setattr(embedding_model, "cpu_has_int8_dot_products", lambda: True)
+
+
 @pytest.mark.parametrize("precision", ["bfloat16", "int8"])
 def test_a_reduced_precision_runtime_runs_every_short_rung_once_when_built(precision, monkeypatch):
     """So that a server's first request of each length does not pay for preparing its shape."""
     if precision == "bfloat16" and "BF16" not in openvino_cpu_capabilities()[0]:
         pytest.skip("this CPU has no bfloat16 arithmetic")
+    run_int8_on_any_cpu(monkeypatch)
     warmed = []
     original = OpenVINORuntime.warm_up
     monkeypatch.setattr(
@@ -282,6 +291,7 @@ def test_concurrent_first_int8_calls_calibrate_once(monkeypatch):
 
     from keras_sentemb.models import embedding_model
 
+    run_int8_on_any_cpu(monkeypatch)
     built = []
     real = embedding_model.OpenVINORuntime
 
@@ -303,6 +313,35 @@ def test_concurrent_first_int8_calls_calibrate_once(monkeypatch):
         thread.start()
     for thread in threads:
         thread.join()
-    assert built.count("int8") == 1 and len(results) == 8  # (+ the float32 fallback on a CPU without VNNI)
+    assert built.count("int8") == 1 and len(results) == 8
     for vectors in results[1:]:
         np.testing.assert_array_equal(vectors, results[0])
+
+
+def test_without_int8_dot_products_int8_runs_float32_and_calibrates_only_when_its_model_is_asked_for(
+    monkeypatch, tmp_path
+):
+    """Every batch runs at float32 there, so encode does not spend seconds quantising a model it does not run;
+    export_openvino (the int8 model itself) calibrates it then, once, on the texts of the first int8 call."""
+    from keras_sentemb.export import export_openvino
+    from keras_sentemb.models import embedding_model
+
+    monkeypatch.setattr(embedding_model, "cpu_has_int8_dot_products", lambda: False)
+    built = []
+    real = embedding_model.OpenVINORuntime
+    monkeypatch.setattr(embedding_model, "OpenVINORuntime", lambda *a, **k: built.append(a[1]) or real(*a, **k))
+    fresh = make_tiny_encoder(seed=14)
+    with pytest.warns(UserWarning, match="runs at float32 on this CPU"):
+        vectors = fresh.encode(TEXTS, precision="int8", calibration_texts=CALIBRATION)
+    np.testing.assert_allclose(vectors, fresh.encode(TEXTS), atol=1e-6)
+    runtime = fresh.inference_runtime("openvino", "int8")
+    assert built == ["float32"] and runtime.precision == "int8" and runtime.inference_precision == "f32"
+    assert "calibrated when first asked for" in repr(runtime)
+    with pytest.raises(ValueError, match="calibration_texts"):  # refused at once, not when the model is asked for
+        make_tiny_encoder(seed=14).encode(TEXTS, precision="int8")
+
+    folder = export_openvino(fresh, tmp_path / "ov", precision="int8")
+    assert built == ["float32", "int8"] and runtime.int8.precision == "int8"
+    export_openvino(fresh, tmp_path / "ov-again", precision="int8")
+    assert built == ["float32", "int8"]  # calibrated once
+    assert any(name.endswith(".xml") for name in os.listdir(folder))

@@ -45,7 +45,8 @@ SERVE = textwrap.dedent(
         answer = tf.saved_model.load(folder).signatures[signature](texts=tf.constant(texts))
         outputs.update({f"{name}/{key}": value.numpy() for key, value in answer.items()})
     np.savez(sys.argv[3], **outputs)
-    print(json.dumps({"tensorflow": tf.__version__, "tensorflow_text": tensorflow_text.__version__}))
+    loaded = sorted(m for m in sys.modules if m.startswith("keras_sentemb"))
+    print(json.dumps({"tensorflow": tf.__version__, "tensorflow_text": tensorflow_text.__version__, "ours": loaded}))
     """
 )
 
@@ -90,6 +91,7 @@ def served(tmp_path_factory):
 def test_the_venv_holds_tf_servings_tensorflow(served):
     versions = served[3]
     assert versions["tensorflow"].startswith("2.20.") and versions["tensorflow_text"].startswith("2.20.")
+    assert versions["ours"] == []  # strings in, vectors out with TensorFlow and TF Text alone
 
 
 @pytest.mark.parametrize("name", SAVED_MODELS)

@@ -76,7 +76,9 @@ class SentenceEmbeddingModule(tf.Module):
             encoder = encoder.folded()
         if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
             raise ValueError(f"chunk_size must be a positive int, got {chunk_size!r}")
-        self._encoder = encoder
+        # Not tracked (its variables are, in `encoder_variables`): tracked, every Keras model inside it was
+        # saved with a `serving_default` of its own, traced at export and restored at load for nothing.
+        object.__setattr__(self, "_encoder", encoder)
         self._tokenizer = encoder.tokenizer
         self._normalize = normalize
         self._chunk_size = chunk_size

@@ -143,13 +143,13 @@ class OpenVINORuntime:
 
     def __init__(self, concrete_function, precision, calibration=None, max_length=None):
         openvino = _import_openvino()
-        check_cpu_runs(precision)
+        capabilities = check_cpu_runs(precision)
         if precision == "int8":
             check_calibration(calibration)
         model = declared_outputs_only(openvino, openvino.convert_model(concrete_function), concrete_function)
         if precision == "int8":
             model = _quantize_int8(model, calibration)
-        self._compile(openvino, model, precision, max_length)
+        self._compile(openvino, model, precision, max_length, capabilities)
 
     @classmethod
     def load(cls, xml_path, precision, max_length=None):
@@ -165,8 +165,10 @@ class OpenVINORuntime:
         the `.bin` beside it, weights uncompressed (the precision is chosen at load)."""
         _import_openvino().save_model(self._model, xml_path, compress_to_fp16=False)
 
-    def _compile(self, openvino, model, precision, max_length):
-        capabilities = check_cpu_runs(precision)
+    def _compile(self, openvino, model, precision, max_length, capabilities=None):
+        """Compiles `model` at `precision`; `capabilities`: `check_cpu_runs(precision)`'s answer, when the
+        caller has it (else it is asked here)."""
+        capabilities = capabilities or check_cpu_runs(precision)
         core = openvino.Core()
         config = {"PERFORMANCE_HINT": "LATENCY"}
         if precision == "float32":

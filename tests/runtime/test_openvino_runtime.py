@@ -360,10 +360,10 @@ def test_a_decoder_familys_int8_quantises_its_weights_alone_and_needs_no_calibra
     fixtures = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "st_folders")
     qwen3 = SentenceEncoder.from_pretrained(os.path.join(fixtures, "qwen3_lasttoken_prompts_new"))
     assert qwen3.int8_weights_only() and not make_tiny_encoder(seed=15).int8_weights_only()
-    texts = [*TEXTS, "storm " * 60]  # past 128 tokens, one repeated word
+    texts = [*TEXTS, "storm " * 60]  # one word repeated to the folder's 48 tokens: float32's with int8 activations
     vectors = qwen3.encode(texts, precision="int8")  # no calibration_texts
     runtime = qwen3.inference_runtime("openvino", "int8")
-    assert runtime.weights_only and "int8 weights only" in repr(runtime)
+    assert runtime.weights_only and runtime.max_tokens == float("inf") and "int8 weights only" in repr(runtime)
     fell_back = []
     monkeypatch.setattr(runtime, "_fallback", lambda: fell_back.append(1))
     np.testing.assert_array_equal(qwen3.encode(texts, precision="int8"), vectors)

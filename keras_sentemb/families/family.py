@@ -33,9 +33,6 @@ class Family:
             real token only (padded layouts; last-token pooling), or None.
         positions_read_ids: its position ids are computed from the token ids (RoBERTa's and MPNet's count
             the ids that are not padding), so its ids cannot be renumbered (a pruned LiteRT vocabulary).
-        int8_weights_only: OpenVINO's int8 quantises its weights alone, not its activations (the decoder
-            families: with int8 activations a tiny random Qwen3's vectors fell to cosine 0.94 of float32's, a
-            Gemma3's to 0.948; with int8 weights alone 0.9986 and 0.992; benchmarks/family_runtime_matrix.py).
     """
 
     name: str
@@ -49,4 +46,3 @@ class Family:
     projections: Callable | None = None
     last_token_states: Callable | None = None
     positions_read_ids: bool = False
-    int8_weights_only: bool = False

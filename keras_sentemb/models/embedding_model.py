@@ -169,8 +169,7 @@ class EmbeddingModel:
         `LiteRTRuntime` converted from it (float32 or dynamic-range int8, no calibration), each built
         once and cached (per backend and precision) until `forget_traced_functions`. int8 is calibrated
         on `calibration_texts` and the empty text (each packed alone, as `encode` pads it),
-        needed the first time only (other precisions take none: the CLI refuses `--calibration` there), except
-        where `int8_weights_only()` (Gemma3, Qwen3: int8 weights, float activations, no calibration).
+        needed the first time only (other precisions take none: the CLI refuses `--calibration` there).
         OpenVINO converts float32 models only: a model with a reduced-precision dtype policy
         (`dtype="mixed_bfloat16"`) is refused there, with `precision="bfloat16"` named instead.
         See `keras_sentemb.runtime.resolve_runtime` for the defaults and errors.
@@ -214,8 +213,7 @@ class EmbeddingModel:
         """An `OpenVINORuntime` at `precision` (int8: calibrated, warmed up, behind its float32 fallback)."""
         check_cpu_runs(precision)  # a refusal before the model is traced and converted
         calibration = None
-        weights_only = precision == "int8" and self.int8_weights_only()
-        if precision == "int8" and calibration_texts is not None and not weights_only:
+        if precision == "int8" and calibration_texts is not None:
             utf8_texts, single = validate_texts(calibration_texts)
             if single or not utf8_texts:
                 raise ValueError("calibration_texts must be a non-empty list of texts, not one text")
@@ -233,8 +231,7 @@ class EmbeddingModel:
             return self.inference_runtime("openvino", "float32")
 
         if precision == "int8" and not cpu_has_int8_dot_products():
-            if not weights_only:
-                check_calibration(calibration)
+            check_calibration(calibration)
             warnings.warn(
                 "precision='int8' runs at float32 on this CPU: it has no int8 dot products (AVX-512 "
                 "VNNI, AVX-VNNI or AMX), without which OpenVINO's int8 is slower than float32 and "
@@ -247,27 +244,17 @@ class EmbeddingModel:
                 float32,
                 everywhere=True,
                 deferred=True,
-                weights_only=weights_only,
             )
         runtime = self._converted_openvino_runtime(precision, calibration)
-        if precision != "int8":
-            return runtime
-        return Int8WithFloat32Fallback(runtime, float32, weights_only=weights_only)
-
-    def int8_weights_only(self):
-        """Whether OpenVINO's int8 quantises this model's weights alone (no calibration), not its activations:
-        False here; `SentenceEncoder` asks its family (the decoder families, Gemma3 and Qwen3)."""
-        return False
+        return Int8WithFloat32Fallback(runtime, float32) if precision == "int8" else runtime
 
     def _converted_openvino_runtime(self, precision, calibration):
-        """`openvino_graph_fn()` converted (int8: and quantised on `calibration`, or its weights alone where
-        `int8_weights_only()`), warmed up at reduced precision."""
+        """`openvino_graph_fn()` converted (int8: and quantised on `calibration`), warmed up at reduced precision."""
         runtime = OpenVINORuntime(
             self.openvino_graph_fn().get_concrete_function(),
             precision,
             calibration,
             max_length=self.length_buckets[-1],
-            int8_weights_only=precision == "int8" and self.int8_weights_only(),
         )
         if precision != "float32":
             runtime.warm_up([length for length in self.length_buckets if length <= WARM_UP_MAX_LENGTH])

@@ -182,11 +182,6 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         """The `Family` whose inference math computes this model's backbone, or None."""
         return family_computing(self.backbone)
 
-    def int8_weights_only(self):
-        """Whether OpenVINO's int8 quantises the weights alone: its family says (`Family.int8_weights_only`)."""
-        family = self.inference_family()
-        return family is not None and family.int8_weights_only
-
     def inference_graph(self, token_table=None, max_positions=None):
         """(token_ids, padding_mask) → this model's output through its family's inference math
         (`inference_family()`): the math of `openvino_graph_fn()` as a plain function for other converters

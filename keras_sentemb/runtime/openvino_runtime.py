@@ -13,10 +13,6 @@ CPU's AVX-512 VNNI / BF16 and AMX units. Precisions:
 - "int8": NNCF static post-training quantisation (`nncf.quantize`, transformer preset with
   SmoothQuant): int8 weights and activations for the matrix products, scales calibrated on
   the `calibration` inputs; the other ops run at the CPU's default (bf16 where available).
-  With `int8_weights_only=True` (the decoder families, Gemma3 and Qwen3, whose activations int8
-  cannot hold: a tiny random Qwen3's vectors fell to cosine 0.94 with them quantised, 0.9986
-  without), NNCF's data-free weight compression (`nncf.compress_weights`, INT8_ASYM, as
-  optimum-intel quantises LLMs): int8 weights, activations at the CPU's default precision.
 
 OpenVINO is optional: `pip install "./keras-sentemb[openvino]"` (openvino, and nncf for int8).
 
@@ -128,10 +124,9 @@ class OpenVINORuntime:
             one float32 [None, d] output (`EmbeddingModel.openvino_graph_fn().get_concrete_function()`).
         precision: "float32", "bfloat16" or "int8" (see the module docstring).
         calibration: for "int8", a list of input tuples (NumPy arrays, one text each) to
-            calibrate the activation scales on; ignored otherwise (and with `int8_weights_only`).
+            calibrate the activation scales on; ignored otherwise.
         max_length: the longest input the model takes (its tokenizer's `max_length`): no
             static shape beyond it is compiled.
-        int8_weights_only: for "int8", quantise the weights alone (no calibration), not the activations.
 
     It holds a snapshot of the weights at conversion: after training further, build a new
     one (`EmbeddingModel` drops its runtimes on `fit`, `load_weights` and LoRA changes).
@@ -146,14 +141,14 @@ class OpenVINORuntime:
     vector is the same alone or in any batch.
     """
 
-    def __init__(self, concrete_function, precision, calibration=None, max_length=None, int8_weights_only=False):
+    def __init__(self, concrete_function, precision, calibration=None, max_length=None):
         openvino = _import_openvino()
         capabilities = check_cpu_runs(precision)
-        if precision == "int8" and not int8_weights_only:
+        if precision == "int8":
             check_calibration(calibration)
         model = declared_outputs_only(openvino, openvino.convert_model(concrete_function), concrete_function)
         if precision == "int8":
-            model = _compress_int8_weights(model) if int8_weights_only else _quantize_int8(model, calibration)
+            model = _quantize_int8(model, calibration)
         self._compile(openvino, model, precision, max_length, capabilities)
 
     @classmethod
@@ -305,17 +300,10 @@ class Int8WithFloat32Fallback:
     `int8` is the int8 runtime, or with `deferred=True` a function that builds it: where every
     batch runs at float32 anyway, the calibration and quantisation (NNCF: 17 s for
     all-MiniLM-L6-v2 on 2 cores, ~6 s for a tiny model) wait until something asks for the int8
-    model itself (`save`, `compiled`, `int8`), and are done once.
+    model itself (`save`, `compiled`, `int8`), and are done once."""
 
-    With `weights_only=True` (an int8 model of int8 weights and unquantised activations) the long batches
-    and repeated words run int8 too: they are what quantised activations cannot hold."""
-
-    def __init__(
-        self, int8, fallback, max_tokens=INT8_MAX_TOKENS, everywhere=False, deferred=False, weights_only=False
-    ):
-        self._fallback, self.everywhere = fallback, everywhere
-        self.max_tokens = float("inf") if weights_only else max_tokens
-        self.weights_only = weights_only
+    def __init__(self, int8, fallback, max_tokens=INT8_MAX_TOKENS, everywhere=False, deferred=False):
+        self._fallback, self.max_tokens, self.everywhere = fallback, max_tokens, everywhere
         self._int8, self._build_int8 = (None, int8) if deferred else (int8, None)
         self._build_lock = threading.Lock()
         self.precision = "int8"
@@ -353,9 +341,7 @@ class Int8WithFloat32Fallback:
         return self._running().padding_buckets(ladder)
 
     def __call__(self, *arrays):
-        if self.everywhere or (
-            not self.weights_only and (arrays[0].shape[1] > self.max_tokens or repeated_token_rows(*arrays[:2]).any())
-        ):
+        if self.everywhere or arrays[0].shape[1] > self.max_tokens or repeated_token_rows(*arrays[:2]).any():
             return self._fallback()(*arrays)
         return self.int8(*arrays)
 
@@ -368,32 +354,17 @@ class Int8WithFloat32Fallback:
         where = (
             "every batch (no int8 dot products on this CPU)"
             if self.everywhere
-            else (
-                "no batch (int8 weights only)"
-                if self.weights_only
-                else f"past {self.max_tokens} tokens or repeated words"
-            )
+            else (f"past {self.max_tokens} tokens or repeated words")
         )
         int8 = repr(self._int8) if self._int8 is not None else "int8 model calibrated when first asked for"
         return f"Int8WithFloat32Fallback({int8}, float32 for {where})"
 
 
-def _import_nncf():
+def _quantize_int8(model, calibration):
     try:
         import nncf
     except ImportError as error:
         raise ImportError(f"precision='int8' needs NNCF, which is not installed: {_INSTALL}") from error
-    return nncf
-
-
-def _compress_int8_weights(model):
-    """`model` with its matrix products' weights int8 (asymmetric, a scale and zero point per output channel)."""
-    nncf = _import_nncf()
-    return nncf.compress_weights(model, mode=nncf.CompressWeightsMode.INT8_ASYM)
-
-
-def _quantize_int8(model, calibration):
-    nncf = _import_nncf()
     return nncf.quantize(
         model,
         nncf.Dataset([list(inputs) for inputs in calibration]),

@@ -345,37 +345,3 @@ def test_without_int8_dot_products_int8_runs_float32_and_calibrates_only_when_it
     export_openvino(fresh, tmp_path / "ov-again", precision="int8")
     assert built == ["float32", "int8"]  # calibrated once
     assert any(name.endswith(".xml") for name in os.listdir(folder))
-
-
-def test_a_decoder_familys_int8_quantises_its_weights_alone_and_needs_no_calibration(monkeypatch, tmp_path):
-    """Qwen3 and Gemma3 (`Family.int8_weights_only`): int8 activations lose their direction (a tiny Qwen3 at cosine
-    0.94), so their int8 model holds int8 weights and computes in float; it needs no calibration texts and runs
-    long and repeated texts itself, where quantised activations would hand them to float32."""
-    import openvino
-
-    from keras_sentemb.export import export_openvino
-    from keras_sentemb.models import SentenceEncoder
-
-    run_int8_on_any_cpu(monkeypatch)
-    fixtures = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "st_folders")
-    qwen3 = SentenceEncoder.from_pretrained(os.path.join(fixtures, "qwen3_lasttoken_prompts_new"))
-    assert qwen3.int8_weights_only() and not make_tiny_encoder(seed=15).int8_weights_only()
-    texts = [*TEXTS, "storm " * 60]  # one word repeated to the folder's 48 tokens: float32's with int8 activations
-    vectors = qwen3.encode(texts, precision="int8")  # no calibration_texts
-    runtime = qwen3.inference_runtime("openvino", "int8")
-    assert runtime.weights_only and runtime.max_tokens == float("inf") and "int8 weights only" in repr(runtime)
-    fell_back = []
-    monkeypatch.setattr(runtime, "_fallback", lambda: fell_back.append(1))
-    np.testing.assert_array_equal(qwen3.encode(texts, precision="int8"), vectors)
-    assert fell_back == []
-    reference = qwen3.encode(texts)
-    cosines = np.sum(vectors * reference, axis=1) / np.linalg.norm(vectors, axis=1) / np.linalg.norm(reference, axis=1)
-    assert cosines.min() >= 0.99, cosines
-    written = openvino.Core().read_model(
-        os.path.join(export_openvino(qwen3, tmp_path / "ov", precision="int8"), "openvino_model.xml")
-    )
-    types = {op.get_type_name() for op in written.get_ordered_ops()}
-    weights = {
-        op.get_element_type().get_type_name() for op in written.get_ordered_ops() if op.get_type_name() == "Constant"
-    }
-    assert "FakeQuantize" not in types and "u8" in weights, (types, weights)

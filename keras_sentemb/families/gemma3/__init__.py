@@ -19,5 +19,4 @@ FAMILY = Family(
     load_weights=load_gemma3_weights,
     computes=computes_gemma3,
     states=gemma3_states,
-    int8_weights_only=True,
 )

@@ -15,5 +15,4 @@ FAMILY = Family(
     computes=computes_qwen3,
     states=qwen3_states,
     last_token_states=qwen3_last_token_states,
-    int8_weights_only=True,
 )

@@ -168,7 +168,7 @@ class OpenVINORuntime:
     def _compile(self, openvino, model, precision, max_length, capabilities=None):
         """Compiles `model` at `precision`; `capabilities`: `check_cpu_runs(precision)`'s answer, when the
         caller has it (else it is asked here)."""
-        capabilities = capabilities or check_cpu_runs(precision)
+        capabilities = check_cpu_runs(precision) if capabilities is None else capabilities
         core = openvino.Core()
         config = {"PERFORMANCE_HINT": "LATENCY"}
         if precision == "float32":

@@ -15,7 +15,8 @@ flags so far within each text: RoBERTa's and MPNet's position ids), and `attend(
     A = softmax(Q·Kᵀ · scale + bias + M) · V,   Q [.., heads, D], K and V [.., groups, D]
 
 with the key/value heads repeated to the query heads (grouped-query attention), `M` closing padding and,
-where asked, keys outside `visible=(before, after)` (causal: (None, 0); a window: (w, w)), scores soft-
+where asked, keys outside `visible=(before, after)` (causal: (None, 0); a window: (w, w), computed in blocks
+of w with `in_blocks=True`), scores soft-
 capped c·tanh(s/c) where asked, and `bias(length)` an additive [1, heads, length, length] (MPNet's relative
 positions). A dense layer sees the real tokens only in `FlatTokens` ("removing padding", as NVIDIA's
 Effective Transformer runs BERT): Σℓ rows instead of N·max ℓ.
@@ -36,16 +37,31 @@ from keras_sentemb.families.inference_ops import MASKED
 ATTENTION_GROUPS = 4
 
 
-def attention(query, key, value, key_mask=None, bias=None, visible=None, scale=None, soft_cap=None):
+def attention(query, key, value, key_mask=None, bias=None, visible=None, scale=None, soft_cap=None, in_blocks=False):
     """Self-attention of texts side by side: query [n, T, heads, D] (T′ query rows), key and value
     [n, T, groups, D] → context [n, T′, heads·D]. `key_mask` [n, T] (1 for a real key) or None; `bias`
     [1 or n, heads, T′, T] additive or None; `visible` = (before, after): key j is seen by query i when
-    i − j ≤ before and j − i ≤ after (None: unbounded); `scale` defaults to 1/√D."""
+    i − j ≤ before and j − i ≤ after (None: unbounded); `scale` defaults to 1/√D. `in_blocks`: a window
+    `visible` = (w, w) of self-attention (T′ = T) computed by `attention_in_windows` (ModernBERT's local
+    layers, as its Keras layer computes them)."""
+    heads, groups, size = query.shape[-2], key.shape[-2], query.shape[-1]
+    scale = size**-0.5 if scale is None else scale
+    if in_blocks:
+        if visible is None or visible[0] is None or visible[0] != visible[1] or bias is not None or soft_cap:
+            raise ValueError(f"in_blocks computes a window (w, w) without bias or soft cap, got visible={visible!r}")
+        if groups != heads:
+            key, value = (tf.repeat(t, heads // groups, axis=2) for t in (key, value))
+        return attention_in_windows(query, key, value, key_mask, visible[0], scale)
+    return _full_attention(query, key, value, key_mask, bias, visible, scale, soft_cap)
+
+
+def _full_attention(query, key, value, key_mask, bias, visible, scale, soft_cap):
+    """`attention` as one [n, heads, T′, T] softmax."""
     heads, groups, size = query.shape[-2], key.shape[-2], query.shape[-1]
     query, key, value = (tf.transpose(t, [0, 2, 1, 3]) for t in (query, key, value))  # [n, heads, T, D]
     if groups != heads:  # key/value head g serves query heads g·r … g·r + r − 1
         key, value = (tf.repeat(t, heads // groups, axis=1) for t in (key, value))
-    scores = tf.matmul(query, key, transpose_b=True) * (size**-0.5 if scale is None else scale)
+    scores = tf.matmul(query, key, transpose_b=True) * scale
     if soft_cap:
         scores = tf.tanh(scores / soft_cap) * soft_cap
     additive = None
@@ -61,6 +77,58 @@ def attention(query, key, value, key_mask=None, bias=None, visible=None, scale=N
     context = tf.matmul(tf.nn.softmax(scores, axis=-1), value)  # [n, heads, T′, D]
     context = tf.transpose(context, [0, 2, 1, 3])
     return tf.reshape(context, tf.concat([tf.shape(context)[:2], [heads * size]], axis=0))
+
+
+def attention_in_windows(query, key, value, key_mask, window, scale):
+    """`attention` with |i − j| ≤ `window`, computed block by block (query, key, value [n, T, heads, D] →
+    [n, T, heads·D]), ModernBERT's local layers in the Keras layer and every runtime: the T positions are cut into
+    ⌈T/B⌉ blocks of B = min(T, window); the queries of a block see the keys of that block and its two
+    neighbours (3B keys, every key within `window` of them, zeros past the ends), masked to the real keys
+    within `window`: T·3B scores instead of T² (a 2,048-token text's local layers cost four 512-token
+    texts'), the same softmax for every real query. One graph for every length (no branch on T: int8
+    calibration and LiteRT see the ops that run).
+
+    >>> x = tf.random.stateless_normal([1, 9, 2, 4], seed=[1, 2])
+    >>> full = _full_attention(x, x, x, None, None, (2, 2), 0.5, None)  # one [9, 9] softmax a head
+    >>> float(tf.reduce_max(tf.abs(attention_in_windows(x, x, x, None, 2, 0.5) - full))) < 1e-6
+    True
+    """
+    n, length = tf.shape(query)[0], tf.shape(query)[1]
+    heads, size = query.shape[-2], query.shape[-1]
+    block = tf.minimum(length, window)
+    blocks = (length + block - 1) // block
+    tail = blocks * block - length
+
+    def with_neighbours(x):
+        """[n, T, C] → [n, blocks, 3B, C]: each block's rows with its two neighbours' (zeros past the ends)."""
+        x = tf.pad(x, [[0, 0], [block, tail + block], [0, 0]])
+        x = tf.reshape(x, tf.stack([n, blocks + 2, block, tf.shape(x)[2]]))
+        size = tf.stack([-1, blocks, -1, -1])  # tf.slice, not x[:, 1:-1]: LiteRT has builtins for it
+        return tf.concat([tf.slice(x, [0, first, 0, 0], size) for first in (0, 1, 2)], axis=2)
+
+    def by_heads(x, rows):
+        """[n, blocks, rows, heads·D] → [n·blocks, heads, rows, D]."""
+        return tf.transpose(tf.reshape(x, tf.stack([n * blocks, rows, heads, size])), [0, 2, 1, 3])
+
+    dtype = (
+        query.dtype
+    )  # float32 in the runtimes' graphs; the Keras layer's compute dtype (bfloat16 in mixed precision)
+    flat = [tf.reshape(t, tf.stack([n, length, heads * size])) for t in (query, key, value)]
+    queries = by_heads(tf.pad(flat[0], [[0, 0], [0, tail], [0, 0]]), block)  # [n·blocks, heads, B, D]
+    key, value = (by_heads(with_neighbours(t), 3 * block) for t in flat[1:])  # [n·blocks, heads, 3B, D]
+    # (expand_dims, not [:, None]: LiteRT has no new-axis slice)
+    real = tf.ones(tf.stack([n, length, 1]), dtype) if key_mask is None else tf.expand_dims(tf.cast(key_mask, dtype), 2)
+    real = tf.reshape(with_neighbours(real), tf.stack([n * blocks, 1, 1, 3 * block]))
+    offsets = tf.expand_dims(tf.range(3 * block), 0) - block - tf.expand_dims(tf.range(block), 1)  # j − i, [B, 3B]
+    near = tf.cast(tf.abs(offsets) <= window, dtype)
+    # a large negative number, not −∞, closes a key (one a reduced float holds: 0 · −∞ would be NaN)
+    closed = tf.constant(MASKED if dtype == tf.float32 else -3e4, dtype)
+    scores = tf.matmul(queries, key, transpose_b=True) * tf.cast(scale, dtype)
+    weights = tf.nn.softmax(scores + (1 - real * near) * closed, axis=-1)
+    context = tf.transpose(tf.matmul(weights, value), [0, 2, 1, 3])  # [n·blocks, B, heads, D]
+    return tf.slice(
+        tf.reshape(context, tf.stack([n, blocks * block, heads * size])), [0, 0, 0], tf.stack([-1, length, -1])
+    )
 
 
 def _window_mask(queries, keys, before, after):

@@ -62,8 +62,9 @@ def encoders():
 
 
 def sequences_of(encoder):
-    """Five texts' ids with their special tokens (lengths 1 to ~15), and two with a padding id inside a text
-    (positions that count ids must skip it)."""
+    """Five texts' ids with their special tokens (1 to ~15 words; the ModernBERT folder's tokenizer makes up to
+    26 ids of them, past four windows of its local layers, which are then attended in blocks), and two with a
+    padding id inside a text (positions that count ids must skip it)."""
     tokenizer = encoder.tokenizer
     rows = [list(row) for row in tokenizer.add_special_tokens(tokenizer.content_ids(tf.constant(TEXTS))).to_list()]
     pad = getattr(tokenizer, "pad_token_id", None)

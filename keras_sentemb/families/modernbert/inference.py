@@ -6,8 +6,9 @@
     out = LN_final(x_L)
 
 bidirectional attention over real tokens, closed to |i − j| ≤ window in a local layer (its own rotary base).
-The Keras layer computes local attention by blocks (T·3B scores); here it is the masked softmax, the same
-function, in the shapes OpenVINO fuses.
+Local attention is computed by blocks here as in the Keras layer (`token_layouts.attention_in_windows`,
+T·3B scores with B = min(T, window), not T²): a 2,048-token text's local layers cost as much as four
+512-token texts'.
 
 >>> from keras_sentemb.families.modernbert.modernbert_backbone import ModernBertBackbone
 >>> from keras_sentemb.families.token_layouts import PaddedTokens
@@ -53,8 +54,8 @@ def modernbert_block(layer, x, tokens, positions):
     normed = x if layer.attention_norm is None else keras_layer_norm(layer.attention_norm, x)
     query, key, value = (split_heads(part, layer.num_heads) for part in tf.split(dense(layer.qkv, normed), 3, axis=-1))
     cos, sin = rotary_tables_of(layer.rotary, positions, layer.head_dim)
-    visible = None if layer.window is None else (layer.window, layer.window)
-    context = tokens.attend(rotate(query, cos, sin), rotate(key, cos, sin), value, visible=visible)
+    local = {} if layer.window is None else {"visible": (layer.window, layer.window), "in_blocks": True}
+    context = tokens.attend(rotate(query, cos, sin), rotate(key, cos, sin), value, **local)
     x = x + dense(layer.attention_output, context)
     hidden, gate = tf.split(dense(layer.mlp_input, keras_layer_norm(layer.mlp_norm, x)), 2, axis=-1)
     return x + dense(layer.mlp_output, hidden_activation(layer.activation)(hidden) * gate)

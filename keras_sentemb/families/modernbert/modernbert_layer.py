@@ -5,6 +5,7 @@ import keras_hub
 from keras import ops
 
 from keras_sentemb.families.hidden_activations import hidden_activation
+from keras_sentemb.families.token_layouts import attention_in_windows
 
 
 def _lowest(dtype):
@@ -103,46 +104,13 @@ class ModernBertLayer(keras.layers.Layer):
         return ops.einsum("bhqk,bkhd->bqhd", weights, value)
 
     def _local_attention(self, query, key, value, padding_mask):
-        """The same softmax restricted to |i − j| ≤ window, computed block by block: [batch, T, heads, head_dim].
-
-        The sequence is cut into n = ⌈T/B⌉ blocks of B = min(T, window) positions; the queries of block
-        b see the keys of blocks b − 1, b, b + 1 (3B keys, which hold every key within `window` of them),
-        masked to the real ones within `window`. That is T·3B score entries instead of T², so a
-        2,048-token text's local layers compute as many scores as four 512-token ones (ModernBERT-base:
-        window 64; its time is what benchmarks/family_speed.py measures).
-        For a real query the result is the masked T×T softmax's: the keys left out have weight exp(−∞)."""
+        """The same softmax restricted to |i − j| ≤ window, computed block by block (`attention_in_windows`,
+        the function every runtime's graph calls): [batch, T, heads, head_dim]. T·3B score entries instead
+        of T² (B = min(T, window)), so a 2,048-token text's local layers compute as many scores as four
+        512-token ones (ModernBERT-base: window 64; its time is what benchmarks/family_speed.py measures)."""
         batch, length = ops.shape(query)[0], ops.shape(query)[1]
-        block = ops.minimum(length, self.window)
-        blocks = (length + block - 1) // block
-        tail = blocks * block - length
-
-        def blocked_keys(x):
-            """[batch, T, ...] → [batch, n, 3B, ...]: each block's keys with its two neighbours'
-            (zeros beyond the ends)."""
-            trailing = ops.shape(x)[2:]
-            x = ops.concatenate(
-                [
-                    ops.zeros((batch, block, *trailing), x.dtype),
-                    x,
-                    ops.zeros((batch, tail + block, *trailing), x.dtype),
-                ],
-                axis=1,
-            )
-            x = ops.reshape(x, (batch, blocks + 2, block, *trailing))
-            return ops.concatenate([x[:, :-2], x[:, 1:-1], x[:, 2:]], axis=2)
-
-        heads, size = self.num_heads, self.head_dim
-        padded_query = ops.concatenate([query, ops.zeros((batch, tail, heads, size), query.dtype)], axis=1)
-        padded_query = ops.reshape(padded_query, (batch, blocks, block, heads, size))
-        scores = ops.einsum("bnqhd,bnkhd->bnhqk", padded_query, blocked_keys(key))
-        scores = scores * ops.cast(size**-0.5, scores.dtype)
-        real = ops.cast(blocked_keys(ops.cast(padding_mask, query.dtype)), "bool")  # [batch, n, 3B]
-        offsets = ops.arange(3 * block)[None, :] - block - ops.arange(block)[:, None]  # j − i, [B, 3B]
-        near = ops.abs(offsets) <= self.window
-        mask = ops.logical_and(real[:, :, None, None, :], near[None, None, None, :, :])
-        weights = ops.softmax(ops.where(mask, scores, _lowest(scores.dtype)), axis=-1)
-        attended = ops.einsum("bnhqk,bnkhd->bnqhd", weights, blocked_keys(value))
-        return ops.reshape(attended, (batch, blocks * block, heads, size))[:, :length]
+        attended = attention_in_windows(query, key, value, padding_mask, self.window, self.head_dim**-0.5)
+        return ops.reshape(attended, (batch, length, self.num_heads, self.head_dim))
 
     def call(self, x, padding_mask):
         batch, length = ops.shape(x)[0], ops.shape(x)[1]

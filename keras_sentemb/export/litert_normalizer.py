@@ -64,41 +64,63 @@ def tf_text_classes(characters):
     return dict(zip(characters, counts.numpy().tolist(), strict=True))
 
 
-def normalized_strings(lowercase, strip_accents, vocabulary):
-    """{code point: the string the LiteRT normaliser writes for it} for the code points whose string is
-    not the character itself (see the module docstring)."""
+@functools.lru_cache(maxsize=4)
+def _normalized_code_points(lowercase, strip_accents):
+    """The part of `normalized_strings` the vocabulary does not change, computed once a process per option pair
+    (~6 s of Python over 1.1M code points; a process that exports several models pays it once):
+
+    - {code point: Hugging Face's `BertNormalizer` output} where that is not the character itself, None for
+      a CJK ideograph it spaces and TF Text splits off itself;
+    - {character: (Hugging Face's word class, TF Text's)} for the characters of any output the two read
+      differently."""
     normalizer = normalizers.BertNormalizer(
         clean_text=True,
         handle_chinese_chars=True,
         strip_accents=strip_accents,
         lowercase=lowercase,
     )
-    mapped = {point: normalizer.normalize_str(chr(point)) for point in all_code_points()}
-    characters = sorted({character for text in mapped.values() for character in text} - {" "})
-    reference = reference_classes(characters)
-    ours = tf_text_classes(characters)
+    changed, characters = {}, set()
+    for point in all_code_points():
+        text = normalizer.normalize_str(chr(point))
+        characters.update(text)
+        if text != chr(point):
+            changed[point] = text
+    characters = sorted(characters - {" "})
+    reference, ours = reference_classes(characters), tf_text_classes(characters)
+    for point, text in changed.items():
+        if text == f" {chr(point)} " and ours.get(chr(point)) == SPLITS_OFF:
+            changed[point] = None  # a CJK ideograph: TF Text splits it off itself, unspaced (~90,000 entries saved)
+    disagreements = {c: (reference[c], ours[c]) for c in characters if reference[c] != ours[c]}
+    return changed, disagreements
+
+
+def normalized_strings(lowercase, strip_accents, vocabulary):
+    """{code point: the string the LiteRT normaliser writes for it} for the code points whose string is
+    not the character itself (see the module docstring)."""
+    changed, disagreements = _normalized_code_points(lowercase, strip_accents)
     in_vocabulary = set("".join(vocabulary))
     fixes = {}
-    for character in characters:
-        if reference[character] == ours[character]:
-            continue
-        if reference[character] == SPACE:
+    for character, (reference, _) in disagreements.items():
+        if reference == SPACE:
             fixes[character] = " "
-        elif reference[character] == SPLITS_OFF:
+        elif reference == SPLITS_OFF:
             fixes[character] = f" {character} "
         elif character not in in_vocabulary:
             fixes[character] = MASK_CHARACTER
     strings = {}
-    for point, text in mapped.items():
-        if text == f" {chr(point)} " and ours.get(chr(point)) == SPLITS_OFF:
-            continue  # a CJK ideograph: TF Text splits it off itself, unspaced, which saves ~90,000 entries
+    for point, text in changed.items():
+        if text is None:
+            continue
         text = "".join(
             character if _spaced(text, index) else fixes.get(character, character)
             for index, character in enumerate(text)
         )
         if text != chr(point):
             strings[point] = text
-    return strings
+    for character, fixed in fixes.items():  # characters the normaliser leaves as they are
+        if ord(character) not in changed:
+            strings[ord(character)] = fixed
+    return dict(sorted(strings.items()))
 
 
 def _spaced(text, index):

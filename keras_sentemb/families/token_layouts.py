@@ -103,16 +103,15 @@ def attention_in_windows(query, key, value, key_mask, window, scale):
         """[n, T, C] → [n, blocks, 3B, C]: each block's rows with its two neighbours' (zeros past the ends)."""
         x = tf.pad(x, [[0, 0], [block, tail + block], [0, 0]])
         x = tf.reshape(x, tf.stack([n, blocks + 2, block, tf.shape(x)[2]]))
-        size = tf.stack([-1, blocks, -1, -1])  # tf.slice, not x[:, 1:-1]: LiteRT has builtins for it
-        return tf.concat([tf.slice(x, [0, first, 0, 0], size) for first in (0, 1, 2)], axis=2)
+        shape = tf.stack([-1, blocks, -1, -1])  # tf.slice, not x[:, 1:-1]: LiteRT has builtins for it
+        return tf.concat([tf.slice(x, [0, first, 0, 0], shape) for first in (0, 1, 2)], axis=2)
 
     def by_heads(x, rows):
         """[n, blocks, rows, heads·D] → [n·blocks, heads, rows, D]."""
         return tf.transpose(tf.reshape(x, tf.stack([n * blocks, rows, heads, size])), [0, 2, 1, 3])
 
-    dtype = (
-        query.dtype
-    )  # float32 in the runtimes' graphs; the Keras layer's compute dtype (bfloat16 in mixed precision)
+    # float32 in the runtimes' graphs; the Keras layer's compute dtype (bfloat16 in mixed precision)
+    dtype = query.dtype
     flat = [tf.reshape(t, tf.stack([n, length, heads * size])) for t in (query, key, value)]
     queries = by_heads(tf.pad(flat[0], [[0, 0], [0, tail], [0, 0]]), block)  # [n·blocks, heads, B, D]
     key, value = (by_heads(with_neighbours(t), 3 * block) for t in flat[1:])  # [n·blocks, heads, 3B, D]

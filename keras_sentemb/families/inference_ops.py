@@ -26,6 +26,13 @@ import tensorflow as tf
 MASKED = -1e9  # an additive mask: exp(−10⁹ + s) is exactly 0 in float32
 
 
+def masked_score(dtype):
+    """The score that closes a key in `dtype`: `MASKED` in float32, −3·10⁴ in a reduced float (bfloat16 of a
+    mixed-precision Keras layer: a large negative number it holds, not −∞, so that 0 · it and a padding query
+    with no open key stay finite)."""
+    return tf.constant(MASKED if tf.as_dtype(dtype) == tf.float32 else -3e4, dtype)
+
+
 def layer_norm(x, epsilon, gamma, beta=None):
     """(x − mean) / sqrt(var + ε) · γ + β over the last axis (β: None for a norm without bias)."""
     mean = tf.reduce_mean(x, axis=[-1], keepdims=True)

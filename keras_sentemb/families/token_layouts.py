@@ -30,7 +30,7 @@ Effective Transformer runs BERT): Σℓ rows instead of N·max ℓ.
 
 import tensorflow as tf
 
-from keras_sentemb.families.inference_ops import MASKED
+from keras_sentemb.families.inference_ops import MASKED, masked_score
 
 # Attention groups a request of texts laid one after another is cut into: 1 pads every text's attention
 # to the longest text; 4 took requests of 32 STS-B sentences from 0.86x to 1.0x `encode`'s speed on 2 cores.
@@ -120,10 +120,8 @@ def attention_in_windows(query, key, value, key_mask, window, scale):
     real = tf.reshape(with_neighbours(real), tf.stack([n * blocks, 1, 1, 3 * block]))
     offsets = tf.expand_dims(tf.range(3 * block), 0) - block - tf.expand_dims(tf.range(block), 1)  # j − i, [B, 3B]
     near = tf.cast(tf.abs(offsets) <= window, dtype)
-    # a large negative number, not −∞, closes a key (one a reduced float holds: 0 · −∞ would be NaN)
-    closed = tf.constant(MASKED if dtype == tf.float32 else -3e4, dtype)
     scores = tf.matmul(queries, key, transpose_b=True) * tf.cast(scale, dtype)
-    weights = tf.nn.softmax(scores + (1 - real * near) * closed, axis=-1)
+    weights = tf.nn.softmax(scores + (1 - real * near) * masked_score(dtype), axis=-1)
     context = tf.transpose(tf.matmul(weights, value), [0, 2, 1, 3])  # [n·blocks, B, heads, D]
     return tf.slice(
         tf.reshape(context, tf.stack([n, blocks * block, heads * size])), [0, 0, 0], tf.stack([-1, length, -1])

@@ -5,13 +5,8 @@ import keras_hub
 from keras import ops
 
 from keras_sentemb.families.hidden_activations import hidden_activation
+from keras_sentemb.families.inference_ops import masked_score
 from keras_sentemb.families.token_layouts import attention_in_windows
-
-
-def _lowest(dtype):
-    """A large negative number, not −∞, for masked scores: a padding query whose window holds no real
-    key stays finite."""
-    return ops.cast(-1e9 if dtype == "float32" else -3e4, dtype)
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -100,7 +95,7 @@ class ModernBertLayer(keras.layers.Layer):
         """softmax(q·kᵀ/√d_head + M)·v over every real key: [batch, T, heads, head_dim]."""
         scores = ops.einsum("bqhd,bkhd->bhqk", query, key) * ops.cast(self.head_dim**-0.5, query.dtype)
         mask = ops.cast(padding_mask, "bool")[:, None, None, :]
-        weights = ops.softmax(ops.where(mask, scores, _lowest(scores.dtype)), axis=-1)
+        weights = ops.softmax(ops.where(mask, scores, masked_score(scores.dtype)), axis=-1)
         return ops.einsum("bhqk,bkhd->bqhd", weights, value)
 
     def _local_attention(self, query, key, value, padding_mask):

@@ -20,7 +20,7 @@ Example:
 import keras
 from keras import ops
 
-_MASKED = -1e9
+from keras_sentemb.families.inference_ops import MASKED
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -91,7 +91,7 @@ class MPNetTransformerLayer(keras.layers.Layer):
         scores = ops.cast(scores, "float32") + ops.cast(position_bias, "float32")
         if padding_mask is not None:
             keep = ops.cast(padding_mask, "float32")[:, None, None, :]
-            scores = scores + (1.0 - keep) * _MASKED
+            scores = scores + (1.0 - keep) * MASKED
         probabilities = self.attention_dropout(ops.cast(ops.softmax(scores, axis=-1), query.dtype), training=training)
         context = ops.transpose(ops.matmul(probabilities, value), (0, 2, 1, 3))
         batch, length = ops.shape(x)[0], ops.shape(x)[1]

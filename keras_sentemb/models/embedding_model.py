@@ -22,10 +22,13 @@ from keras_sentemb.runtime import OpenVINORuntime, resolve_runtime
 from keras_sentemb.runtime.litert_runtime import LiteRTRuntime
 from keras_sentemb.runtime.openvino_runtime import (
     INT8_MAX_TOKENS,
+    STATIC_MODELS_MAX_WEIGHT_BYTES,
     Int8WithFloat32Fallback,
     check_calibration,
     check_cpu_runs,
+    converted_model,
     cpu_has_int8_dot_products,
+    weight_bytes,
 )
 from keras_sentemb.utils.argument_checks import truncate_dim_or_none
 from keras_sentemb.utils.graph_function import graph_function
@@ -125,6 +128,7 @@ class EmbeddingModel:
         object.__setattr__(self, "_head_model", None)
         object.__setattr__(self, "_token_states_function", None)
         object.__setattr__(self, "_runtimes", {})
+        object.__setattr__(self, "_openvino_model", None)  # the conversion every precision's runtime compiled
 
     def fit(self, *args, **kwargs):
         self.forget_traced_functions()
@@ -249,12 +253,19 @@ class EmbeddingModel:
         return Int8WithFloat32Fallback(runtime, float32) if precision == "int8" else runtime
 
     def _converted_openvino_runtime(self, precision, calibration):
-        """`openvino_graph_fn()` converted (int8: and quantised on `calibration`), warmed up at reduced precision."""
+        """`openvino_graph_fn()` converted (int8: and quantised on `calibration`), warmed up at reduced precision.
+
+        A model of at most `STATIC_MODELS_MAX_WEIGHT_BYTES` of weights keeps its conversion for its other
+        precisions (1-2 s of each build of a small model); a larger one converts again rather than hold a
+        second copy of its weights beside an int8 runtime (the conversion is a small part of its build)."""
+        function = self.openvino_graph_fn().get_concrete_function()
+        converted = getattr(self, "_openvino_model", None)
+        if converted is None:
+            converted = converted_model(function)
+            if weight_bytes(converted) <= STATIC_MODELS_MAX_WEIGHT_BYTES:
+                object.__setattr__(self, "_openvino_model", converted)
         runtime = OpenVINORuntime(
-            self.openvino_graph_fn().get_concrete_function(),
-            precision,
-            calibration,
-            max_length=self.length_buckets[-1],
+            function, precision, calibration, max_length=self.length_buckets[-1], converted=converted
         )
         if precision != "float32":
             runtime.warm_up([length for length in self.length_buckets if length <= WARM_UP_MAX_LENGTH])

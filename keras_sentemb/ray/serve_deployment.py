@@ -40,7 +40,7 @@ def embedding_server(
     Returns: a Ray Serve `Application`, for `serve.run` (or `serve deploy` through an import path).
 
     Example:
-    (Not run as a doctest: it starts a Ray cluster; tests/scale_out/test_ray_serve.py runs it with 2 replicas.)
+    (Not run as a doctest: it starts a Ray cluster; docs/serving_http.md runs it with 2 replicas.)
         from ray import serve
         serve.run(embedding_server("minilm-l6", num_replicas=2), route_prefix="/")
         # POST http://127.0.0.1:8000/v1/embeddings, /embed, ... as `keras-sentemb serve` answers them

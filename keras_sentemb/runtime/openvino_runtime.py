@@ -115,6 +115,13 @@ def declared_outputs_only(openvino, model, concrete_function):
     return openvino.Model(kept, model.get_parameters(), model.get_friendly_name())
 
 
+def converted_model(concrete_function):
+    """`concrete_function` converted to an OpenVINO model (`ov.convert_model`) with its declared outputs
+    only: what every precision's runtime compiles (int8 a quantised copy of it)."""
+    openvino = _import_openvino()
+    return declared_outputs_only(openvino, openvino.convert_model(concrete_function), concrete_function)
+
+
 class OpenVINORuntime:
     """Calls like the traced function it was built from, on NumPy arrays: returns float32
     NumPy [batch, d].
@@ -127,6 +134,8 @@ class OpenVINORuntime:
             calibrate the activation scales on; ignored otherwise.
         max_length: the longest input the model takes (its tokenizer's `max_length`): no
             static shape beyond it is compiled.
+        converted: `converted_model(concrete_function)` where the caller already has it (the
+            runtimes of one model at several precisions share one conversion); read, never changed.
 
     It holds a snapshot of the weights at conversion: after training further, build a new
     one (`EmbeddingModel` drops its runtimes on `fit`, `load_weights` and LoRA changes).
@@ -141,14 +150,14 @@ class OpenVINORuntime:
     vector is the same alone or in any batch.
     """
 
-    def __init__(self, concrete_function, precision, calibration=None, max_length=None):
+    def __init__(self, concrete_function, precision, calibration=None, max_length=None, converted=None):
         openvino = _import_openvino()
         capabilities = check_cpu_runs(precision)
         if precision == "int8":
             check_calibration(calibration)
-        model = declared_outputs_only(openvino, openvino.convert_model(concrete_function), concrete_function)
+        model = converted_model(concrete_function) if converted is None else converted
         if precision == "int8":
-            model = _quantize_int8(model, calibration)
+            model = _quantize_int8(model.clone(), calibration)  # the float model stays as it was, for others
         self._compile(openvino, model, precision, max_length, capabilities)
 
     @classmethod

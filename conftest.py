@@ -11,9 +11,10 @@ os.environ.setdefault("KERAS_SENTEMB_ZOO", os.path.join(os.path.dirname(os.path.
 # README's and docs/' `python continuation` blocks run once each, not their whole chain again each time
 import tests.markdown_blocks_once  # noqa: E402, F401
 
-# pytest-xdist (`make test`, --dist loadfile) hands whole files to the two workers in collection
-# order; starting with the longest ones lets both workers finish together instead of one of them
-# running a minute-long docs page alone at the end.
+# pytest-xdist (--dist loadfile) hands whole files to the workers, those with the most tests first (its
+# default --loadscope-reorder; 3.8) and, among equals, in collection order: this order, longest first, breaks
+# those ties. Collection order alone (--no-loadscope-reorder) measured no better for make test-slow (990 vs
+# 958 s, AVX-512 EPYC, 2026-11-30): the 2 cores are busy from the first second to the last either way.
 LONGEST_FIRST = (
     # make test-slow's longest files (worker-s on an AVX2-only 2-core EPYC, 2026-11-30): the family × runtime
     # matrix 315, Ray 235 and Spark 171, the sentence-transformers parity ~240 before its fresh process moved
@@ -110,15 +111,20 @@ SLOW = (
 
 
 def pytest_ignore_collect(collection_path, config):
-    """`-m "not slow"` (make test) does not even collect SLOW's files: each of their tests would be deselected,
-    after every worker had imported them and parsed the docs pages."""
-    if config.getoption("markexpr", "") != "not slow":
+    """`-m "not slow"` (make test) does not even collect SLOW's files, and `-m slow` (make test-slow) collects
+    only them and the folders on the way to them: each other test would be deselected, after every worker had
+    imported its module and parsed its docs page (~10 CPU-seconds a worker)."""
+    selection = config.getoption("markexpr", "")
+    if selection not in ("not slow", "slow"):
         return None
     try:
         relative = collection_path.relative_to(config.rootpath).as_posix()
     except ValueError:
         return None
-    return True if (relative + "/" * collection_path.is_dir()).startswith(SLOW) else None
+    key = relative + "/" * collection_path.is_dir()
+    if selection == "not slow":
+        return True if key.startswith(SLOW) else None
+    return None if key.startswith(SLOW) or any(prefix.startswith(key) for prefix in SLOW) else True
 
 
 def pytest_configure(config):

@@ -238,7 +238,8 @@ def atomic_directory(target, overwrite=False):
 
     Raises `FileExistsError` when `target` exists and not `overwrite` (checked when the
     block starts and again at the commit), or when another writer published `target`
-    while the block ran.
+    while the block ran. What dead writers left beside `target` is cleaned when the block
+    starts and again when it publishes.
 
     (Not run as a doctest: it needs a trained model or data from the surrounding text.)
         with atomic_directory("serving/model/1") as staging:
@@ -272,6 +273,9 @@ def atomic_directory(target, overwrite=False):
             previous = _publish(staging, target, parent, name)
             _fsync(parent)
             crash_point("published")
+            # again at the end: a killed job's straggling workers (Ray's outlive their driver by
+            # seconds) can write into its staging folder after this run's first clean-up
+            clean_leftovers(parent, name)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

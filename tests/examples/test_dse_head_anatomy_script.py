@@ -11,7 +11,7 @@ import numpy as np
 
 from keras_sentemb.models import DSE
 from tests.conftest import FIXTURES, make_tiny_cross_encoder, make_tiny_encoder
-from tests.examples.example_scripts import REPO, SAMPLE_DATA, run_example
+from tests.examples.example_scripts import REPO, SAMPLE_DATA, run_example, run_example_in_this_process
 
 SCRIPT = os.path.join(REPO, "examples", "dse_head_anatomy.py")
 CHECKPOINT = os.path.join(FIXTURES, "st_folders", "bert_mean_normalize_old")
@@ -33,8 +33,9 @@ def unit_feature_dse(seed=None):
     return dse
 
 
-def anatomy_script(*arguments):
-    return run_example("dse_head_anatomy.py", *arguments, "--data", SAMPLE_DATA)
+def anatomy_script(*arguments, fresh_process=False):
+    run = run_example if fresh_process else run_example_in_this_process
+    return run("dse_head_anatomy.py", *arguments, "--data", SAMPLE_DATA)
 
 
 def test_the_symmetric_head_and_a_cosine_blend_are_heads_of_the_same_family():
@@ -83,6 +84,7 @@ def test_a_fresh_unit_feature_head_is_reported_as_exactly_its_cosine(tmp_path):
         str(tmp_path / "cache"),
         "--blend",
         "2",
+        fresh_process=True,  # as a user runs it
     )
     assert finished.returncode == 0, finished.stderr[-2000:]
 

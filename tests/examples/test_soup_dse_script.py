@@ -12,7 +12,7 @@ from keras_sentemb.layers.backbone_lora import ALL_TRANSFORMER_DENSE_LAYERS
 from keras_sentemb.models import DSE
 from keras_sentemb.training.model_soup import load_soup, soup_weights
 from tests.conftest import FIXTURES, make_tiny_encoder
-from tests.examples.example_scripts import SAMPLE_DATA, run_example
+from tests.examples.example_scripts import SAMPLE_DATA, run_example, run_example_in_this_process
 
 CHECKPOINT = os.path.join(FIXTURES, "st_folders", "bert_mean_normalize_old")
 PAIRS = (["a cat sat on the mat", "rain"], ["the cat sat", "a storm"])
@@ -28,8 +28,8 @@ def dse_run(seed, rank=2):
     return dse
 
 
-def soup_script(*arguments):
-    return run_example("soup_dse.py", *arguments)
+def soup_script(*arguments, fresh_process=False):
+    return (run_example if fresh_process else run_example_in_this_process)("soup_dse.py", *arguments)
 
 
 def test_two_runs_make_one_soup_stored_at_the_sum_of_their_ranks(tmp_path):
@@ -39,7 +39,9 @@ def test_two_runs_make_one_soup_stored_at_the_sum_of_their_ranks(tmp_path):
         run.save(path)
     output = tmp_path / "soup"
     options = ["--checkpoint", CHECKPOINT, "--lora-rank", "4", "--lora-targets", "all", "--output", str(output)]
-    finished = soup_script("--model", paths[0], "--model", paths[1], *options, "--data", SAMPLE_DATA)
+    finished = soup_script(
+        "--model", paths[0], "--model", paths[1], *options, "--data", SAMPLE_DATA, fresh_process=True
+    )
     assert finished.returncode == 0, finished.stderr[-2000:]
 
     result = json.loads(finished.stdout.strip().splitlines()[-1])

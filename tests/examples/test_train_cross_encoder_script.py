@@ -9,7 +9,7 @@ import keras
 import numpy as np
 
 from tests.conftest import FIXTURES, make_tiny_cross_encoder, make_tiny_encoder
-from tests.examples.example_scripts import SAMPLE_DATA, run_example
+from tests.examples.example_scripts import SAMPLE_DATA, run_example, run_example_in_this_process
 
 
 def test_an_mpnet_teacher_trains_from_a_folder_and_reports_its_fit_time(tmp_path):
@@ -40,7 +40,7 @@ def test_silver_pairs_labelled_by_the_mean_of_a_cross_encoder_and_a_cosine(tmp_p
     arguments += ["--model", folder, "--loss", "bce", "--output", str(output), "--cache", str(tmp_path / "cache")]
     arguments += ["--silver-pairs", "6", "--silver-encoder", folder]
     arguments += [option for labeller in labellers for option in ("--silver-labeller", labeller)]
-    finished = run_example("train_cross_encoder.py", *arguments)
+    finished = run_example_in_this_process("train_cross_encoder.py", *arguments)
     assert finished.returncode == 0, finished.stderr[-2000:]
     result = json.loads((output / "result.json").read_text())
     assert result["silver_pairs"] == 6 and result["silver_labeller"] == " + ".join(labellers)

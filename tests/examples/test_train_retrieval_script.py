@@ -11,7 +11,7 @@ from keras_sentemb import SentenceEncoder
 from keras_sentemb.data.beir_folder import read_beir_folder
 from keras_sentemb.evaluation import evaluate_beir
 from tests.conftest import FIXTURES
-from tests.examples.example_scripts import SAMPLE_DATA, run_example
+from tests.examples.example_scripts import SAMPLE_DATA, run_example, run_example_in_this_process
 
 BEIR = os.path.join(FIXTURES, "beir_tiny")
 FOLDER = os.path.join(FIXTURES, "st_folders", "mpnet_mean_normalize_old")
@@ -42,7 +42,9 @@ def test_your_own_pairs_train_with_in_batch_negatives_only(tmp_path):
         "query\tdocument\nasthma diet\tFruit and asthma.\ncoffee\tCoffee and diabetes.\n", encoding="utf-8"
     )
     arguments = ["--beir", BEIR, "--model", FOLDER, "--pairs", str(pairs), "--sampling", "pairs", "--epochs", "1"]
-    finished = run_example("train_retrieval.py", *arguments, "--batch-size", "2", "--output", str(tmp_path / "run"))
+    finished = run_example_in_this_process(
+        "train_retrieval.py", *arguments, "--batch-size", "2", "--output", str(tmp_path / "run")
+    )
     assert finished.returncode == 0, finished.stderr[-2000:]
     result = json.loads(finished.stdout.strip().splitlines()[-1])
     assert result["pairs"] == 2 and result["examples"] == 2
@@ -55,7 +57,7 @@ def test_a_later_run_of_the_same_model_reads_the_measures_before_training_from_i
     saved = {"model": FOLDER, **before, "stsb_test": None}
     (output / "before.json").write_text(json.dumps(saved), encoding="utf-8")
     arguments = ["--beir", BEIR, "--model", FOLDER, "--epochs", "1", "--batch-size", "4", "--output", str(output)]
-    finished = run_example("train_retrieval.py", *arguments)
+    finished = run_example_in_this_process("train_retrieval.py", *arguments)
     assert finished.returncode == 0, finished.stderr[-2000:]
     assert "the measures before training, from" in finished.stdout
     result = json.loads(finished.stdout.strip().splitlines()[-1])
@@ -67,7 +69,7 @@ def test_a_run_killed_after_its_first_epoch_continues_the_rounds_from_the_second
     (output / "backup").mkdir(parents=True)  # what a run killed in epoch 2 leaves (here without weights)
     (output / "backup" / "training_metadata.json").write_text('{"epoch": 1, "batch": 0}', encoding="utf-8")
     arguments = ["--beir", BEIR, "--model", FOLDER, "--epochs", "2", "--batch-size", "4", "--output", str(output)]
-    finished = run_example("train_retrieval.py", *arguments)
+    finished = run_example_in_this_process("train_retrieval.py", *arguments)
     assert finished.returncode == 0, finished.stderr[-2000:]
     result = json.loads(finished.stdout.strip().splitlines()[-1])
     done = result["steps_per_epoch"]  # the first epoch's batches of the one pass over both rounds
@@ -77,7 +79,7 @@ def test_a_run_killed_after_its_first_epoch_continues_the_rounds_from_the_second
 
 def test_mixed_bfloat16_training_is_measured_in_float32(tmp_path):
     arguments = ["--beir", BEIR, "--model", FOLDER, "--epochs", "1", "--batch-size", "4", "--dtype", "mixed_bfloat16"]
-    finished = run_example("train_retrieval.py", *arguments, "--output", str(tmp_path / "run"))
+    finished = run_example_in_this_process("train_retrieval.py", *arguments, "--output", str(tmp_path / "run"))
     assert finished.returncode == 0, finished.stderr[-2000:]
     result = json.loads(finished.stdout.strip().splitlines()[-1])
     assert result["dtype"] == "mixed_bfloat16"

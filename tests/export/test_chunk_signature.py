@@ -25,46 +25,55 @@ SERVE_CHUNKS = textwrap.dedent(
     import numpy as np
     import tensorflow as tf
     import tensorflow_text  # registers the tokenizer's ops
-    chunks = tf.saved_model.load(sys.argv[1]).signatures["chunks"]
-    out = chunks(texts=tf.constant(json.load(open(sys.argv[2]))))
-    np.savez(sys.argv[3], **{name: value.numpy() for name, value in out.items()})
+    texts = tf.constant(json.load(open(sys.argv[1])))
+    for case, folder in json.load(open(sys.argv[2])).items():
+        out = tf.saved_model.load(folder).signatures["chunks"](texts=texts)
+        np.savez(f"{sys.argv[3]}/{case}.npz", **{name: value.numpy() for name, value in out.items()})
     print(json.dumps(sorted(m for m in sys.modules if m.startswith("keras_sentemb"))))
     """
 )
+MODELS = {
+    "tiny-bert-with-a-prompt": (lambda: make_tiny_encoder(seed=3, prompts={"document": "hello "}), "document"),
+    "roberta-folder": (
+        lambda: SentenceEncoder.from_pretrained(os.path.join(FIXTURES, "st_folders", "roberta_mean_normalize_new")),
+        None,
+    ),
+}
+CHUNKINGS = {
+    "naive": Chunking(size=8, overlap=3, pooling=None),
+    "late": Chunking(size=6, overlap=1, late=True, context=20, pooling=None),
+}
 
 
-def _served_chunks(folder, texts, tmp_path):
-    (tmp_path / "texts.json").write_text(json.dumps(texts))
-    imported = run_fresh_python(SERVE_CHUNKS, folder, tmp_path / "texts.json", tmp_path / "out.npz", cwd=tmp_path)
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """{(model, chunking): (encoder, its `chunks` signature's outputs on TEXTS)}: every case exported, then
+    all served by one fresh process with TensorFlow and TF Text alone."""
+    work = tmp_path_factory.mktemp("chunks")
+    encoders, folders = {}, {}
+    for name, (make, prompt_name) in MODELS.items():
+        encoders[name] = make()
+        for chunking_name, chunking in CHUNKINGS.items():
+            case = f"{chunking_name}-{name}"
+            folders[case] = str(
+                export_saved_model(encoders[name], work / case, prompt_name=prompt_name, chunking=chunking)
+            )
+    (work / "texts.json").write_text(json.dumps(TEXTS))
+    (work / "cases.json").write_text(json.dumps(folders))
+    imported = run_fresh_python(SERVE_CHUNKS, work / "texts.json", work / "cases.json", work, cwd=work)
     assert imported == []  # TF + TF Text only
-    return dict(np.load(tmp_path / "out.npz"))
+    return {case: (encoders[case.split("-", 1)[1]], dict(np.load(work / f"{case}.npz"))) for case in folders}
 
 
-@pytest.mark.parametrize(
-    ("name", "make", "prompt_name"),
-    [
-        ("tiny-bert-with-a-prompt", lambda: make_tiny_encoder(seed=3, prompts={"document": "hello "}), "document"),
-        (
-            "roberta-folder",
-            lambda: SentenceEncoder.from_pretrained(os.path.join(FIXTURES, "st_folders", "roberta_mean_normalize_new")),
-            None,
-        ),
-    ],
-)
-@pytest.mark.parametrize(
-    "chunking",
-    [Chunking(size=8, overlap=3, pooling=None), Chunking(size=6, overlap=1, late=True, context=20, pooling=None)],
-    ids=["naive", "late"],
-)
-def test_the_chunks_signature_equals_encode_with_chunking(name, make, prompt_name, chunking, tmp_path):
-    encoder = make()
-    folder = export_saved_model(encoder, tmp_path / name, prompt_name=prompt_name, chunking=chunking)
-    served = _served_chunks(folder, TEXTS, tmp_path)
-    expected = encoder.encode(TEXTS, chunking=chunking, prompt_name=prompt_name)
-    np.testing.assert_array_equal(served["document"], expected.document)
-    np.testing.assert_array_equal(served["start"], expected.piece_start)
-    np.testing.assert_array_equal(served["end"], expected.piece_end)
-    np.testing.assert_allclose(served["embedding"], expected.vectors, atol=1e-5)
+@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("chunking_name", CHUNKINGS)
+def test_the_chunks_signature_equals_encode_with_chunking(name, chunking_name, served):
+    encoder, outputs = served[f"{chunking_name}-{name}"]
+    expected = encoder.encode(TEXTS, chunking=CHUNKINGS[chunking_name], prompt_name=MODELS[name][1])
+    np.testing.assert_array_equal(outputs["document"], expected.document)
+    np.testing.assert_array_equal(outputs["start"], expected.piece_start)
+    np.testing.assert_array_equal(outputs["end"], expected.piece_end)
+    np.testing.assert_allclose(outputs["embedding"], expected.vectors, atol=1e-5)
     assert expected.document.tolist().count(0) > 3  # the long text is several chunks
 
 

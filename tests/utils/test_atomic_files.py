@@ -139,6 +139,20 @@ def test_kill_9_at_any_step_leaves_the_old_or_the_new_version_and_the_next_write
     assert read_version(target) == "v3" and sorted(os.listdir(tmp_path)) == ["model"]
 
 
+def test_a_dead_writers_staging_folder_that_reappears_during_a_run_is_gone_after_it(tmp_path):
+    """A killed Ray job's workers outlive their driver by seconds: one may write into the dead job's
+    staging folder after the rerun's first clean-up. The rerun cleans again when it publishes."""
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(finished.stdout)
+    with atomic_directory(tmp_path / "vectors") as staging:
+        straggler = tmp_path / f".vectors.tmp-{dead_pid}-late"
+        straggler.mkdir()
+        (straggler / "part-1.parquet").write_bytes(b"late")
+        (tmp_path / "vectors.sibling").mkdir()  # not ours: kept
+        open(os.path.join(staging, "rows"), "w").close()
+    assert sorted(os.listdir(tmp_path)) == ["vectors", "vectors.sibling"]
+
+
 def test_this_machine_swaps_folders_in_one_step(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()

@@ -637,7 +637,7 @@ def _beam_leftover(fixtures, work):
     of the same prefix deletes it."""
     from keras_sentemb.beam.embed_corpus import _staged_prefix
 
-    dead = _a_dead_pid()
+    dead = a_dead_pid()
     left = os.path.join(work, "out", f".corpus.tmp-{dead}-abc", "beam-temp-corpus-0f0f")
     os.makedirs(left)
     with open(os.path.join(left, "shard.parquet"), "wb") as f:
@@ -647,7 +647,7 @@ def _beam_leftover(fixtures, work):
     assert os.listdir(os.path.join(work, "out")) == [], os.listdir(os.path.join(work, "out"))
 
 
-def _a_dead_pid():
+def a_dead_pid():
     """The pid of a process that has exited (a killed job's)."""
     import subprocess
 
@@ -661,7 +661,7 @@ def _bulk_leftover(fixtures, work):
     from keras_sentemb.bulk.published_output import published_output
 
     target = os.path.join(work, "vectors")
-    os.makedirs(os.path.join(work, f".vectors.tmp-{_a_dead_pid()}-xyz", "part-0"))
+    os.makedirs(os.path.join(work, f".vectors.tmp-{a_dead_pid()}-xyz", "part-0"))
     with published_output(target) as staging:
         open(os.path.join(staging, "part-0.parquet"), "wb").close()
     assert sorted(os.listdir(work)) == ["vectors"], os.listdir(work)

@@ -273,11 +273,11 @@ def atomic_directory(target, overwrite=False):
             previous = _publish(staging, target, parent, name)
             _fsync(parent)
             crash_point("published")
-            # again at the end: a killed job's straggling workers (Ray's outlive their driver by
-            # seconds) can write into its staging folder after this run's first clean-up
-            clean_leftovers(parent, name)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     if previous is not None:
         shutil.rmtree(previous, ignore_errors=True)
+    # again at the end, outside the commit: a killed job's straggling workers (Ray's outlive their
+    # driver by seconds) can write into its staging folder after this run's first clean-up
+    clean_leftovers_of(target)

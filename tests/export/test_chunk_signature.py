@@ -47,29 +47,30 @@ CHUNKINGS = {
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    """{(model, chunking): (encoder, its `chunks` signature's outputs on TEXTS)}: every case exported, then
-    all served by one fresh process with TensorFlow and TF Text alone."""
+    """({model: encoder}, {(model, chunking): its `chunks` signature's outputs on TEXTS}): every case exported,
+    then all served by one fresh process with TensorFlow and TF Text alone."""
     work = tmp_path_factory.mktemp("chunks")
-    encoders, folders = {}, {}
-    for name, (make, prompt_name) in MODELS.items():
-        encoders[name] = make()
-        for chunking_name, chunking in CHUNKINGS.items():
-            case = f"{chunking_name}-{name}"
-            folders[case] = str(
-                export_saved_model(encoders[name], work / case, prompt_name=prompt_name, chunking=chunking)
-            )
+    encoders = {name: make() for name, (make, _) in MODELS.items()}
+    cases = {(name, chunking): f"{chunking}-{name}" for name in MODELS for chunking in CHUNKINGS}
+    folders = {
+        case: str(
+            export_saved_model(encoders[name], work / case, prompt_name=MODELS[name][1], chunking=CHUNKINGS[chunking])
+        )
+        for (name, chunking), case in cases.items()
+    }
     (work / "texts.json").write_text(json.dumps(TEXTS))
     (work / "cases.json").write_text(json.dumps(folders))
     imported = run_fresh_python(SERVE_CHUNKS, work / "texts.json", work / "cases.json", work, cwd=work)
     assert imported == []  # TF + TF Text only
-    return {case: (encoders[case.split("-", 1)[1]], dict(np.load(work / f"{case}.npz"))) for case in folders}
+    return encoders, {key: dict(np.load(work / f"{case}.npz")) for key, case in cases.items()}
 
 
 @pytest.mark.parametrize("name", MODELS)
 @pytest.mark.parametrize("chunking_name", CHUNKINGS)
 def test_the_chunks_signature_equals_encode_with_chunking(name, chunking_name, served):
-    encoder, outputs = served[f"{chunking_name}-{name}"]
-    expected = encoder.encode(TEXTS, chunking=CHUNKINGS[chunking_name], prompt_name=MODELS[name][1])
+    encoders, outputs = served
+    outputs = outputs[name, chunking_name]
+    expected = encoders[name].encode(TEXTS, chunking=CHUNKINGS[chunking_name], prompt_name=MODELS[name][1])
     np.testing.assert_array_equal(outputs["document"], expected.document)
     np.testing.assert_array_equal(outputs["start"], expected.piece_start)
     np.testing.assert_array_equal(outputs["end"], expected.piece_end)

@@ -11,6 +11,7 @@ import pytest
 
 from keras_sentemb.utils import atomic_files
 from keras_sentemb.utils.atomic_files import COMMIT_POINTS, atomic_directory, atomic_open
+from tests.hostile_inputs import a_dead_pid
 
 PARTS = 3
 
@@ -142,10 +143,8 @@ def test_kill_9_at_any_step_leaves_the_old_or_the_new_version_and_the_next_write
 def test_a_dead_writers_staging_folder_that_reappears_during_a_run_is_gone_after_it(tmp_path):
     """A killed Ray job's workers outlive their driver by seconds: one may write into the dead job's
     staging folder after the rerun's first clean-up. The rerun cleans again when it publishes."""
-    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    dead_pid = int(finished.stdout)
     with atomic_directory(tmp_path / "vectors") as staging:
-        straggler = tmp_path / f".vectors.tmp-{dead_pid}-late"
+        straggler = tmp_path / f".vectors.tmp-{a_dead_pid()}-late"
         straggler.mkdir()
         (straggler / "part-1.parquet").write_bytes(b"late")
         (tmp_path / "vectors.sibling").mkdir()  # not ours: kept

@@ -27,6 +27,9 @@ OPTIONAL_EXTRAS = (
     # the `server` extra: uvicorn, and the app on Starlette, orjson, pydantic and prometheus-client
     "uvicorn",
     "keras_sentemb.server.http_app",
+    # the `lexical` extra: BM25 on bm25s, stemming by PyStemmer
+    "bm25s",
+    "Stemmer",
 )
 
 

@@ -14,19 +14,18 @@ keras-sentemb embed-corpus serving/minilm "corpus/*.txt" -o out/vectors --engine
 """
 
 import argparse
-import json
 import logging
 import os
 import sys
 import time
 
 from keras_sentemb import zoo
-from keras_sentemb.apps.index_folder import INDEX_KIND, IndexFolder, build_index_folder, read_meta
+from keras_sentemb.apps.hit_printing import print_hits
+from keras_sentemb.apps.index_command import add_index_parser, run_index
 from keras_sentemb.apps.saved_model_folder import LOCAL_RUNNERS, serving_folder
 from keras_sentemb.bulk.published_output import BULK_OUTPUT_KIND, is_uri
-from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.data.text_file import read_lines
-from keras_sentemb.evaluation.beir_retrieval import BeirRetrievalTask
+from keras_sentemb.evaluation.beir_retrieval import RUN_FLOORS, BeirRetrievalTask
 from keras_sentemb.evaluation.builtin_tasks import TASK_NAMES, TFDS_TASK_NAMES, build_tasks
 from keras_sentemb.evaluation.report import evaluate, format_table, write_report
 from keras_sentemb.export import export_litert, export_openvino, export_saved_model, export_serving_bundle
@@ -35,8 +34,8 @@ from keras_sentemb.export.openvino_export import OPENVINO_KIND
 from keras_sentemb.export.serving_export import SAVED_MODEL_KIND
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
-from keras_sentemb.retrieval.approximate_binary_search import DEFAULT_PARAMETERS, KINDS, SEARCH_PARAMETERS
 from keras_sentemb.retrieval.binary_index import BinaryIndex
+from keras_sentemb.retrieval.run_fusion import ConvexFusion
 from keras_sentemb.retrieval.semantic_search import semantic_search
 from keras_sentemb.runtime import resolve_runtime
 from keras_sentemb.server.serve_command import add_serve_arguments, serve, served_name
@@ -146,53 +145,7 @@ def _build_parser():
     _add_precision_arguments(export)
     _add_model_arguments(export)
 
-    index = commands.add_parser("index", help="binary-code index: build, search")
-    index_commands = index.add_subparsers(dest="index_command", required=True)
-    build = index_commands.add_parser("build", help="hash a corpus into an index folder")
-    build.add_argument("corpus", help="UTF-8 text file, one sentence a line")
-    build.add_argument("-o", "--output", required=True, help="index folder to write")
-    build.add_argument("--bits", type=int, default=256, help="code length for a new head (default 256)")
-    build.add_argument("--epochs", type=int, default=5, help="head distillation epochs")
-    build.add_argument("--seed", type=int, default=0)
-    build.add_argument("--overwrite", action="store_true")
-    build.add_argument(
-        "--model",
-        default="minilm-l6",
-        help="encoder (preset, HF folder, .keras) or a HashedEncoder .keras file; "
-        "for a plain encoder a head is distilled on the corpus",
-    )
-    build.add_argument(
-        "--kind",
-        choices=KINDS,
-        default="flat",
-        help="flat: exact Hamming scan (default); ivf / hnsw: FAISS's sub-linear binary indexes "
-        "for millions of codes (approximate; need faiss-cpu)",
-    )
-    build.add_argument("--nlist", type=int, help="ivf: number of lists (default 4·√N)")
-    build.add_argument("--nprobe", type=int, help="ivf: lists a query scans (default 32)")
-    build.add_argument("--hnsw-m", type=int, help="hnsw: links a code (default 32)")
-    build.add_argument("--ef-construction", type=int, help="hnsw: build beam (default 40)")
-    build.add_argument("--ef-search", type=int, help="hnsw: search beam (default 64)")
-    build.add_argument(
-        "--chunk-size",
-        type=int,
-        help="index each line as chunks of at most this many word pieces (long documents); "
-        "a search returns lines scored by their best chunk",
-    )
-    build.add_argument("--chunk-overlap", type=int, default=0, help="word pieces shared by consecutive chunks")
-    build.add_argument("--chunk-sentences", action="store_true", help="end chunks at sentence ends")
-    build.add_argument(
-        "--late-chunking", action="store_true", help="late chunking: chunks read the whole line's context"
-    )
-    lookup = index_commands.add_parser("search", help="top-k corpus lines by Hamming distance")
-    lookup.add_argument("folder", help="index folder from `index build`")
-    lookup.add_argument("--query", action="append", default=[], help="a query (repeatable)")
-    lookup.add_argument("--queries", help="UTF-8 file of queries, one per line")
-    lookup.add_argument("--top-k", type=int, default=5)
-    lookup.add_argument("--rerank", type=int, default=0, help="re-rank the Hamming top k×R by float cosine (0 = off)")
-    lookup.add_argument("--json", action="store_true", help="print JSON lines")
-    lookup.add_argument("--nprobe", type=int, help="ivf index: lists a query scans (overrides the folder's)")
-    lookup.add_argument("--ef-search", type=int, help="hnsw index: search beam (overrides the folder's)")
+    add_index_parser(commands)
 
     evaluate = commands.add_parser(
         "evaluate", help="measure a model on tasks; writes report.json, PNG plots, prints a table"
@@ -233,6 +186,20 @@ def _build_parser():
         "recall@100, MRR@10, MAP@100 as MTEB computes them; per-query scores in report.json (repeatable)",
     )
     evaluate.add_argument("--split", default="test", help="the qrels split of --beir folders (default test)")
+    evaluate.add_argument(
+        "--lexical",
+        action="store_true",
+        help="--beir folders: add BM25 (bm25s; k1 1.2, b 0.75, English stemming and stop words, as BEIR) and "
+        "report the dense, lexical and hybrid runs",
+    )
+    evaluate.add_argument(
+        "--fusion",
+        default="dev",
+        type=_fusion,
+        metavar="dev|rrf|convex:W",
+        help="how --lexical fuses the two runs: dev (default: the best on the folder's dev qrels, reciprocal-rank "
+        "fusion without them), rrf (reciprocal-rank, k 60), or convex:W (dense weight W, 0..1)",
+    )
     evaluate.add_argument(
         "-o",
         "--output",
@@ -527,7 +494,13 @@ def _evaluate(args):
             seed=args.seed,
         )
     tasks += [
-        BeirRetrievalTask(f"beir:{os.path.basename(os.path.normpath(folder))}", folder, split=args.split)
+        BeirRetrievalTask(
+            f"beir:{os.path.basename(os.path.normpath(folder))}",
+            folder,
+            split=args.split,
+            lexical=args.lexical or None,
+            fusion=args.fusion,
+        )
         for folder in args.beir
     ]
     model = load_any_encoder(args.model, dtype=args.dtype)
@@ -555,6 +528,19 @@ def _evaluate(args):
     print()
     print(format_table(results))
     print(f"\nwrote {path}" + ("" if args.no_plots else " and its plots"))
+
+
+def _fusion(text):
+    """--fusion's value: "dev", "rrf", or "convex:W" (a ConvexFusion of dense weight W, floors -1 and 0)."""
+    if text in ("dev", "rrf"):
+        return text
+    kind, _, weight = text.partition(":")
+    try:
+        if kind == "convex":
+            return ConvexFusion(weight=float(weight), floors=RUN_FLOORS)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{text!r}: {error}") from None
+    raise argparse.ArgumentTypeError(f"{text!r} is not dev, rrf or convex:W (W in 0..1)")
 
 
 def _is_npy_file(path):
@@ -657,31 +643,7 @@ def _search(args):
     else:
         corpus_vectors = encoder.encode(corpus)
     indices, scores = semantic_search(encoder.encode(queries), corpus_vectors, args.top_k)
-    _print_hits(queries, indices, scores, corpus, "score", args.json)
-
-
-def _print_hits(queries, ids, scores, corpus, measure, as_json):
-    """One block (or JSON line) a query: rank, `measure` value, corpus line number, text. An id may be
-    a (line, chunk) pair, `corpus` then maps it to the chunk's text."""
-    integer = measure == "hamming"
-    for query, row_ids, row_scores in zip(queries, ids, scores):
-        hits = [
-            {
-                "line": int(i[0] if isinstance(i, tuple) else i) + 1,
-                measure: int(s) if integer else round(float(s), 4),
-                "text": corpus[i],
-            }
-            for i, s in zip(row_ids, row_scores)
-            if (i[0] if isinstance(i, tuple) else i) >= 0  # an approximate index may find fewer lines than asked
-        ]
-        if as_json:
-            print(json.dumps({"query": query, "hits": hits}, ensure_ascii=False))
-            continue
-        print(f"query: {query}")
-        for rank, hit in enumerate(hits, start=1):
-            value = hit[measure] if integer else f"{hit[measure]:.4f}"
-            label = "" if measure == "score" else f"{measure} "
-            print(f"  {rank}. {label}{value}  [line {hit['line']}] {hit['text']}")
+    print_hits(queries, indices, scores, corpus, "score", args.json)
 
 
 def _export_bundle(args):
@@ -781,68 +743,6 @@ def _export_litert(args):
     )
 
 
-def _index(args):
-
-    if args.index_command == "build":
-        check_output_folder(args.output, INDEX_KIND, args.overwrite, [args.corpus, args.model], option="-o")
-        corpus = read_lines(args.corpus)
-        start = time.perf_counter()
-        folder = build_index_folder(
-            corpus,
-            args.output,
-            model=args.model,
-            inputs=[args.corpus],
-            bits=args.bits,
-            epochs=args.epochs,
-            seed=args.seed,
-            overwrite=args.overwrite,
-            progress=len(corpus) >= 2048,
-            kind=args.kind,
-            index_parameters=_given(args, [name for kind in KINDS for name in DEFAULT_PARAMETERS[kind]]),
-            chunking=_chunking(args),
-        )
-        meta = read_meta(folder)
-        chunks = f" ({meta['chunks']} chunks)" if "chunks" in meta else ""
-        print(
-            f"wrote {folder}: {len(corpus)} lines{chunks} as {meta['bits']}-bit codes, {args.kind} index "
-            f"in {time.perf_counter() - start:.1f} s"
-        )
-        return
-    queries = list(args.query) + (read_lines(args.queries) if args.queries else [])
-    if not queries:
-        raise ValueError("give at least one --query or a --queries file")
-    if args.top_k < 1 or args.rerank < 0:
-        raise ValueError(f"--top-k must be ≥ 1 and --rerank ≥ 0, got {args.top_k} and {args.rerank}")
-    opened = IndexFolder(args.folder)
-    overrides = _given(args, [name for names in SEARCH_PARAMETERS.values() for name in names])
-    if overrides:
-        opened.index.set_search_parameters(**overrides)
-    scores, ids, chunks = opened.search_documents(queries, args.top_k, rerank=args.rerank)
-    texts = opened.corpus
-    if opened.chunks is not None:  # a chunked folder shows each line's best chunk
-        texts = {
-            (i, c): opened.chunk_text(c)
-            for row_ids, row_chunks in zip(ids, chunks)
-            for i, c in zip(row_ids, row_chunks)
-        }
-        ids = [list(zip(row_ids, row_chunks)) for row_ids, row_chunks in zip(ids, chunks)]
-    _print_hits(queries, ids, scores, texts, "cosine" if args.rerank else "hamming", args.json)
-
-
-def _chunking(args):
-    """The `Chunking` of `index build`'s --chunk-* options, or None without --chunk-size / --late-chunking."""
-    if args.chunk_size is None and not args.late_chunking:
-        return None
-    return Chunking(
-        size=args.chunk_size, overlap=args.chunk_overlap, sentences=args.chunk_sentences, late=args.late_chunking
-    )
-
-
-def _given(args, names):
-    """{name: value} of the options among `names` given on the command line (not None)."""
-    return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
-
-
 def _reason(error):
     """One line for the user: the message, with what urllib and the OS leave out, and the
     exception's notes (e.g. where a failed download's bytes were kept)."""
@@ -869,6 +769,8 @@ OPTIONAL_EXTRAS = {
     "orjson": "server",
     "pydantic": "server",
     "prometheus_client": "server",
+    "bm25s": "lexical",
+    "Stemmer": "lexical",
 }
 
 
@@ -896,7 +798,7 @@ def main(argv=None):
         "encode": _encode,
         "search": _search,
         "export": _export,
-        "index": _index,
+        "index": run_index,
         "evaluate": _evaluate,
         "zoo": _zoo,
         "serve": serve,

@@ -9,10 +9,15 @@ renamed into place):
     folder/corpus.txt             the corpus lines, so hits can be printed
     folder/meta.json              bits, kind, sizes, how the code was made, sha256 of the corpus
     folder/chunks.npz             with `chunking`: each chunk's line (document) and character span
+    folder/lexical/               with `lexical`: a BM25 index of the lines (`LexicalIndex`; its
+                                  lexical.json names its format and the sha256 of the lines)
 
 `IndexFolder(folder).search(queries, k, rerank=r)` hashes the queries, searches the
 codes by Hamming distance and, with `rerank`, re-ranks the top k·r by cosine.
-This is what `keras-sentemb index build|search` runs.
+This is what `keras-sentemb index build|search` runs. A folder with a lexical index also searches
+hybrid (`search_hybrid`): the code search's and BM25's top hits fused by reciprocal rank (Hamming
+distances and BM25 scores share no scale, so ranks fuse them). A lexical index whose lines differ
+from the corpus' is refused when the folder opens.
 
 With `chunking` (a `Chunking`), each line is a document cut into chunks: the codes and vectors
 are the chunks', and a search returns documents, each scored by its best chunk (the smallest
@@ -38,8 +43,11 @@ from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.retrieval.approximate_binary_search import KINDS
 from keras_sentemb.retrieval.binary_index import BinaryIndex, check_kind
+from keras_sentemb.retrieval.lexical_index import LexicalIndex, lexical_options, texts_sha256
+from keras_sentemb.retrieval.ranked_runs import run_of
+from keras_sentemb.retrieval.run_fusion import ReciprocalRankFusion
 from keras_sentemb.training import distill_hashed_encoder
-from keras_sentemb.utils.argument_checks import finite_rows
+from keras_sentemb.utils.argument_checks import finite_rows, positive_int
 from keras_sentemb.utils.checked_files import (
     check_keras_file,
     load_npy,
@@ -54,6 +62,7 @@ from keras_sentemb.utils.output_targets import check_output_folder, replaced_fol
 from keras_sentemb.zoo.loading import load_any_encoder
 
 FILES = ("hashed_encoder.keras", "index.npz", "embeddings.npy", "corpus.txt", "meta.json")
+LEXICAL_FOLDER = "lexical"
 INDEX_KIND = "index"  # its marker (utils.output_targets): --overwrite replaces only such a folder
 
 
@@ -70,6 +79,7 @@ def build_index_folder(
     index_parameters=None,
     chunking=None,
     inputs=(),
+    lexical=None,
 ):
     """Encodes and hashes `corpus` (a list of lines) and writes an index folder.
 
@@ -81,11 +91,14 @@ def build_index_folder(
     `pooling` ignored) indexes the chunks of each line (see the module docstring). Returns the
     folder path.
 
+    `lexical` (a `Bm25`, or True for BEIR's parameters) adds a BM25 index of the lines (`lexical/`).
+
     `overwrite` replaces only an index folder this project wrote, never the current directory, the
     home folder, `model`'s own path or any of `inputs` (the files the corpus came from) nor a folder
     holding them (`utils.output_targets`); that is checked before anything is encoded.
     """
     check_kind(kind, index_parameters)  # a bad kind or parameter fails before any encoding
+    lexical = lexical_options(lexical)
     if chunking is not None:
         if not isinstance(chunking, Chunking):
             raise TypeError(f"chunking must be a Chunking, got {type(chunking).__name__}")
@@ -99,6 +112,8 @@ def build_index_folder(
     folder = os.fspath(folder)
     inputs = [*inputs, *([model] if isinstance(model, (str, os.PathLike)) else [])]
     check_output_folder(folder, INDEX_KIND, overwrite, inputs)
+    # BM25 first: a corpus without a word to index fails before any encoding
+    lexical_index = LexicalIndex(corpus, lexical, progress) if lexical is not None else None
     encoder = model if not isinstance(model, (str, os.PathLike)) else load_any_encoder(model)
     chunks = None
     if chunking is None:
@@ -141,6 +156,9 @@ def build_index_folder(
         # binary: written and read back byte for byte (a "\r" inside a line stays in it)
         with open(os.path.join(staging, "corpus.txt"), "wb") as f:
             f.write(text)
+        if lexical_index is not None:
+            os.mkdir(os.path.join(staging, LEXICAL_FOLDER))
+            lexical_index.save_into(os.path.join(staging, LEXICAL_FOLDER))
         with open(os.path.join(staging, "meta.json"), "w", encoding="utf-8") as f:
             json.dump(meta, f, indent=1)
     return folder
@@ -234,6 +252,11 @@ class IndexFolder:
                 f"{path}: holds {self.embeddings.dtype} {self.embeddings.shape}; expected float32 "
                 f"({rows}, {dim if dim is not None else 'd'})"
             )
+        self.lexical = None
+        if os.path.lexists(os.path.join(self.folder, LEXICAL_FOLDER)):
+            self.lexical = LexicalIndex.load(
+                os.path.join(self.folder, LEXICAL_FOLDER), documents_sha256=texts_sha256(self.corpus)
+            )
         self.hashed = keras.saving.load_model(check_keras_file(os.path.join(self.folder, "hashed_encoder.keras")))
         if self.hashed.bits != self.meta["bits"] or self.hashed.embedding_dim != self.embeddings.shape[1]:
             raise ValueError(
@@ -266,6 +289,29 @@ class IndexFolder:
                 scores, ids = self.index.search(codes, k)
             return scores, ids, np.full(ids.shape, -1, np.int64)
         return self._best_chunks(codes, vectors, k, rerank)
+
+    def search_hybrid(self, queries, k=5, rerank=0, depth=100):
+        """`(scores, ids)` [Q, k']: the code search's (`search_documents`, with `rerank`) and BM25's
+        best `max(depth, k)` lines fused by reciprocal rank (k = 60): score = Σ 1 / (60 + rank);
+        ids -1 past the lines either found. Needs a folder built with `lexical`."""
+        if self.lexical is None:
+            raise ValueError(f"{self.folder} has no lexical index: build it with lexical=True (index build --lexical)")
+        k = positive_int(k, "k")
+        lexical_ids, _ = self.lexical.search(queries, max(depth, k))
+        _, ids, _ = self.search_documents(queries, min(max(depth, k), len(self.corpus)), rerank)
+        lines, questions = range(len(self.corpus)), range(len(queries))
+
+        def ranks(found):  # each search's own order (its ties included) as descending scores
+            return run_of(questions, lines, found, -np.broadcast_to(np.arange(found.shape[1]), found.shape))
+
+        fused = ReciprocalRankFusion().fuse([ranks(ids), ranks(lexical_ids)], top_k=k)
+        k = min(k, len(self.corpus))
+        out_scores, out_ids = np.zeros((len(queries), k), np.float32), np.full((len(queries), k), -1, np.int64)
+        for row in range(len(queries)):
+            ranked = list(fused[row].items())
+            out_ids[row, : len(ranked)] = [line for line, _ in ranked]
+            out_scores[row, : len(ranked)] = [score for _, score in ranked]
+        return out_scores, out_ids
 
     def _best_chunks(self, codes, vectors, k, rerank):
         """Searches ever more chunks (k·4, doubling) until each query has k distinct lines among

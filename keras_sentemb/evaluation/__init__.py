@@ -1,10 +1,13 @@
 """Evaluation: STS correlations, pair similarities by name, pair classification, triplet
-accuracy, retrieval metrics, retrieval on BEIR folders the MTEB way (`evaluate_beir`), nearest-neighbour recall, SentEval-style probes, NLI probes,
+accuracy, retrieval metrics, retrieval on BEIR folders the MTEB way (`evaluate_beir`: dense, BM25 and
+their fusion chosen on dev, binary codes), nearest-neighbour recall, SentEval-style probes, NLI probes,
 task folders (bring your own STS / classification files), reports (JSON + PNG + table)
 and an MTEB adapter."""
 
 from keras_sentemb.evaluation.beir_retrieval import BeirRetrievalTask, RetrievalResult, evaluate_beir
 from keras_sentemb.evaluation.builtin_tasks import TASK_NAMES, build_tasks
+from keras_sentemb.evaluation.code_retrieval import CodeSearch
+from keras_sentemb.evaluation.fusion_choice import choose_fusion
 from keras_sentemb.evaluation.mteb_adapter import MTEBEncoder
 from keras_sentemb.evaluation.neighbour_recall import neighbour_recall
 from keras_sentemb.evaluation.pair_classification import (
@@ -37,6 +40,8 @@ from keras_sentemb.evaluation.trec_measures import mean_measures, trec_measures
 
 __all__ = [
     "BeirRetrievalTask",
+    "CodeSearch",
+    "choose_fusion",
     "RetrievalResult",
     "evaluate_beir",
     "mean_measures",

@@ -1,41 +1,68 @@
-"""Retrieval evaluation the MTEB way, on a BEIR-layout folder.
+"""Retrieval evaluation the MTEB way, on a BEIR-layout folder: dense, lexical (BM25) and their hybrid.
 
     result = evaluate_beir(encoder, "data/beir/nfcorpus", split="test")
     result.metrics["ndcg@10"]          # × 100, as MTEB's leaderboard shows it
+    hybrid = evaluate_beir(encoder, "data/beir/nfcorpus", lexical=True)
+    hybrid.stages["dense"], hybrid.stages["lexical"], hybrid.stages["hybrid"], hybrid.fusion
 
 Documents (title + " " + text, stripped: `read_beir_folder`) go through the encoder's document
 prompt (`encode_document`) and queries through its query prompt (`encode_query`), where it has
 them; every document is scored by exact cosine similarity (a document encoded as chunks,
-`Chunking(pooling=None)`, by its best chunk), the `top_k` best (1,000, as MTEB) form the run, and the run is measured with trec_eval's formulas (`trec_measures`): nDCG@10 over
-graded judgements, recall@100, MRR@10, MAP@100. Each query's scores are kept in the result.
+`Chunking(pooling=None)`, by its best chunk) and the `top_k` best (1,000, as MTEB) form the dense
+run; a hashed model's binary codes add a stage per `CodeSearch` (`codes`, `code_retrieval`). With `lexical` (a `Bm25`, or True for BEIR's parameters) the same documents are indexed by
+BM25 (`retrieval.LexicalIndex`, on bm25s) for a lexical run, and with an encoder too the two runs
+are fused (`retrieval.run_fusion`): by the fusion chosen on the collection's dev qrels
+(`fusion="dev"`, the default: reciprocal-rank fusion or a convex combination, `fusion_choice`), or
+by the one given. Every run is measured with trec_eval's formulas (`trec_measures`): nDCG@10 over
+graded judgements, recall@100, MRR@10, MAP@100; `metrics` are the last stage's (hybrid, else the
+only one), `stages` each stage's, and each query's scores are kept in the result.
 """
 
 import dataclasses
+import os
 import time
 
 import numpy as np
 
 from keras_sentemb.chunking.chunked_embeddings import ChunkedEmbeddings
 from keras_sentemb.data.beir_folder import BeirCollection, read_beir_folder
+from keras_sentemb.evaluation.code_retrieval import CodeSearch, code_run
+from keras_sentemb.evaluation.fusion_choice import choose_fusion, fusion_candidates
 from keras_sentemb.evaluation.tasks import EvaluationTask, TaskResult
 from keras_sentemb.evaluation.trec_measures import mean_measures, trec_measures
 from keras_sentemb.retrieval.best_chunk_search import best_chunk_search
+from keras_sentemb.retrieval.lexical_index import LexicalIndex, lexical_options
+from keras_sentemb.retrieval.ranked_runs import run_of
+from keras_sentemb.retrieval.run_fusion import ConvexFusion, ReciprocalRankFusion
 from keras_sentemb.retrieval.semantic_search import semantic_search
 from keras_sentemb.utils.atomic_files import atomic_open
 
 RETRIEVAL_MEASURES = ("ndcg@10", "recall@100", "mrr@10", "map@100")
+# the lowest score each run can give (cosine similarity, BM25): the convex fusion's floors
+RUN_FLOORS = (-1.0, 0.0)
 
 
 @dataclasses.dataclass
 class RetrievalResult:
-    """`metrics`: the mean of each measure over the judged queries, × 100; `per_query`:
-    {query id: {measure: value × 100}}; the collection's sizes and the seconds spent."""
+    """`metrics`: the mean of each measure over the judged queries, × 100, of the last stage;
+    `per_query`: {query id: {measure: value × 100}} of that stage; the collection's sizes and the
+    seconds spent. `stages`: {"dense" | "lexical" | "hybrid": metrics} of each stage run;
+    `seconds_of`: {stage: seconds} (the stage's queries alone; "documents dense" / "documents
+    lexical" the documents' encoding and indexing); `fusion`: how the hybrid fused (its `str`),
+    `fusion_choice`: each candidate's score on the dev split it was chosen on; `bytes_per_document`:
+    {"dense" | code search stage: bytes an index holds a document (its float32 rows, or codes and
+    rescoring rows)}."""
 
     metrics: dict
     per_query: dict
     queries: int
     documents: int
     seconds: float
+    stages: dict = dataclasses.field(default_factory=dict)
+    seconds_of: dict = dataclasses.field(default_factory=dict)
+    fusion: str | None = None
+    fusion_choice: dict = dataclasses.field(default_factory=dict)
+    bytes_per_document: dict = dataclasses.field(default_factory=dict)
 
     def write_per_query(self, path):
         """Writes `query-id <TAB> measure …` (one line a query, values × 100) atomically."""
@@ -57,22 +84,125 @@ def encode_for_retrieval(encoder, method, texts, batch_size=64, progress=None, *
     return vectors if isinstance(vectors, ChunkedEmbeddings) else np.asarray(vectors, np.float32)
 
 
-def measure_retrieval(collection, query_vectors, document_vectors, top_k=1000, measures=RETRIEVAL_MEASURES):
-    """{query id: {measure: value × 100}} of the exact run of `query_vectors` [Q, d] (rows in
-    `collection.query_ids` order) against `document_vectors`: [D, d] rows in
-    `collection.document_ids` order, or a `ChunkedEmbeddings` of the documents (best chunk)."""
+def dense_run(collection, query_vectors, document_vectors, top_k=1000):
+    """The exact cosine run of `query_vectors` [Q, d] (rows in `collection.query_ids` order)
+    against `document_vectors`: [D, d] rows in `collection.document_ids` order, or a
+    `ChunkedEmbeddings` of the documents (a document scores as its best chunk)."""
     if isinstance(document_vectors, ChunkedEmbeddings):
         indices, scores = best_chunk_search(query_vectors, document_vectors.vectors, document_vectors.document, top_k)
     else:
         indices, scores = semantic_search(query_vectors, document_vectors, top_k=top_k)
-    run = {
-        query: {collection.document_ids[i]: float(s) for i, s in zip(row_indices, row_scores)}
-        for query, row_indices, row_scores in zip(collection.query_ids, indices, scores)
-    }
+    return run_of(collection.query_ids, collection.document_ids, indices, scores)
+
+
+def measure_run(run, qrels, measures=RETRIEVAL_MEASURES):
+    """{query id: {measure: value × 100}} of `run` on `qrels` (trec_eval's formulas)."""
     return {
         query: {name: 100.0 * value for name, value in values.items()}
-        for query, values in trec_measures(run, collection.qrels, measures).items()
+        for query, values in trec_measures(run, qrels, measures).items()
     }
+
+
+def measure_retrieval(collection, query_vectors, document_vectors, top_k=1000, measures=RETRIEVAL_MEASURES):
+    """{query id: {measure: value × 100}} of the exact dense run (`dense_run`) on the collection's qrels."""
+    return measure_run(dense_run(collection, query_vectors, document_vectors, top_k), collection.qrels, measures)
+
+
+def check_fusion(fusion):
+    """`fusion` as evaluate_beir takes it: "dev", "rrf", or a ReciprocalRankFusion / ConvexFusion."""
+    if fusion == "rrf":
+        return ReciprocalRankFusion()
+    if fusion == "dev" or isinstance(fusion, (ReciprocalRankFusion, ConvexFusion)):
+        return fusion
+    raise ValueError(f"fusion must be 'dev', 'rrf', a ReciprocalRankFusion or a ConvexFusion, got {fusion!r}")
+
+
+def _fusion_collection(collection, folder, split, fusion_split):
+    """The collection whose qrels choose the fusion, or None when there is none (no dev qrels)."""
+    if isinstance(fusion_split, BeirCollection):
+        chosen_on = fusion_split
+    elif folder is None:
+        raise ValueError(
+            "fusion='dev' chooses on dev qrels: with a BeirCollection, pass fusion_split=read_beir_folder(folder, "
+            "split='dev') or give the fusion (fusion='rrf', ConvexFusion(weight=…))"
+        )
+    elif not os.path.isfile(os.path.join(os.fspath(folder), "qrels", f"{fusion_split}.tsv")):
+        return None
+    else:
+        chosen_on = read_beir_folder(folder, split=fusion_split)
+    if chosen_on.split == split or (
+        chosen_on.query_ids == collection.query_ids and chosen_on.qrels == collection.qrels
+    ):
+        raise ValueError(
+            f"the fusion would be chosen on the split it is measured on ({split!r}): choose it on another "
+            "(fusion_split='dev') or give it"
+        )
+    if chosen_on.document_ids != collection.document_ids:
+        raise ValueError(f"the {chosen_on.split!r} collection holds other documents than the {split!r} one")
+    return chosen_on
+
+
+class _Stages:
+    """The runs of one evaluation, each stage timed (`seconds_of`)."""
+
+    def __init__(self, encoder, collection, batch_size, progress, top_k, options, document_options, bm25):
+        self.encoder, self.collection, self.top_k = encoder, collection, top_k
+        self.batch_size, self.progress, self.options = batch_size, progress, options
+        self.seconds_of, self.bytes_per_document = {}, {}
+        self.document_vectors = self.index = None
+        if bm25 is not None:  # first: documents without a word to index fail before any encoding
+            self.index = self.timed("documents lexical", lambda: LexicalIndex(collection.documents, bm25, progress))
+        if encoder is not None:
+            self.document_vectors = self.timed(
+                "documents dense",
+                lambda: encode_for_retrieval(
+                    encoder,
+                    "encode_document",
+                    collection.documents,
+                    batch_size,
+                    progress,
+                    **{**options, **document_options},
+                ),
+            )
+
+    def timed(self, stage, work):
+        start = time.perf_counter()
+        result = work()
+        self.seconds_of[stage] = self.seconds_of.get(stage, 0.0) + time.perf_counter() - start
+        return result
+
+    def runs(self, queries, stage_suffix="", codes=()):
+        """{"dense": run, "lexical": run, str(code search): run …} of `queries` (a collection of the
+        same documents); the code searches' bytes a document in `bytes_per_document`."""
+        runs = {}
+        if self.encoder is not None:
+            start = time.perf_counter()
+            vectors = encode_for_retrieval(
+                self.encoder, "encode_query", queries.queries, self.batch_size, self.progress, **self.options
+            )
+            encoding = time.perf_counter() - start  # each stage that reads the vectors counts it
+            self.seconds_of["dense" + stage_suffix] = encoding
+            runs["dense"] = self.timed(
+                "dense" + stage_suffix, lambda: dense_run(queries, vectors, self.document_vectors, self.top_k)
+            )
+            rows = getattr(self.document_vectors, "vectors", self.document_vectors)
+            self.bytes_per_document["dense"] = rows.nbytes / len(queries.document_ids)  # float32 rows
+            for search in codes:
+                self.seconds_of[str(search)] = encoding
+                runs[str(search)], self.bytes_per_document[str(search)] = self.timed(
+                    str(search),
+                    lambda search=search: code_run(
+                        queries, self.encoder, vectors, self.document_vectors, search, self.top_k
+                    ),
+                )
+        if self.index is not None:
+
+            def lexical():
+                ids, scores = self.index.search(queries.queries, self.top_k)
+                return run_of(queries.query_ids, queries.document_ids, ids, scores)
+
+            runs["lexical"] = self.timed("lexical" + stage_suffix, lexical)
+        return runs
 
 
 def evaluate_beir(
@@ -85,13 +215,17 @@ def evaluate_beir(
     measures=RETRIEVAL_MEASURES,
     encode_options=None,
     document_options=None,
+    lexical=None,
+    fusion="dev",
+    fusion_split="dev",
+    codes=(),
 ):
-    """Measures `encoder` on a BEIR collection (a folder, read by `read_beir_folder`, or a
-    `BeirCollection`): see the module docstring.
+    """Measures `encoder`, BM25, or their hybrid on a BEIR collection (a folder, read by
+    `read_beir_folder`, or a `BeirCollection`): see the module docstring.
 
     Args:
         encoder: anything with `encode(texts, batch_size=, normalize=, progress=)` (and, when it
-            has them, `encode_query` / `encode_document`, which add its prompts).
+            has them, `encode_query` / `encode_document`, which add its prompts); None for BM25 alone.
         collection: a BEIR folder or a `BeirCollection`.
         split: the qrels split when `collection` is a folder.
         progress: progress bars while encoding (None: from 2,048 texts on).
@@ -102,47 +236,117 @@ def evaluate_beir(
         document_options: more keyword arguments for the documents' only (for example
             `{"chunking": Chunking(size=128)}`; with `Chunking(pooling=None)` a document scores
             as its best chunk).
+        lexical: a `Bm25` (or True for BEIR's parameters: k1 1.2, b 0.75, English stemming and stop
+            words) adds the BM25 stage; None (default) for dense retrieval alone.
+        fusion: with an encoder and `lexical`, how the hybrid fuses the two runs: "dev" (default)
+            chooses among reciprocal-rank fusion and the convex combinations (`fusion_choice`) on
+            `fusion_split`'s qrels, or reciprocal-rank fusion where the folder has none; "rrf"; or
+            a `ReciprocalRankFusion` / `ConvexFusion` (runs in the order dense, lexical).
+        fusion_split: the split the fusion is chosen on (a folder's qrels split, or a
+            `BeirCollection` of the same documents); never `split` itself.
+        codes: `CodeSearch`es (or one) of a `HashedEncoder`'s binary codes, each a stage of its
+            own named `str(search)` ("codes 64", "codes 512 + float@100"; `code_retrieval`), beside
+            the dense stage of its float vectors.
 
     Returns:
         a `RetrievalResult`.
+
+    Raises:
+        ValueError: no encoder and no `lexical`; a fusion to be chosen on the split measured.
     """
     start = time.perf_counter()
+    bm25 = lexical_options(lexical)
+    if encoder is None and bm25 is None:
+        raise ValueError("nothing to evaluate: give an encoder, lexical=True (BM25), or both")
+    fusion = check_fusion(fusion)
+    folder = None
     if not isinstance(collection, BeirCollection):
+        folder = collection
         collection = read_beir_folder(collection, split=split)
-    options = dict(encode_options or {})
-    query_vectors = encode_for_retrieval(encoder, "encode_query", collection.queries, batch_size, progress, **options)
-    options.update(document_options or {})
-    document_vectors = encode_for_retrieval(
-        encoder, "encode_document", collection.documents, batch_size, progress, **options
+    else:
+        split = collection.split
+    chosen_on = None
+    if encoder is not None and bm25 is not None and fusion == "dev":
+        chosen_on = _fusion_collection(collection, folder, split, fusion_split)
+    stages = _Stages(
+        encoder,
+        collection,
+        batch_size,
+        progress,
+        top_k,
+        dict(encode_options or {}),
+        dict(document_options or {}),
+        bm25,
     )
-    per_query = measure_retrieval(collection, query_vectors, document_vectors, top_k, measures)
+    codes = [codes] if isinstance(codes, CodeSearch) else list(codes)
+    if codes and not hasattr(encoder, "hash_embeddings"):
+        raise TypeError(f"codes= needs a HashedEncoder (binary codes), got {type(encoder).__name__}")
+    runs = stages.runs(collection, codes=codes)
+    choice = {}
+    if "dense" in runs and "lexical" in runs:
+        if fusion == "dev":
+            fusion = ReciprocalRankFusion()
+            if chosen_on is not None:
+                dev_runs = stages.runs(chosen_on, stage_suffix=f" ({chosen_on.split})")
+                fusion, choice = choose_fusion(
+                    [dev_runs["dense"], dev_runs["lexical"]],
+                    chosen_on.qrels,
+                    fusion_candidates(floors=RUN_FLOORS),
+                    top_k=top_k,
+                )
+        runs["hybrid"] = stages.timed("hybrid", lambda: fusion.fuse([runs["dense"], runs["lexical"]], top_k))
+    per_stage = {stage: measure_run(run, collection.qrels, measures) for stage, run in runs.items()}
+    last = list(per_stage)[-1]
     return RetrievalResult(
-        metrics=mean_measures(per_query),
-        per_query=per_query,
+        metrics=mean_measures(per_stage[last]),
+        per_query=per_stage[last],
         queries=len(collection.queries),
         documents=len(collection.documents),
         seconds=time.perf_counter() - start,
+        stages={stage: mean_measures(per_query) for stage, per_query in per_stage.items()},
+        seconds_of=stages.seconds_of,
+        fusion=str(fusion) if "hybrid" in runs else None,
+        fusion_choice=choice,
+        bytes_per_document=stages.bytes_per_document,
     )
 
 
 class BeirRetrievalTask(EvaluationTask):
-    """`evaluate_beir` as a task of an evaluation report (`keras-sentemb evaluate --beir FOLDER`):
-    metrics nDCG@10 (main), recall@100, MRR@10, MAP@100 × 100; the per-query scores in the
-    report's details. The folder is read (and checked) when the task is built."""
+    """`evaluate_beir` as a task of an evaluation report (`keras-sentemb evaluate --beir FOLDER
+    [--lexical]`): metrics nDCG@10 (main), recall@100, MRR@10, MAP@100 × 100 of the last stage
+    (with `lexical`, the hybrid, and each stage's as "dense ndcg@10", "lexical ndcg@10", …); the
+    per-query scores, the fusion and each stage's seconds in the report's details. The folder is
+    read (and checked) when the task is built."""
 
     kind = "retrieval"
 
-    def __init__(self, name, folder, split="test"):
+    def __init__(self, name, folder, split="test", lexical=None, fusion="dev"):
         super().__init__(name)
         self.folder = folder
         self.collection = read_beir_folder(folder, split=split)
+        self.lexical, self.fusion = lexical_options(lexical), check_fusion(fusion)
 
     def measure(self, memo):
-        result = evaluate_beir(memo.encoder, self.collection, batch_size=memo.batch_size, progress=memo.progress)
+        result = evaluate_beir(
+            memo.encoder,
+            self.folder if self.lexical is not None else self.collection,
+            split=self.collection.split,
+            batch_size=memo.batch_size,
+            progress=memo.progress,
+            lexical=self.lexical,
+            fusion=self.fusion,
+        )
+        metrics = dict(result.metrics)
+        if len(result.stages) > 1:
+            metrics.update(
+                {f"{stage} {name}": value for stage, values in result.stages.items() for name, value in values.items()}
+            )
         details = {
             "source": str(self.folder),
             "split": self.collection.split,
             "documents": result.documents,
             "per_query": result.per_query,
         }
-        return TaskResult(self.name, self.kind, result.metrics, "ndcg@10", result.queries, details=details)
+        if result.fusion is not None:
+            details.update(fusion=result.fusion, fusion_choice=result.fusion_choice, seconds_of=result.seconds_of)
+        return TaskResult(self.name, self.kind, metrics, "ndcg@10", result.queries, details=details)

@@ -23,6 +23,8 @@ is MTEB's MRR@k.) tests/evaluation/test_trec_measures.py checks every measure ag
 
 import math
 
+from keras_sentemb.retrieval.ranked_runs import ranked_ids
+
 MEASURES = ("ndcg", "recall", "map", "mrr")
 
 
@@ -32,11 +34,6 @@ def parse_measure(name):
     if kind not in MEASURES or not cutoff.isdigit() or int(cutoff) < 1:
         raise ValueError(f"a measure is one of {MEASURES} with a cutoff, such as 'ndcg@10', got {name!r}")
     return kind, int(cutoff)
-
-
-def ranked_ids(scores):
-    """Document ids by descending score, ties by descending id (trec_eval's order)."""
-    return [document for document, _ in sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)]
 
 
 def _measure(kind, cutoff, grades, judged):

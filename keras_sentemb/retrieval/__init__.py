@@ -1,5 +1,6 @@
 """Retrieval: float semantic search, binary codes, the Hamming BinaryIndex (whole codes, nested
-prefixes, the cascade) and int8 vectors to rescore its hits with."""
+prefixes, the cascade), int8 vectors to rescore its hits with, BM25 (LexicalIndex) and the fusion of
+ranked runs (reciprocal-rank, convex)."""
 
 from keras_sentemb.retrieval.binary_codes import (
     hamming_distances,
@@ -10,12 +11,18 @@ from keras_sentemb.retrieval.binary_codes import (
 )
 from keras_sentemb.retrieval.binary_index import BinaryIndex, faiss_available
 from keras_sentemb.retrieval.int8_vectors import Int8Vectors
+from keras_sentemb.retrieval.lexical_index import Bm25, LexicalIndex, texts_sha256
+from keras_sentemb.retrieval.run_fusion import ConvexFusion, ReciprocalRankFusion
 from keras_sentemb.retrieval.semantic_search import semantic_search
 from keras_sentemb.retrieval.tf_hamming_search import codes_to_words, tf_hamming_top_k
 
 __all__ = [
     "BinaryIndex",
+    "Bm25",
+    "ConvexFusion",
     "Int8Vectors",
+    "LexicalIndex",
+    "ReciprocalRankFusion",
     "codes_to_words",
     "faiss_available",
     "hamming_distances",
@@ -23,6 +30,7 @@ __all__ = [
     "pack_bits",
     "semantic_search",
     "sign_threshold_codes",
+    "texts_sha256",
     "tf_hamming_top_k",
     "unpack_bits",
 ]

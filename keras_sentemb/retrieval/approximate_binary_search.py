@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -112,6 +113,28 @@ def training_sample(codes: np.ndarray, nlist: int, per_list: int = TRAINING_CODE
         return codes
     rows = np.sort(np.random.default_rng(0).choice(len(codes), per_list * nlist, replace=False))
     return codes[rows]
+
+
+@contextlib.contextmanager
+def search_threads(queries: int):
+    """Runs the FAISS searches inside on min(`queries`, OpenMP's thread count) threads, then restores it.
+
+    FAISS's binary searches (flat, IVF, HNSW) share their queries among OpenMP threads; threads beyond
+    the queries get none and spin. On a quiet 2-core machine one query over 1M 512-bit codes (flat)
+    takes 2.23 ms either way, but while another process computes, the spinning thread competes with it
+    and FAISS's default takes 6.30 ms where one thread takes 2.08 (benchmarks/binary_search_under_load.py,
+    docs/hashing.md). So: one thread a query, at most the cores OpenMP would use
+    (`faiss.omp_set_num_threads` sets that cap). OpenMP's thread count is a
+    per-thread setting: other Python threads searching at the same time keep theirs.
+    """
+    import faiss  # optional extra: faiss-cpu (checked by BinaryIndex)
+
+    cap = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(max(1, min(int(queries), cap)))
+    try:
+        yield
+    finally:
+        faiss.omp_set_num_threads(cap)
 
 
 def set_search_parameters(index, kind: str, parameters: dict) -> None:

@@ -276,7 +276,8 @@ class BinaryIndex:
         """(int32 distances, int64 positions) [Q, k] of the nearest codes, by either backend;
         a hit an approximate kind did not find is position -1 at distance bits + 1."""
         if self._faiss_index is not None:
-            distances, positions = self._faiss_index.search(query_codes, k)
+            with approximate.search_threads(len(query_codes)):
+                distances, positions = self._faiss_index.search(query_codes, k)
             if self.kind != "flat":
                 distances[positions < 0] = self.bits + 1
             return distances.astype(np.int32, copy=False), positions

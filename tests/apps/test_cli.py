@@ -306,6 +306,24 @@ def test_evaluate_beir_measures_retrieval_and_saves_each_querys_scores(model_fil
     assert "beir:beir_tiny" in capsys.readouterr().out
 
 
+def test_evaluate_beir_lexical_reports_dense_bm25_and_their_fusion(model_file, tmp_path):
+    out = tmp_path / "report"
+    beir = os.path.join(FIXTURES, "beir_tiny")
+    argv = ["evaluate", model_file, "--beir", beir, "-o", str(out), "--no-progress", "--no-plots", "--lexical"]
+    assert main([*argv, "--fusion", "convex:0.4"]) == 0
+    (task,) = json.loads((out / "report.json").read_text(encoding="utf-8"))["tasks"]
+    assert {"dense ndcg@10", "lexical ndcg@10", "hybrid ndcg@10"} <= set(task["metrics"])
+    assert task["details"]["fusion"] == "convex(weight=0.4, floors -1, 0)"
+
+
+@pytest.mark.parametrize("fusion", ["convex:1.5", "convex:x", "max"])
+def test_evaluate_refuses_a_fusion_it_does_not_know(model_file, tmp_path, capsys, fusion):
+    argv = ["evaluate", model_file, "--beir", os.path.join(FIXTURES, "beir_tiny"), "--lexical", "--fusion", fusion]
+    with pytest.raises(SystemExit) as exit_status:
+        main([*argv, "-o", str(tmp_path)])
+    assert exit_status.value.code == 2 and f"argument --fusion: '{fusion}'" in capsys.readouterr().err
+
+
 def test_evaluate_names_unknown_tasks(model_file, tmp_path, capsys):
     assert main(["evaluate", model_file, "--tasks", "stsb,glue", "-o", str(tmp_path)]) == 2
     assert "unknown task(s) ['glue']" in capsys.readouterr().err

@@ -76,6 +76,19 @@ def test_top_k_larger_than_the_corpus_returns_the_whole_corpus(built, capsys):
     assert len(json.loads(capsys.readouterr().out)["hits"]) == len(CORPUS)
 
 
+def test_a_lexical_folder_searches_hybrid_and_a_plain_one_says_it_cannot(built, capsys, tmp_path):
+    root, folder = built
+    lexical = tmp_path / "lexical_index"
+    argv = ["index", "build", str(root / "corpus.txt"), "-o", str(lexical), "--model", str(root / "tiny.keras")]
+    assert main([*argv, "--bits", "64", "--epochs", "1", "--lexical"]) == 0
+    assert "and a BM25 index" in capsys.readouterr().out and (lexical / "lexical" / "lexical.json").is_file()
+    assert main(["index", "search", str(lexical), "--query", "oven bread", "--hybrid", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    assert hits[0]["line"] == 5 and hits[0]["rrf"] > 1 / 61  # the only line sharing a term is in both runs
+    assert main(["index", "search", str(folder), "--query", "cat", "--hybrid"]) == 2
+    assert "has no lexical index" in capsys.readouterr().err
+
+
 def test_export_with_the_hashed_model_and_code_table(built, capsys):
     root, folder = built
     base = root / "serving"

@@ -138,3 +138,48 @@ def test_a_chunked_folder_returns_each_line_once_scored_by_its_best_chunk(chunke
         assert list(scores[0]) == sorted(scores[0], reverse=True)
     else:  # Hamming distance of each line's best chunk, nearest first
         assert list(scores[0]) == sorted(scores[0])
+
+
+@pytest.fixture(scope="module")
+def with_lexical(tmp_path_factory):
+    root = tmp_path_factory.mktemp("lexical_index")
+    model = root / "tiny.keras"
+    make_tiny_encoder(seed=6).save(model)
+    lines = ["statins lower cholesterol", "asthma attacks and diet", "breast cancer cells", "rain and storm"]
+    folder = build_index_folder(lines, root / "idx", model=str(model), bits=64, epochs=1, progress=False, lexical=True)
+    return Path(folder), lines
+
+
+def test_a_lexical_index_is_kept_beside_the_codes_and_searches_hybrid(with_lexical):
+    folder, lines = with_lexical
+    opened = IndexFolder(folder)
+    assert opened.lexical is not None and len(opened.lexical) == len(lines)
+    query = "cholesterol of statins"
+    scores, ids = opened.search_hybrid([query], k=3, rerank=2)
+    _, dense_ids, _ = opened.search_documents([query], k=len(lines), rerank=2)
+    lexical_ids, _ = opened.lexical.search([query], top_k=len(lines))
+    assert lexical_ids[0].tolist() == [0, -1, -1, -1]  # only line 0 shares a term
+    expected = {line: 1 / (60 + rank) for rank, line in enumerate(dense_ids[0].tolist(), start=1)}
+    expected[0] += 1 / 61
+    best = sorted(expected, key=lambda line: (-expected[line], -line))[:3]
+    assert ids[0].tolist() == best and ids[0, 0] == 0
+    np.testing.assert_allclose(scores[0], [expected[line] for line in best], rtol=1e-6)
+
+
+def test_a_lexical_index_of_other_lines_is_refused_when_the_folder_opens(with_lexical, tmp_path):
+    import shutil
+
+    from keras_sentemb.retrieval.lexical_index import LexicalIndex
+
+    folder, lines = with_lexical
+    copy = Path(shutil.copytree(folder, tmp_path / "copy"))
+    shutil.rmtree(copy / "lexical")
+    LexicalIndex([*lines[:-1], "sunshine"]).save(copy / "lexical")
+    with pytest.raises(ValueError, match="indexes other documents"):
+        IndexFolder(copy)
+
+
+def test_a_folder_without_a_lexical_index_says_so_when_asked_for_a_hybrid_search(index):
+    _, folder = index
+    with pytest.raises(ValueError, match="has no lexical index"):
+        IndexFolder(folder).search_hybrid(["rain"], k=2)

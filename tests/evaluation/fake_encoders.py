@@ -41,6 +41,6 @@ class SignHashedEncoder(CharacterTrigramEncoder):
     def bits(self):
         return self.embedding_dim
 
-    def hash_embeddings(self, embeddings, packed=True):
-        bits = (np.asarray(embeddings) > 0).astype(np.uint8)
-        return np.packbits(bits, axis=1) if packed else bits
+    def hash_embeddings(self, embeddings, packed=True, bits=None):
+        code = (np.asarray(embeddings) > 0).astype(np.uint8)[:, : bits or self.bits]
+        return np.packbits(code, axis=1) if packed else code

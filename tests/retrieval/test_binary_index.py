@@ -244,3 +244,45 @@ def test_no_queries_give_empty_results_of_the_usual_shape_and_dtype_from_every_s
     for (scores, ids), score_dtype in results:
         assert scores.shape == ids.shape == (0, 3)
         assert scores.dtype == score_dtype and ids.dtype == np.int64
+
+
+@pytest.mark.skipif(not faiss_available(), reason="faiss-cpu is not installed")
+@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+def test_faiss_searches_on_one_thread_a_query_at_most_and_restores_the_thread_count(kind, monkeypatch):
+    import faiss
+
+    from keras_sentemb.retrieval import approximate_binary_search
+
+    codes = np.random.default_rng(0).integers(0, 256, (500, 8), dtype=np.uint8)
+    index = BinaryIndex(64, kind=kind)
+    index.add(codes)
+    seen = []
+    original = approximate_binary_search.search_threads
+
+    def recording(queries):
+        context = original(queries)
+
+        class Recorded:
+            def __enter__(self):
+                context.__enter__()
+                seen.append((queries, faiss.omp_get_max_threads()))
+
+            def __exit__(self, *exc):
+                return context.__exit__(*exc)
+
+        return Recorded()
+
+    monkeypatch.setattr(approximate_binary_search, "search_threads", recording)
+    before = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(2)
+    try:
+        single, _ = index.search(codes[:1], k=3)
+        index.search(codes[:5], k=3)
+        assert seen == [(1, 1), (5, 2)]
+        assert faiss.omp_get_max_threads() == 2  # restored
+        faiss.omp_set_num_threads(1)  # the caller's cap holds for batches too
+        index.search(codes[:5], k=3)
+        assert seen[-1] == (5, 1) and faiss.omp_get_max_threads() == 1
+    finally:
+        faiss.omp_set_num_threads(before)
+    np.testing.assert_array_equal(single, index.search(codes[:5], k=3)[0][:1])

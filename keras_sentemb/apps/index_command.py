@@ -1,0 +1,144 @@
+"""`keras-sentemb index build|search`: binary-code index folders (`index_folder`), with a BM25 index
+beside the codes for hybrid search.
+
+keras-sentemb index build corpus.txt -o corpus_index --bits 256 [--lexical]
+keras-sentemb index search corpus_index --query "How do I bake bread?" --rerank 10 [--hybrid]
+"""
+
+import time
+
+from keras_sentemb.apps.hit_printing import print_hits
+from keras_sentemb.apps.index_folder import INDEX_KIND, IndexFolder, build_index_folder, read_meta
+from keras_sentemb.chunking.chunking import Chunking
+from keras_sentemb.data.text_file import read_lines
+from keras_sentemb.retrieval.approximate_binary_search import DEFAULT_PARAMETERS, KINDS, SEARCH_PARAMETERS
+from keras_sentemb.utils.output_targets import check_output_folder
+
+
+def add_index_parser(commands):
+    """Adds `index build` and `index search` to the command line's sub-commands."""
+    index = commands.add_parser("index", help="binary-code index: build, search")
+    index_commands = index.add_subparsers(dest="index_command", required=True)
+    build = index_commands.add_parser("build", help="hash a corpus into an index folder")
+    build.add_argument("corpus", help="UTF-8 text file, one sentence a line")
+    build.add_argument("-o", "--output", required=True, help="index folder to write")
+    build.add_argument("--bits", type=int, default=256, help="code length for a new head (default 256)")
+    build.add_argument("--epochs", type=int, default=5, help="head distillation epochs")
+    build.add_argument("--seed", type=int, default=0)
+    build.add_argument("--overwrite", action="store_true")
+    build.add_argument(
+        "--model",
+        default="minilm-l6",
+        help="encoder (preset, HF folder, .keras) or a HashedEncoder .keras file; "
+        "for a plain encoder a head is distilled on the corpus",
+    )
+    build.add_argument(
+        "--kind",
+        choices=KINDS,
+        default="flat",
+        help="flat: exact Hamming scan (default); ivf / hnsw: FAISS's sub-linear binary indexes "
+        "for millions of codes (approximate; need faiss-cpu)",
+    )
+    build.add_argument("--nlist", type=int, help="ivf: number of lists (default 4·√N)")
+    build.add_argument("--nprobe", type=int, help="ivf: lists a query scans (default 32)")
+    build.add_argument("--hnsw-m", type=int, help="hnsw: links a code (default 32)")
+    build.add_argument("--ef-construction", type=int, help="hnsw: build beam (default 40)")
+    build.add_argument("--ef-search", type=int, help="hnsw: search beam (default 64)")
+    build.add_argument(
+        "--chunk-size",
+        type=int,
+        help="index each line as chunks of at most this many word pieces (long documents); "
+        "a search returns lines scored by their best chunk",
+    )
+    build.add_argument("--chunk-overlap", type=int, default=0, help="word pieces shared by consecutive chunks")
+    build.add_argument("--chunk-sentences", action="store_true", help="end chunks at sentence ends")
+    build.add_argument(
+        "--late-chunking", action="store_true", help="late chunking: chunks read the whole line's context"
+    )
+    build.add_argument(
+        "--lexical",
+        action="store_true",
+        help="keep a BM25 index of the lines beside the codes (bm25s; BEIR's parameters) for `index search --hybrid`",
+    )
+    lookup = index_commands.add_parser("search", help="top-k corpus lines by Hamming distance")
+    lookup.add_argument("folder", help="index folder from `index build`")
+    lookup.add_argument("--query", action="append", default=[], help="a query (repeatable)")
+    lookup.add_argument("--queries", help="UTF-8 file of queries, one per line")
+    lookup.add_argument("--top-k", type=int, default=5)
+    lookup.add_argument("--rerank", type=int, default=0, help="re-rank the Hamming top k×R by float cosine (0 = off)")
+    lookup.add_argument(
+        "--hybrid",
+        action="store_true",
+        help="fuse the code search's and BM25's top 100 lines by reciprocal rank (a folder built with --lexical)",
+    )
+    lookup.add_argument("--json", action="store_true", help="print JSON lines")
+    lookup.add_argument("--nprobe", type=int, help="ivf index: lists a query scans (overrides the folder's)")
+    lookup.add_argument("--ef-search", type=int, help="hnsw index: search beam (overrides the folder's)")
+
+
+def run_index(args):
+
+    if args.index_command == "build":
+        check_output_folder(args.output, INDEX_KIND, args.overwrite, [args.corpus, args.model], option="-o")
+        corpus = read_lines(args.corpus)
+        start = time.perf_counter()
+        folder = build_index_folder(
+            corpus,
+            args.output,
+            model=args.model,
+            inputs=[args.corpus],
+            bits=args.bits,
+            epochs=args.epochs,
+            seed=args.seed,
+            overwrite=args.overwrite,
+            progress=len(corpus) >= 2048,
+            kind=args.kind,
+            index_parameters=given_options(args, [name for kind in KINDS for name in DEFAULT_PARAMETERS[kind]]),
+            chunking=chunking_of(args),
+            lexical=args.lexical or None,
+        )
+        meta = read_meta(folder)
+        chunks = f" ({meta['chunks']} chunks)" if "chunks" in meta else ""
+        lexical = " and a BM25 index" if args.lexical else ""
+        print(
+            f"wrote {folder}: {len(corpus)} lines{chunks} as {meta['bits']}-bit codes, {args.kind} index{lexical} "
+            f"in {time.perf_counter() - start:.1f} s"
+        )
+        return
+    queries = list(args.query) + (read_lines(args.queries) if args.queries else [])
+    if not queries:
+        raise ValueError("give at least one --query or a --queries file")
+    if args.top_k < 1 or args.rerank < 0:
+        raise ValueError(f"--top-k must be ≥ 1 and --rerank ≥ 0, got {args.top_k} and {args.rerank}")
+    opened = IndexFolder(args.folder)
+    overrides = given_options(args, [name for names in SEARCH_PARAMETERS.values() for name in names])
+    if overrides:
+        opened.index.set_search_parameters(**overrides)
+    if args.hybrid:
+        scores, ids = opened.search_hybrid(queries, args.top_k, rerank=args.rerank)
+        print_hits(queries, ids, scores, opened.corpus, "rrf", args.json)
+        return
+    scores, ids, chunks = opened.search_documents(queries, args.top_k, rerank=args.rerank)
+    texts = opened.corpus
+    if opened.chunks is not None:  # a chunked folder shows each line's best chunk
+        texts = {
+            (i, c): opened.chunk_text(c)
+            for row_ids, row_chunks in zip(ids, chunks)
+            for i, c in zip(row_ids, row_chunks)
+        }
+        ids = [list(zip(row_ids, row_chunks)) for row_ids, row_chunks in zip(ids, chunks)]
+    print_hits(queries, ids, scores, texts, "cosine" if args.rerank else "hamming", args.json)
+
+
+def chunking_of(args):
+    """The `Chunking` of `index build`'s --chunk-* options, or None without --chunk-size / --late-chunking."""
+    if args.chunk_size is None and not args.late_chunking:
+        return None
+    return Chunking(
+        size=args.chunk_size, overlap=args.chunk_overlap, sentences=args.chunk_sentences, late=args.late_chunking
+    )
+
+
+def given_options(args, names):
+    """{name: value} of the options among `names` given on the command line (not None)."""
+    return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}

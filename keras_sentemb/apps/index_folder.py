@@ -296,7 +296,7 @@ class IndexFolder:
         ids -1 past the lines either found. Needs a folder built with `lexical`."""
         if self.lexical is None:
             raise ValueError(f"{self.folder} has no lexical index: build it with lexical=True (index build --lexical)")
-        k = positive_int(k, "k")
+        k, depth = positive_int(k, "k"), positive_int(depth, "depth")
         lexical_ids, _ = self.lexical.search(queries, max(depth, k))
         _, ids, _ = self.search_documents(queries, min(max(depth, k), len(self.corpus)), rerank)
         lines, questions = range(len(self.corpus)), range(len(queries))

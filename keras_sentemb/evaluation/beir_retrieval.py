@@ -9,13 +9,14 @@ Documents (title + " " + text, stripped: `read_beir_folder`) go through the enco
 prompt (`encode_document`) and queries through its query prompt (`encode_query`), where it has
 them; every document is scored by exact cosine similarity (a document encoded as chunks,
 `Chunking(pooling=None)`, by its best chunk) and the `top_k` best (1,000, as MTEB) form the dense
-run; a hashed model's binary codes add a stage per `CodeSearch` (`codes`, `code_retrieval`). With `lexical` (a `Bm25`, or True for BEIR's parameters) the same documents are indexed by
-BM25 (`retrieval.LexicalIndex`, on bm25s) for a lexical run, and with an encoder too the two runs
-are fused (`retrieval.run_fusion`): by the fusion chosen on the collection's dev qrels
-(`fusion="dev"`, the default: reciprocal-rank fusion or a convex combination, `fusion_choice`), or
-by the one given. Every run is measured with trec_eval's formulas (`trec_measures`): nDCG@10 over
-graded judgements, recall@100, MRR@10, MAP@100; `metrics` are the last stage's (hybrid, else the
-only one), `stages` each stage's, and each query's scores are kept in the result.
+run; a hashed model's binary codes add a stage per `CodeSearch` (`codes`, `code_retrieval`). With
+`lexical` (a `Bm25`, or True for BEIR's parameters) the same documents are indexed by BM25
+(`retrieval.LexicalIndex`, on bm25s) for a lexical run, and with an encoder too the two runs are
+fused (`retrieval.run_fusion`): by the fusion chosen on the collection's dev qrels (`fusion="dev"`,
+the default: reciprocal-rank fusion or a convex combination, `fusion_choice`), or by the one given.
+Every run is measured with trec_eval's formulas (`trec_measures`): nDCG@10 over graded judgements,
+recall@100, MRR@10, MAP@100; `metrics` and each query's scores are the main run's (the hybrid, else
+the dense run, else BM25's), `stages` every stage's.
 """
 
 import dataclasses
@@ -44,8 +45,8 @@ RUN_FLOORS = (-1.0, 0.0)
 
 @dataclasses.dataclass
 class RetrievalResult:
-    """`metrics`: the mean of each measure over the judged queries, × 100, of the last stage;
-    `per_query`: {query id: {measure: value × 100}} of that stage; the collection's sizes and the
+    """`metrics`: the mean of each measure over the judged queries, × 100, of the main run (the
+    hybrid, else the dense run, else BM25's); `per_query`: {query id: {measure: value × 100}} of it; the collection's sizes and the
     seconds spent. `stages`: {"dense" | "lexical" | "hybrid": metrics} of each stage run;
     `seconds_of`: {stage: seconds} (the stage's queries alone; "documents dense" / "documents
     lexical" the documents' encoding and indexing); `fusion`: how the hybrid fused (its `str`),
@@ -253,6 +254,7 @@ def evaluate_beir(
 
     Raises:
         ValueError: no encoder and no `lexical`; a fusion to be chosen on the split measured.
+        TypeError: `codes` for an encoder without binary codes (checked before any encoding).
     """
     start = time.perf_counter()
     bm25 = lexical_options(lexical)
@@ -265,6 +267,11 @@ def evaluate_beir(
         collection = read_beir_folder(collection, split=split)
     else:
         split = collection.split
+    codes = [codes] if isinstance(codes, CodeSearch) else list(codes)
+    if codes and not hasattr(encoder, "hash_embeddings"):
+        raise TypeError(f"codes= needs a HashedEncoder (binary codes), got {type(encoder).__name__}")
+    if any(not isinstance(search, CodeSearch) for search in codes):
+        raise TypeError(f"codes must be CodeSearch objects, got {codes!r:.80}")
     chosen_on = None
     if encoder is not None and bm25 is not None and fusion == "dev":
         chosen_on = _fusion_collection(collection, folder, split, fusion_split)
@@ -278,9 +285,6 @@ def evaluate_beir(
         dict(document_options or {}),
         bm25,
     )
-    codes = [codes] if isinstance(codes, CodeSearch) else list(codes)
-    if codes and not hasattr(encoder, "hash_embeddings"):
-        raise TypeError(f"codes= needs a HashedEncoder (binary codes), got {type(encoder).__name__}")
     runs = stages.runs(collection, codes=codes)
     choice = {}
     if "dense" in runs and "lexical" in runs:
@@ -296,10 +300,10 @@ def evaluate_beir(
                 )
         runs["hybrid"] = stages.timed("hybrid", lambda: fusion.fuse([runs["dense"], runs["lexical"]], top_k))
     per_stage = {stage: measure_run(run, collection.qrels, measures) for stage, run in runs.items()}
-    last = list(per_stage)[-1]
+    main = next(stage for stage in ("hybrid", "dense", "lexical") if stage in per_stage)
     return RetrievalResult(
-        metrics=mean_measures(per_stage[last]),
-        per_query=per_stage[last],
+        metrics=mean_measures(per_stage[main]),
+        per_query=per_stage[main],
         queries=len(collection.queries),
         documents=len(collection.documents),
         seconds=time.perf_counter() - start,
@@ -313,7 +317,7 @@ def evaluate_beir(
 
 class BeirRetrievalTask(EvaluationTask):
     """`evaluate_beir` as a task of an evaluation report (`keras-sentemb evaluate --beir FOLDER
-    [--lexical]`): metrics nDCG@10 (main), recall@100, MRR@10, MAP@100 × 100 of the last stage
+    [--lexical]`): metrics nDCG@10 (main), recall@100, MRR@10, MAP@100 × 100 of the main run
     (with `lexical`, the hybrid, and each stage's as "dense ndcg@10", "lexical ndcg@10", …); the
     per-query scores, the fusion and each stage's seconds in the report's details. The folder is
     read (and checked) when the task is built."""

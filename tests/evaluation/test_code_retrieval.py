@@ -40,7 +40,8 @@ def test_without_rescoring_documents_rank_by_the_hamming_distance_of_their_codes
 def test_rescoring_every_candidate_by_its_float_row_is_the_dense_run():
     encoder = SignHashedEncoder()
     search = CodeSearch(bits=8, rescore="float", candidates=100)
-    result = evaluate_beir(encoder, TINY, codes=[search])
+    result = evaluate_beir(encoder, TINY, codes=[CodeSearch(bits=16), search])
+    assert result.metrics == result.stages["dense"]  # code searches are stages beside the main run
     assert str(search) == "codes 8 + float@100" and result.stages[str(search)] == pytest.approx(result.stages["dense"])
     assert result.bytes_per_document[str(search)] == 1 + 4 * encoder.embedding_dim
 
@@ -87,13 +88,21 @@ def test_a_chunked_document_is_its_best_chunk():
         (lambda: CodeSearch(bits=0), ValueError, "CodeSearch.bits"),
         (lambda: CodeSearch(rescore="fp16"), ValueError, "rescore must be one of"),
         (lambda: CodeSearch(candidates=-1), ValueError, "CodeSearch.candidates"),
-        (
-            lambda: evaluate_beir(CharacterTrigramEncoder(), TINY, codes=CodeSearch()),
-            TypeError,
-            "needs a HashedEncoder",
-        ),
     ],
 )
 def test_what_cannot_search_codes_is_refused(make, error, words):
     with pytest.raises(error, match=words):
         make()
+
+
+@pytest.mark.parametrize(
+    "encoder, codes, words",
+    [
+        (CharacterTrigramEncoder(), CodeSearch(), "needs a HashedEncoder"),
+        (SignHashedEncoder(), [64], "codes must be CodeSearch objects"),
+    ],
+)
+def test_bad_code_searches_are_refused_before_any_encoding(encoder, codes, words):
+    with pytest.raises(TypeError, match=words):
+        evaluate_beir(encoder, TINY, codes=codes)
+    assert encoder.encoded == []

@@ -42,7 +42,7 @@ from keras_sentemb.server.serve_command import add_serve_arguments, serve, serve
 from keras_sentemb.utils.atomic_files import save_npy_atomic
 from keras_sentemb.utils.checked_files import load_npy, read_json
 from keras_sentemb.utils.output_targets import check_output_file, check_output_folder
-from keras_sentemb.zoo.loading import load_any_encoder, load_sentence_encoder
+from keras_sentemb.zoo.loading import load_any_encoder, load_cross_encoder, load_sentence_encoder
 
 
 def _add_model_arguments(parser):
@@ -192,6 +192,13 @@ def _build_parser():
         help="--beir folders: add BM25 (bm25s; k1 1.2, b 0.75, English stemming and stop words, as BEIR) and "
         "report the dense, lexical and hybrid runs",
     )
+    evaluate.add_argument(
+        "--rerank",
+        metavar="MODEL",
+        help="--beir folders: re-order each query's best --rerank-top documents by this cross-encoder "
+        "(zoo:NAME or a .keras file) and report the reranked run",
+    )
+    evaluate.add_argument("--rerank-top", type=int, default=100, help="documents a query's reranker reads (100)")
     evaluate.add_argument(
         "--fusion",
         default="dev",
@@ -493,6 +500,9 @@ def _evaluate(args):
             folds=args.folds,
             seed=args.seed,
         )
+    reranker = load_cross_encoder(args.rerank) if args.rerank else None
+    if reranker is not None and reranker.num_labels != 1:
+        raise TypeError(f"--rerank needs a cross-encoder of one label; {args.rerank} has {reranker.num_labels}")
     tasks += [
         BeirRetrievalTask(
             f"beir:{os.path.basename(os.path.normpath(folder))}",
@@ -500,6 +510,8 @@ def _evaluate(args):
             split=args.split,
             lexical=args.lexical or None,
             fusion=args.fusion,
+            rerank=reranker,
+            rerank_top=args.rerank_top,
         )
         for folder in args.beir
     ]

@@ -15,8 +15,9 @@ run; a hashed model's binary codes add a stage per `CodeSearch` (`codes`, `code_
 fused (`retrieval.run_fusion`): by the fusion chosen on the collection's dev qrels (`fusion="dev"`,
 the default: reciprocal-rank fusion or a convex combination, `fusion_choice`), or by the one given.
 Every run is measured with trec_eval's formulas (`trec_measures`): nDCG@10 over graded judgements,
-recall@100, MRR@10, MAP@100; `metrics` and each query's scores are the main run's (the hybrid, else
-the dense run, else BM25's), `stages` every stage's.
+recall@100, MRR@10, MAP@100; `metrics` and each query's scores are the main run's (the reranked run,
+else the hybrid, else the dense run, else BM25's), `stages` every stage's. With `rerank` (a
+cross-encoder), each query's best `rerank_top` documents of that run are re-ordered by its score.
 """
 
 import dataclasses
@@ -33,9 +34,10 @@ from keras_sentemb.evaluation.tasks import EvaluationTask, TaskResult
 from keras_sentemb.evaluation.trec_measures import mean_measures, trec_measures
 from keras_sentemb.retrieval.best_chunk_search import best_chunk_search
 from keras_sentemb.retrieval.lexical_index import LexicalIndex, lexical_options
-from keras_sentemb.retrieval.ranked_runs import run_of
+from keras_sentemb.retrieval.ranked_runs import ranked_ids, run_of
 from keras_sentemb.retrieval.run_fusion import ConvexFusion, ReciprocalRankFusion
 from keras_sentemb.retrieval.semantic_search import semantic_search
+from keras_sentemb.utils.argument_checks import positive_int
 from keras_sentemb.utils.atomic_files import atomic_open
 
 RETRIEVAL_MEASURES = ("ndcg@10", "recall@100", "mrr@10", "map@100")
@@ -46,7 +48,7 @@ RUN_FLOORS = (-1.0, 0.0)
 @dataclasses.dataclass
 class RetrievalResult:
     """`metrics`: the mean of each measure over the judged queries, × 100, of the main run (the
-    hybrid, else the dense run, else BM25's); `per_query`: {query id: {measure: value × 100}} of it; the collection's sizes and the
+    reranked run, else the hybrid, else the dense run, else BM25's); `per_query`: {query id: {measure: value × 100}} of it; the collection's sizes and the
     seconds spent. `stages`: {"dense" | "lexical" | "hybrid": metrics} of each stage run;
     `seconds_of`: {stage: seconds} (the stage's queries alone; "documents dense" / "documents
     lexical" the documents' encoding and indexing); `fusion`: how the hybrid fused (its `str`),
@@ -107,6 +109,35 @@ def measure_run(run, qrels, measures=RETRIEVAL_MEASURES):
 def measure_retrieval(collection, query_vectors, document_vectors, top_k=1000, measures=RETRIEVAL_MEASURES):
     """{query id: {measure: value × 100}} of the exact dense run (`dense_run`) on the collection's qrels."""
     return measure_run(dense_run(collection, query_vectors, document_vectors, top_k), collection.qrels, measures)
+
+
+def reranked_run(collection, run, reranker, top, batch_size=64, progress=None):
+    """`run` with each query's best `top` documents re-ordered by `reranker.predict_pairs` of (query
+    text, document text), ties by `run`'s order, and the rest after them in `run`'s order; scored by
+    rank (the first −0, the next −1, …) so that the measures read exactly this order."""
+    texts = dict(zip(collection.document_ids, collection.documents))
+    queries = dict(zip(collection.query_ids, collection.queries))
+    order = {query: ranked_ids(scores) for query, scores in run.items()}
+    pairs = [(query, document) for query, ranked in order.items() for document in ranked[:top]]
+    scores = np.asarray(
+        reranker.predict_pairs(
+            [queries[query] for query, _ in pairs],
+            [texts[document] for _, document in pairs],
+            batch_size=batch_size,
+            progress=progress,
+        ),
+        np.float64,
+    )
+    if scores.shape != (len(pairs),):
+        raise ValueError(f"the reranker must give one score a pair, it gave shape {scores.shape}")
+    reranked, position = {}, 0
+    for query, ranked in order.items():
+        head = ranked[:top]
+        by_score = sorted(range(len(head)), key=lambda i: (-scores[position + i], i))
+        position += len(head)
+        final = [head[i] for i in by_score] + ranked[top:]
+        reranked[query] = {document: -float(rank) for rank, document in enumerate(final)}
+    return reranked
 
 
 def check_fusion(fusion):
@@ -220,6 +251,8 @@ def evaluate_beir(
     fusion="dev",
     fusion_split="dev",
     codes=(),
+    rerank=None,
+    rerank_top=100,
 ):
     """Measures `encoder`, BM25, or their hybrid on a BEIR collection (a folder, read by
     `read_beir_folder`, or a `BeirCollection`): see the module docstring.
@@ -245,6 +278,11 @@ def evaluate_beir(
             a `ReciprocalRankFusion` / `ConvexFusion` (runs in the order dense, lexical).
         fusion_split: the split the fusion is chosen on (a folder's qrels split, or a
             `BeirCollection` of the same documents); never `split` itself.
+        rerank: a reranker (a `CrossEncoder` of one label, or anything with `predict_pairs(queries,
+            documents, batch_size=, progress=)` → one score a pair): the main run's best `rerank_top`
+            documents of each query are re-ordered by its score of (query, document), the rest keep
+            their order below them; the "rerank" stage, then the main run.
+        rerank_top: the documents a query's reranker reads (100, as MTEB's reranking tasks).
         codes: `CodeSearch`es (or one) of a `HashedEncoder`'s binary codes, each a stage of its
             own named `str(search)` ("codes 64", "codes 512 + float@100"; `code_retrieval`), beside
             the dense stage of its float vectors.
@@ -272,6 +310,9 @@ def evaluate_beir(
         raise TypeError(f"codes= needs a HashedEncoder (binary codes), got {type(encoder).__name__}")
     if any(not isinstance(search, CodeSearch) for search in codes):
         raise TypeError(f"codes must be CodeSearch objects, got {codes!r:.80}")
+    if rerank is not None and not callable(getattr(rerank, "predict_pairs", None)):
+        raise TypeError(f"rerank must have predict_pairs (a CrossEncoder), got {type(rerank).__name__}")
+    rerank_top = positive_int(rerank_top, "rerank_top")
     chosen_on = None
     if encoder is not None and bm25 is not None and fusion == "dev":
         chosen_on = _fusion_collection(collection, folder, split, fusion_split)
@@ -299,8 +340,13 @@ def evaluate_beir(
                     top_k=top_k,
                 )
         runs["hybrid"] = stages.timed("hybrid", lambda: fusion.fuse([runs["dense"], runs["lexical"]], top_k))
+    if rerank is not None:
+        first = runs[next(stage for stage in ("hybrid", "dense", "lexical") if stage in runs)]
+        runs["rerank"] = stages.timed(
+            "rerank", lambda: reranked_run(collection, first, rerank, rerank_top, batch_size, progress)
+        )
     per_stage = {stage: measure_run(run, collection.qrels, measures) for stage, run in runs.items()}
-    main = next(stage for stage in ("hybrid", "dense", "lexical") if stage in per_stage)
+    main = next(stage for stage in ("rerank", "hybrid", "dense", "lexical") if stage in per_stage)
     return RetrievalResult(
         metrics=mean_measures(per_stage[main]),
         per_query=per_stage[main],
@@ -317,18 +363,19 @@ def evaluate_beir(
 
 class BeirRetrievalTask(EvaluationTask):
     """`evaluate_beir` as a task of an evaluation report (`keras-sentemb evaluate --beir FOLDER
-    [--lexical]`): metrics nDCG@10 (main), recall@100, MRR@10, MAP@100 × 100 of the main run
-    (with `lexical`, the hybrid, and each stage's as "dense ndcg@10", "lexical ndcg@10", …); the
+    [--lexical] [--rerank MODEL]`): metrics nDCG@10 (main), recall@100, MRR@10, MAP@100 × 100 of the
+    main run (the reranked or hybrid one, and each stage's as "dense ndcg@10", "lexical ndcg@10", …); the
     per-query scores, the fusion and each stage's seconds in the report's details. The folder is
     read (and checked) when the task is built."""
 
     kind = "retrieval"
 
-    def __init__(self, name, folder, split="test", lexical=None, fusion="dev"):
+    def __init__(self, name, folder, split="test", lexical=None, fusion="dev", rerank=None, rerank_top=100):
         super().__init__(name)
         self.folder = folder
         self.collection = read_beir_folder(folder, split=split)
         self.lexical, self.fusion = lexical_options(lexical), check_fusion(fusion)
+        self.rerank, self.rerank_top = rerank, positive_int(rerank_top, "rerank_top")
 
     def measure(self, memo):
         result = evaluate_beir(
@@ -339,6 +386,8 @@ class BeirRetrievalTask(EvaluationTask):
             progress=memo.progress,
             lexical=self.lexical,
             fusion=self.fusion,
+            rerank=self.rerank,
+            rerank_top=self.rerank_top,
         )
         metrics = dict(result.metrics)
         if len(result.stages) > 1:

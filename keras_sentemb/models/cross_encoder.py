@@ -233,6 +233,45 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
         scores = np.asarray(self.scores_from_logits(logits), dtype=np.float32)
         return scores[:, 0] if self.num_labels == 1 else scores
 
+    def rerank(
+        self,
+        query: str,
+        documents: Sequence[str],
+        top_k: int | None = None,
+        return_documents: bool = False,
+        batch_size: int = 64,
+        progress: bool | None = None,
+    ) -> list[dict]:
+        """The `documents` ordered by their score with `query`, best first, as sentence-transformers'
+        `CrossEncoder.rank` returns them: `[{"corpus_id": i, "score": s, "text": documents[i]?}, …]`
+        (ties: the lower `corpus_id` first; "text" with `return_documents`), the best `top_k` (all
+        when None). `rank` is the same method under sentence-transformers' name.
+
+        Raises: ValueError for a model of several labels (a reranker scores a pair with one number),
+        an empty or non-text `query`, or `top_k` < 1; TypeError/ValueError for documents that are not
+        text (`validate_texts`).
+
+        (Not run as a doctest: it loads pretrained weights; tests/models/test_cross_encoder_rerank.py
+        runs the same calls.)
+            reranker.rerank("does tea lower blood pressure", passages, top_k=3, return_documents=True)
+            # -> [{"corpus_id": 4, "score": 0.93, "text": "Green tea and blood pressure."}, …]
+        """
+        if self.num_labels != 1:
+            raise ValueError(f"rerank needs a model of one label (a score a pair), this one has {self.num_labels}")
+        if not isinstance(query, (str, bytes)) or not query.strip():
+            raise ValueError(f"rerank needs a non-empty query string, got {query!r:.40}")
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
+            raise ValueError(f"top_k must be a positive int or None, got {top_k!r}")
+        documents = list(documents) if not isinstance(documents, (str, bytes)) else [documents]
+        scores = self.predict_pairs([query] * len(documents), documents, batch_size=batch_size, progress=progress)
+        order = np.lexsort((np.arange(len(scores)), -scores))[:top_k]
+        return [
+            {"corpus_id": int(i), "score": float(scores[i]), **({"text": documents[i]} if return_documents else {})}
+            for i in order
+        ]
+
+    rank = rerank
+
     def scores_from_logits(self, logits):
         """`score_activation` of the logits (NumPy or tensors, eager or in a graph): what
         `predict_pairs` and the exported SavedModel return."""

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from keras_sentemb.apps.cli import main
-from tests.conftest import FIXTURES, make_tiny_encoder
+from tests.conftest import FIXTURES, make_tiny_cross_encoder, make_tiny_encoder
 
 CORPUS = ["the cat sat on the mat .", "a dog ran fast", "rain and storm", "", "hello world"]
 
@@ -314,6 +314,20 @@ def test_evaluate_beir_lexical_reports_dense_bm25_and_their_fusion(model_file, t
     (task,) = json.loads((out / "report.json").read_text(encoding="utf-8"))["tasks"]
     assert {"dense ndcg@10", "lexical ndcg@10", "hybrid ndcg@10"} <= set(task["metrics"])
     assert task["details"]["fusion"] == "convex(weight=0.4, floors -1, 0)"
+
+
+def test_evaluate_beir_reranks_with_a_cross_encoder_and_refuses_another_model(model_file, tmp_path, capsys):
+    reranker = tmp_path / "reranker.keras"
+    make_tiny_cross_encoder(seed=2).save(reranker)
+    out = tmp_path / "report"
+    argv = ["evaluate", model_file, "--beir", os.path.join(FIXTURES, "beir_tiny"), "--no-progress", "--no-plots"]
+    assert main([*argv, "-o", str(out), "--rerank", str(reranker), "--rerank-top", "5"]) == 0
+    (task,) = json.loads((out / "report.json").read_text(encoding="utf-8"))["tasks"]
+    assert {"dense ndcg@10", "rerank ndcg@10"} <= set(task["metrics"])
+    assert task["metrics"]["ndcg@10"] == task["metrics"]["rerank ndcg@10"]
+    capsys.readouterr()
+    assert main([*argv, "-o", str(tmp_path / "r2"), "--rerank", model_file]) == 2
+    assert "tiny.keras holds a SentenceEncoder, not a CrossEncoder" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("fusion", ["convex:1.5", "convex:x", "max"])

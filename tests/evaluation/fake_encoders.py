@@ -44,3 +44,16 @@ class SignHashedEncoder(CharacterTrigramEncoder):
     def hash_embeddings(self, embeddings, packed=True, bits=None):
         code = (np.asarray(embeddings) > 0).astype(np.uint8)[:, : bits or self.bits]
         return np.packbits(code, axis=1) if packed else code
+
+
+class TrigramPairScorer(CharacterTrigramEncoder):
+    """A reranker: the cosine of the two texts' trigram vectors, one score a pair; `labels` > 1 gives
+    that many columns (what a reranker must not)."""
+
+    def __init__(self, dim=32, labels=1):
+        super().__init__(dim)
+        self.labels = labels
+
+    def predict_pairs(self, first, second, batch_size=64, progress=None):
+        scores = np.sum(self.encode(list(first)) * self.encode(list(second)), axis=1)
+        return scores if self.labels == 1 else np.repeat(scores[:, None], self.labels, axis=1)

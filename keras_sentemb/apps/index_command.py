@@ -2,7 +2,7 @@
 beside the codes for hybrid search.
 
 keras-sentemb index build corpus.txt -o corpus_index --bits 256 [--lexical]
-keras-sentemb index search corpus_index --query "How do I bake bread?" --rerank 10 [--hybrid]
+keras-sentemb index search corpus_index --query "How do I bake bread?" --rerank 10 [--hybrid] [--reranker MODEL]
 """
 
 import time
@@ -13,6 +13,7 @@ from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.data.text_file import read_lines
 from keras_sentemb.retrieval.approximate_binary_search import DEFAULT_PARAMETERS, KINDS, SEARCH_PARAMETERS
 from keras_sentemb.utils.output_targets import check_output_folder
+from keras_sentemb.zoo.loading import load_cross_encoder
 
 
 def add_index_parser(commands):
@@ -71,6 +72,11 @@ def add_index_parser(commands):
         action="store_true",
         help="fuse the code search's and BM25's top 100 lines by reciprocal rank (a folder built with --lexical)",
     )
+    lookup.add_argument(
+        "--reranker",
+        metavar="MODEL",
+        help="re-order the hits by this cross-encoder's score of (query, line) (zoo:NAME or a .keras file)",
+    )
     lookup.add_argument("--json", action="store_true", help="print JSON lines")
     lookup.add_argument("--nprobe", type=int, help="ivf index: lists a query scans (overrides the folder's)")
     lookup.add_argument("--ef-search", type=int, help="hnsw index: search beam (overrides the folder's)")
@@ -114,9 +120,16 @@ def run_index(args):
     overrides = given_options(args, [name for names in SEARCH_PARAMETERS.values() for name in names])
     if overrides:
         opened.index.set_search_parameters(**overrides)
-    if args.hybrid:
-        scores, ids = opened.search_hybrid(queries, args.top_k, rerank=args.rerank)
-        print_hits(queries, ids, scores, opened.corpus, "rrf", args.json)
+    reranker = load_cross_encoder(args.reranker) if args.reranker else None
+    if args.hybrid or reranker is not None:
+        if args.hybrid:
+            scores, ids = opened.search_hybrid(queries, args.top_k, rerank=args.rerank)
+        else:
+            scores, ids, _ = opened.search_documents(queries, args.top_k, rerank=args.rerank)
+        if reranker is not None:
+            scores, ids = opened.rerank_hits(queries, ids, reranker)
+        measure = "reranker" if reranker is not None else "rrf"
+        print_hits(queries, ids, scores, opened.corpus, measure, args.json)
         return
     scores, ids, chunks = opened.search_documents(queries, args.top_k, rerank=args.rerank)
     texts = opened.corpus

@@ -313,6 +313,33 @@ class IndexFolder:
             out_scores[row, : len(ranked)] = [score for _, score in ranked]
         return out_scores, out_ids
 
+    def rerank_hits(self, queries, ids, reranker, batch_size=64):
+        """`(scores, ids)` [Q, k]: each query's hit lines `ids` (from `search`, `search_documents` or
+        `search_hybrid`) re-ordered by `reranker.predict_pairs(query, line)` (a cross-encoder of one
+        label), best first, ties in the given order; ids -1 stay last with score -inf."""
+        ids = np.asarray(ids, np.int64)
+        if ids.ndim != 2 or len(ids) != len(queries):
+            raise ValueError(f"ids must be [{len(queries)}, k] hit lines, got shape {ids.shape}")
+        found = [
+            (row, column) for row in range(ids.shape[0]) for column in range(ids.shape[1]) if ids[row, column] >= 0
+        ]
+        pair_scores = np.asarray(
+            reranker.predict_pairs(
+                [queries[row] for row, _ in found],
+                [self.corpus[ids[row, column]] for row, column in found],
+                batch_size=batch_size,
+                progress=False,
+            ),
+            np.float32,
+        )
+        if pair_scores.shape != (len(found),):
+            raise ValueError(f"the reranker must give one score a pair, it gave shape {pair_scores.shape}")
+        scores = np.full(ids.shape, -np.inf, np.float32)
+        for (row, column), score in zip(found, pair_scores):
+            scores[row, column] = score
+        order = np.lexsort((np.broadcast_to(np.arange(ids.shape[1]), ids.shape), -scores), axis=1)
+        return np.take_along_axis(scores, order, axis=1), np.take_along_axis(ids, order, axis=1)
+
     def _best_chunks(self, codes, vectors, k, rerank):
         """Searches ever more chunks (k·4, doubling) until each query has k distinct lines among
         them, or every chunk is seen: hits come best first, so a line's first hit is its best chunk."""

@@ -89,6 +89,21 @@ def test_a_lexical_folder_searches_hybrid_and_a_plain_one_says_it_cannot(built, 
     assert "has no lexical index" in capsys.readouterr().err
 
 
+def test_a_cross_encoder_reorders_the_hits(built, capsys, tmp_path):
+    from tests.conftest import make_tiny_cross_encoder
+
+    _, folder = built
+    reranker = tmp_path / "reranker.keras"
+    make_tiny_cross_encoder(seed=4).save(reranker)
+    capsys.readouterr()
+    argv = ["index", "search", str(folder), "--query", "a cat", "--top-k", "4", "--json", "--reranker", str(reranker)]
+    assert main(argv) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    assert len(hits) == 4 and [hit["reranker"] for hit in hits] == sorted(
+        (hit["reranker"] for hit in hits), reverse=True
+    )
+
+
 def test_export_with_the_hashed_model_and_code_table(built, capsys):
     root, folder = built
     base = root / "serving"

@@ -183,3 +183,21 @@ def test_a_folder_without_a_lexical_index_says_so_when_asked_for_a_hybrid_search
     _, folder = index
     with pytest.raises(ValueError, match="has no lexical index"):
         IndexFolder(folder).search_hybrid(["rain"], k=2)
+
+
+def test_a_reranker_reorders_each_querys_hit_lines_and_keeps_missing_hits_last(index):
+    from tests.evaluation.fake_encoders import TrigramPairScorer
+
+    _, folder = index
+    opened, scorer = IndexFolder(folder), TrigramPairScorer(dim=64)
+    queries = ["the cat on a mat", "storm"]
+    ids = np.array([[1, 0, 3], [2, -1, 4]])
+    scores, reordered = opened.rerank_hits(queries, ids, scorer)
+    for row, query in enumerate(queries):
+        hits = [line for line in ids[row] if line >= 0]
+        expected = sorted(hits, key=lambda line: -scorer.predict_pairs([query], [CORPUS[line]])[0])
+        assert reordered[row][: len(hits)].tolist() == expected
+    assert reordered[1, -1] == -1 and scores[1, -1] == -np.inf
+    assert list(scores[0]) == sorted(scores[0], reverse=True)
+    with pytest.raises(ValueError, match="one score a pair"):
+        opened.rerank_hits(queries, ids, TrigramPairScorer(labels=2))

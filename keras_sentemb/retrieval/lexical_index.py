@@ -67,7 +67,8 @@ class Bm25:
         b: length normalisation, 0…1 (BEIR's 0.75).
         method: bm25s' variant: "lucene" (the one Elasticsearch runs), "robertson" or "atire".
         stemmer: a Snowball language of PyStemmer ("english"), or None for none.
-        stopwords: "en" (bm25s' English list), a tuple of words, or None for none.
+        stopwords: a language bm25s has a list for ("en", the default; "de", "fr", "es", … or
+            their English names), a tuple (or list) of words, or None for none.
     """
 
     k1: float = 1.2
@@ -81,16 +82,17 @@ class Bm25:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValueError(f"Bm25.{name} must be a number in [{low}, {high}], got {value!r}")
-        if self.k1 == 0:
-            raise ValueError("Bm25.k1 must be > 0 (0 ignores how often a term occurs)")
+        if self.k1 == 0 or self.k1 == math.inf:
+            raise ValueError(f"Bm25.k1 must be > 0 and finite (0 ignores how often a term occurs), got {self.k1!r}")
         if self.method not in BM25_METHODS:
             raise ValueError(f"Bm25.method must be one of {BM25_METHODS}, got {self.method!r}")
         if self.stemmer is not None and not isinstance(self.stemmer, str):
             raise TypeError(f"Bm25.stemmer must be a language name or None, got {type(self.stemmer).__name__}")
         if isinstance(self.stopwords, list):
             object.__setattr__(self, "stopwords", tuple(self.stopwords))
-        if self.stopwords is not None and not isinstance(self.stopwords, (str, tuple)):
-            raise TypeError(f"Bm25.stopwords must be 'en', a tuple of words or None, got {self.stopwords!r}")
+        words = isinstance(self.stopwords, tuple) and all(isinstance(word, str) for word in self.stopwords)
+        if self.stopwords is not None and not isinstance(self.stopwords, str) and not words:
+            raise TypeError(f"Bm25.stopwords must be 'en', a tuple of words or None, got {self.stopwords!r:.80}")
 
     def stemmer_object(self):
         """PyStemmer's stemmer of `stemmer` (None for none); `ValueError` naming the languages it has."""

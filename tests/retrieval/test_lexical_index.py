@@ -110,6 +110,9 @@ def test_documents_without_text_are_refused(documents, error, words):
         (dict(b=1.5), "b must be a number"),
         (dict(method="bm25+"), "method must be one of"),
         (dict(stopwords=3), "stopwords must be"),
+        (dict(stopwords=("the", 3)), "stopwords must be"),
+        (dict(k1=float("inf")), "k1 must be > 0 and finite"),
+        (dict(b=float("nan")), "b must be a number"),
     ],
 )
 def test_bad_options_are_refused(options, words):
@@ -117,9 +120,16 @@ def test_bad_options_are_refused(options, words):
         Bm25(**options)
 
 
-def test_an_unknown_stemmer_language_is_refused_with_the_known_ones():
+def test_an_unknown_stemmer_or_stop_word_language_is_refused_with_the_known_ones():
     with pytest.raises(ValueError, match="no Snowball stemmer 'klingon'.*english"):
         LexicalIndex(DOCUMENTS, Bm25(stemmer="klingon"))
+    with pytest.raises(ValueError, match="klingon not recognized.*German, Dutch, French"):
+        LexicalIndex(DOCUMENTS, Bm25(stopwords="klingon"))
+
+
+def test_other_languages_stem_and_drop_their_own_stop_words():
+    index = LexicalIndex(["le chat est sur la table", "les chats dorment"], Bm25(stemmer="french", stopwords="fr"))
+    assert index.query_terms(["les chats"]) == [["chat"]]
 
 
 def test_a_saved_index_searches_as_the_one_saved(tmp_path):

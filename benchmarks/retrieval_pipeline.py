@@ -1,6 +1,6 @@
 """Retrieval as production search builds it, on NFCorpus test: dense, BM25, and their fusions.
 
-    python benchmarks/retrieval_pipeline.py [--models minilm-l6,mpnet-base] [--beir DIR] [--plot FILE]
+    python benchmarks/retrieval_pipeline.py [--models minilm-l6,mpnet-base,LABEL=PATH] [--beir DIR] [--plot FILE]
 
 For each model, in one run (its documents encoded once):
 - dense: exact cosine over the model's vectors (MTEB's setting; anchor: MTEB's published nDCG@10);
@@ -84,8 +84,8 @@ def row(stage, run, seconds, collection):
     }
 
 
-def measure_model(name, collections, lexical, batch_size, progress):
-    encoder = load_any_encoder(name)
+def measure_model(name, spec, collections, lexical, batch_size, progress):
+    encoder = load_any_encoder(spec)
     dense, document_seconds = dense_runs(encoder, collections, batch_size, progress)
     test = collections["test"]
     rows = [row("dense", *dense["test"], test), row("BM25", *lexical["test"], test)]
@@ -142,7 +142,12 @@ def plot(results, path):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--models", default="minilm-l6,mpnet-base", help="comma-separated: presets, folders, .keras")
+    parser.add_argument(
+        "--models",
+        default="minilm-l6,mpnet-base",
+        help="comma-separated: presets, folders, .keras files, each optionally LABEL=PATH "
+        "(e.g. minilm-l6-nfcorpus=out/train_retrieval/encoder.keras, examples/train_retrieval.py's output)",
+    )
     parser.add_argument("--beir", default=os.path.join(SHARED_DATA, "beir", "nfcorpus"))
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--plot", help="write a PNG of nDCG@10 per stage and model")
@@ -157,8 +162,10 @@ def main(argv=None):
     index, index_seconds = timed(lambda: LexicalIndex(test.documents))
     lexical = lexical_runs(index, collections)
     results = {
-        name: measure_model(name, collections, lexical, args.batch_size, args.progress or None)
-        for name in args.models.split(",")
+        label: measure_model(label, spec, collections, lexical, args.batch_size, args.progress or None)
+        for label, spec in (  # "label=path": a model file under a short label
+            (model.split("=", 1)[0], model.split("=", 1)[-1]) for model in args.models.split(",")
+        )
     }
     print()
     print("| model | stage | nDCG@10 | published | recall@100 | queries/s |")

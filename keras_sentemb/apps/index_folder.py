@@ -42,9 +42,10 @@ import numpy as np
 from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.retrieval.approximate_binary_search import KINDS
+from keras_sentemb.retrieval.best_chunk_search import first_hit_positions
 from keras_sentemb.retrieval.binary_index import BinaryIndex, check_kind
 from keras_sentemb.retrieval.lexical_index import LexicalIndex, lexical_options, texts_sha256
-from keras_sentemb.retrieval.ranked_runs import run_of
+from keras_sentemb.retrieval.ranked_runs import rank_scored, reranker_scores
 from keras_sentemb.retrieval.run_fusion import ReciprocalRankFusion
 from keras_sentemb.training import distill_hashed_encoder
 from keras_sentemb.utils.argument_checks import finite_rows, positive_int
@@ -299,10 +300,9 @@ class IndexFolder:
         k, depth = positive_int(k, "k"), positive_int(depth, "depth")
         lexical_ids, _ = self.lexical.search(queries, max(depth, k))
         _, ids, _ = self.search_documents(queries, min(max(depth, k), len(self.corpus)), rerank)
-        lines, questions = range(len(self.corpus)), range(len(queries))
 
-        def ranks(found):  # each search's own order (its ties included) as descending scores
-            return run_of(questions, lines, found, -np.broadcast_to(np.arange(found.shape[1]), found.shape))
+        def ranks(found):  # each search's own order (its ties included)
+            return {row: rank_scored([int(line) for line in lines if line >= 0]) for row, lines in enumerate(found)}
 
         fused = ReciprocalRankFusion().fuse([ranks(ids), ranks(lexical_ids)], top_k=k)
         k = min(k, len(self.corpus))
@@ -323,17 +323,13 @@ class IndexFolder:
         found = [
             (row, column) for row in range(ids.shape[0]) for column in range(ids.shape[1]) if ids[row, column] >= 0
         ]
-        pair_scores = np.asarray(
-            reranker.predict_pairs(
-                [queries[row] for row, _ in found],
-                [self.corpus[ids[row, column]] for row, column in found],
-                batch_size=batch_size,
-                progress=False,
-            ),
-            np.float32,
+        pair_scores = reranker_scores(
+            reranker,
+            [queries[row] for row, _ in found],
+            [self.corpus[ids[row, column]] for row, column in found],
+            batch_size,
+            progress=False,
         )
-        if pair_scores.shape != (len(found),):
-            raise ValueError(f"the reranker must give one score a pair, it gave shape {pair_scores.shape}")
         scores = np.full(ids.shape, -np.inf, np.float32)
         for (row, column), score in zip(found, pair_scores):
             scores[row, column] = score
@@ -351,7 +347,7 @@ class IndexFolder:
                 scores, ids = self.index.search_and_rerank(codes, vectors, self.embeddings, wanted, factor=rerank)
             else:
                 scores, ids = self.index.search(codes, wanted)
-            found = [_first_hits(document, row_ids, k) for row_ids in ids]
+            found = [first_hit_positions(document, row_ids, k) for row_ids in ids]
             if wanted == len(self.index) or all(len(hits) == k for hits in found):
                 break
             wanted *= 2
@@ -369,21 +365,6 @@ class IndexFolder:
         """The text of chunk row `chunk` (cut from its line)."""
         line = self.corpus[int(self.chunks["document"][chunk])]
         return line[int(self.chunks["start"][chunk]) : int(self.chunks["end"][chunk])]
-
-
-def _first_hits(document, chunk_ids, k):
-    """Positions in `chunk_ids` of the first hit of each distinct line, at most k (ids -1 skipped)."""
-    seen, positions = set(), []
-    for position, chunk in enumerate(chunk_ids):
-        if chunk < 0:
-            continue
-        line = int(document[chunk])
-        if line not in seen:
-            seen.add(line)
-            positions.append(position)
-            if len(positions) == k:
-                break
-    return positions
 
 
 def _read_chunks(path, meta, corpus):

@@ -34,7 +34,7 @@ from keras_sentemb.evaluation.tasks import EvaluationTask, TaskResult
 from keras_sentemb.evaluation.trec_measures import mean_measures, trec_measures
 from keras_sentemb.retrieval.best_chunk_search import best_chunk_search
 from keras_sentemb.retrieval.lexical_index import LexicalIndex, lexical_options
-from keras_sentemb.retrieval.ranked_runs import ranked_ids, run_of
+from keras_sentemb.retrieval.ranked_runs import rank_scored, ranked_ids, reranker_scores, run_of
 from keras_sentemb.retrieval.run_fusion import ConvexFusion, ReciprocalRankFusion
 from keras_sentemb.retrieval.semantic_search import semantic_search
 from keras_sentemb.utils.argument_checks import positive_int
@@ -119,24 +119,19 @@ def reranked_run(collection, run, reranker, top, batch_size=64, progress=None):
     queries = dict(zip(collection.query_ids, collection.queries))
     order = {query: ranked_ids(scores) for query, scores in run.items()}
     pairs = [(query, document) for query, ranked in order.items() for document in ranked[:top]]
-    scores = np.asarray(
-        reranker.predict_pairs(
-            [queries[query] for query, _ in pairs],
-            [texts[document] for _, document in pairs],
-            batch_size=batch_size,
-            progress=progress,
-        ),
-        np.float64,
+    scores = reranker_scores(
+        reranker,
+        [queries[query] for query, _ in pairs],
+        [texts[document] for _, document in pairs],
+        batch_size,
+        progress,
     )
-    if scores.shape != (len(pairs),):
-        raise ValueError(f"the reranker must give one score a pair, it gave shape {scores.shape}")
     reranked, position = {}, 0
     for query, ranked in order.items():
         head = ranked[:top]
         by_score = sorted(range(len(head)), key=lambda i: (-scores[position + i], i))
         position += len(head)
-        final = [head[i] for i in by_score] + ranked[top:]
-        reranked[query] = {document: -float(rank) for rank, document in enumerate(final)}
+        reranked[query] = rank_scored([head[i] for i in by_score] + ranked[top:])
     return reranked
 
 

@@ -27,8 +27,10 @@ import dataclasses
 import numpy as np
 
 from keras_sentemb.chunking.chunked_embeddings import ChunkedEmbeddings
+from keras_sentemb.retrieval.best_chunk_search import first_hit_positions
 from keras_sentemb.retrieval.binary_index import BinaryIndex
 from keras_sentemb.retrieval.int8_vectors import Int8Vectors
+from keras_sentemb.retrieval.ranked_runs import rank_scored
 from keras_sentemb.utils.argument_checks import positive_int
 from keras_sentemb.utils.unit_vectors import unit_rows
 
@@ -69,17 +71,9 @@ def _chunk_rows(document_vectors, documents):
 
 def _documents_in_order(rows, row_documents, depth):
     """The first `depth` distinct documents of hit `rows` (best first), and the hits that belong to them."""
-    seen, kept = {}, []
-    for row in rows:
-        if row < 0:
-            continue
-        document = int(row_documents[row])
-        if document not in seen:
-            if len(seen) == depth:
-                continue
-            seen[document] = len(seen)
-        kept.append(row)
-    return list(seen), kept
+    documents = [int(row_documents[rows[p]]) for p in first_hit_positions(row_documents, rows, depth)]
+    chosen = set(documents)
+    return documents, [row for row in rows if row >= 0 and int(row_documents[row]) in chosen]
 
 
 def code_run(collection, hashed, query_vectors, document_vectors, search, top_k=1000):
@@ -111,7 +105,7 @@ def code_run(collection, hashed, query_vectors, document_vectors, search, top_k=
                 break
             wanted = min(len(index), wanted * 2)
         if rescoring is None:
-            run[query_id] = {collection.document_ids[d]: -float(rank) for rank, d in enumerate(documents)}
+            run[query_id] = rank_scored([collection.document_ids[d] for d in documents])
             continue
         scores = unit_rows(np.asarray(rescoring[np.asarray(kept)], np.float32)) @ query
         best = {}

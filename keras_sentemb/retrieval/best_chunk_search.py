@@ -58,3 +58,23 @@ def best_chunk_search(query_embeddings, chunk_embeddings, chunk_documents, top_k
         best_idx[start : start + query_block] = np.take_along_axis(top, order, axis=1)
         best_score[start : start + query_block] = np.take_along_axis(top_scores, order, axis=1)
     return best_idx, best_score
+
+
+def first_hit_positions(chunk_documents, chunk_ids, k):
+    """Positions in `chunk_ids` (a search's hits, best first; -1 skipped) of the first hit of each
+    distinct document, at most `k`: each document's best chunk, in the search's order.
+
+    >>> first_hit_positions([0, 0, 1, 2], [1, 0, -1, 3, 2], k=2)
+    [0, 3]
+    """
+    seen, positions = set(), []
+    for position, chunk in enumerate(chunk_ids):
+        if chunk < 0:
+            continue
+        document = int(chunk_documents[chunk])
+        if document not in seen:
+            seen.add(document)
+            positions.append(position)
+            if len(positions) == k:
+                break
+    return positions

@@ -1,11 +1,15 @@
 """A run: {query id: {document id: score}}, what a retrieval stage returns and trec_eval reads.
 
 Its documents rank by descending score, ties by descending document id (trec_eval's order, which
-`evaluation.trec_measures` and the fusions of `run_fusion` share).
+`evaluation.trec_measures` and the fusions of `run_fusion` share). A stage that orders documents
+without comparable scores (a Hamming search, a reranker's re-ordering) scores them by rank
+(`rank_scored`), so that this order is exactly its own.
 
 >>> ranked_ids({"a": 0.5, "b": 0.9, "c": 0.5})
 ['b', 'c', 'a']
 """
+
+import numpy as np
 
 
 def ranked_ids(scores):
@@ -25,3 +29,22 @@ def run_of(query_ids, document_ids, ids, scores):
         query: {document_ids[i]: float(s) for i, s in zip(row_ids, row_scores) if i >= 0}
         for query, row_ids, row_scores in zip(query_ids, ids, scores)
     }
+
+
+def rank_scored(documents):
+    """{document id: −rank} of documents in rank order (the first 0, the next −1, …): a run's scores
+    that keep exactly this order.
+
+    >>> rank_scored(["b", "a"])
+    {'b': -0.0, 'a': -1.0}
+    """
+    return {document: -float(rank) for rank, document in enumerate(documents)}
+
+
+def reranker_scores(reranker, first, second, batch_size=64, progress=None):
+    """`reranker.predict_pairs(first, second)` as float64 [N], one score a pair; `ValueError` for a
+    reranker that gives several (a cross-encoder of several labels)."""
+    scores = np.asarray(reranker.predict_pairs(first, second, batch_size=batch_size, progress=progress), np.float64)
+    if scores.shape != (len(first),):
+        raise ValueError(f"the reranker must give one score a pair, it gave shape {scores.shape}")
+    return scores

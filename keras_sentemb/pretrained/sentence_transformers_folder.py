@@ -193,7 +193,7 @@ def _check_dense_checkpoint(module, source):
             )
 
 
-def _token_limit(transformer_folder, sbert_config, sbert_config_name):
+def token_limit(transformer_folder, sbert_config, sbert_config_name):
     """sentence-transformers' limit: max_seq_length, else the tokenizer's model_max_length; None when
     neither says (the model's positions then)."""
     if sbert_config.get("max_seq_length"):
@@ -275,7 +275,7 @@ def read_sentence_transformers_folder(folder):
     return SentenceTransformersFolder(
         root=root,
         transformer_folder=transformer_folder,
-        max_length=_token_limit(transformer_folder, sbert_config, sbert_config_name),
+        max_length=token_limit(transformer_folder, sbert_config, sbert_config_name),
         do_lower_case=bool(sbert_config.get("do_lower_case", False)),
         pooling_modes=modes,
         include_prompt=include_prompt,

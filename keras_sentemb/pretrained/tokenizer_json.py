@@ -169,13 +169,19 @@ def load_tokenizer(folder, max_length, lowercase=None):
     folder = os.fspath(folder)
     path = os.path.join(folder, "tokenizer.json")
     if regular_file_present(path):  # a tokenizer.json that is there but unreadable is an error, not absent
-        model = read_json_object(path, max_bytes=MAX_TOKENIZER_JSON_BYTES).get("model") or {}
+        spec = read_json_object(path, max_bytes=MAX_TOKENIZER_JSON_BYTES)
+        model = spec.get("model") or {}
+        pair = {"pair_separators": pair_separator_count(spec.get("post_processor"))}
         if model.get("type") == "BPE":
-            if _is_byte_level(read_json_object(path, max_bytes=MAX_TOKENIZER_JSON_BYTES).get("pre_tokenizer")):
-                return ByteLevelBpeTokenizer(max_length=max_length, **byte_level_bpe_arguments(folder, lowercase))
-            return SentencePieceBpeTokenizer(max_length=max_length, **sentencepiece_bpe_arguments(folder, lowercase))
+            if _is_byte_level(spec.get("pre_tokenizer")):
+                return ByteLevelBpeTokenizer(
+                    max_length=max_length, **byte_level_bpe_arguments(folder, lowercase), **pair
+                )
+            return SentencePieceBpeTokenizer(
+                max_length=max_length, **sentencepiece_bpe_arguments(folder, lowercase), **pair
+            )
         if model.get("type") == "Unigram":
-            return UnigramTokenizer(max_length=max_length, **unigram_arguments(folder, lowercase))
+            return UnigramTokenizer(max_length=max_length, **unigram_arguments(folder, lowercase), **pair)
     return SentenceTokenizer(max_length=max_length, **tokenizer_arguments(folder, lowercase))
 
 

@@ -11,7 +11,7 @@ from keras_sentemb.tokenizers.byte_pair_merges import BytePairMerges
 from keras_sentemb.tokenizers.host_tokenizer_rows import HostTokenizerRows
 from keras_sentemb.tokenizers.keras_hub_adapter import declare_special_token, prepare_tf_tables
 from keras_sentemb.tokenizers.qwen_text_splitter import QWEN_EXPRESSION, QwenTextSplitter
-from keras_sentemb.tokenizers.sequence_packing import SequencePacking
+from keras_sentemb.tokenizers.sequence_packing import SequencePacking, checked_pair_separators
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -73,6 +73,7 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
         padding_side="right",
         **kwargs,
     ):
+        self.pair_separators = checked_pair_separators(kwargs.pop("pair_separators", 1), "ByteLevelBpeTokenizer")
         if pre_tokenizer not in ("byte_level", "qwen"):
             raise ValueError(
                 f"ByteLevelBpeTokenizer: pre_tokenizer must be 'byte_level' or 'qwen', got {pre_tokenizer!r}"
@@ -171,6 +172,9 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
         special_ids = tf.where(as_is >= 0, as_is, self.token_to_id_map.lookup(self.splitter.special_token(flat)))
         return ids_in_word_order(words, special, pieces, special_ids)
 
+    def untruncated_ids(self, texts):
+        return self._bpe_ids(texts)
+
     def _content_ids_graph(self, texts):
         return self._bpe_ids(texts)[:, : self.content_limit]
 
@@ -230,6 +234,8 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
                 "padding_side": self.padding_side,
             }
         )
+        if self.pair_separators != 1:
+            config["pair_separators"] = self.pair_separators
         return config
 
 

@@ -9,8 +9,7 @@ from keras_sentemb.tokenizers.added_tokens import alternatives
 from keras_sentemb.tokenizers.bert_text_splitter import BertTextSplitter
 from keras_sentemb.tokenizers.host_wordpiece import HostWordPiece
 from keras_sentemb.tokenizers.keras_hub_adapter import declare_special_token, prepare_tf_tables
-from keras_sentemb.tokenizers.ragged_rows import numpy_rows
-from keras_sentemb.tokenizers.sequence_packing import SequencePacking
+from keras_sentemb.tokenizers.sequence_packing import SequencePacking, checked_pair_separators
 
 # Hugging Face WordPiece's `max_input_chars_per_word`: a longer word is one unknown token.
 MAX_WORD_CHARS = 100
@@ -81,9 +80,7 @@ class SentenceTokenizer(SequencePacking, keras_hub.models.BertTokenizer):
         pair_separators=1,
         **kwargs,
     ):
-        if pair_separators not in (1, 2):
-            raise ValueError(f"SentenceTokenizer: pair_separators must be 1 or 2, got {pair_separators!r}.")
-        self.pair_separators = pair_separators
+        self.pair_separators = checked_pair_separators(pair_separators, "SentenceTokenizer")
         # keras-hub case-folds (NFKC_Casefold); the reference lower-cases. So keras-hub
         # gets lowercase=False and the splitter lower-cases, sparing special tokens.
         kwargs.pop("special_tokens_in_strings", None)
@@ -228,47 +225,11 @@ class SentenceTokenizer(SequencePacking, keras_hub.models.BertTokenizer):
             object.__setattr__(self, "_host_wordpiece", host)
         return host
 
-    def pair_id_rows(self, texts_a, texts_b, chunk_size=8192):
-        """`pair_ids` for two aligned Python lists of texts: (id rows, segment rows), lists
-        of NumPy int32 rows, tokenised in chunks like `content_id_rows`."""
-        id_rows, segment_rows = [], []
-        for start in range(0, len(texts_a), chunk_size):
-            ids, segments = self.pair_ids(
-                tf.constant(texts_a[start : start + chunk_size], dtype=tf.string),
-                tf.constant(texts_b[start : start + chunk_size], dtype=tf.string),
-            )
-            id_rows.extend(numpy_rows(ids))
-            segment_rows.extend(numpy_rows(segments))
-        return id_rows, segment_rows
+    def untruncated_ids(self, texts):
+        return self._word_piece_ids(texts)
 
     def _content_ids_graph(self, texts):
         return self._word_piece_ids(texts)[:, : self.max_length - 2]
-
-    @tf.autograph.experimental.do_not_convert
-    def pair_ids(self, texts_a, texts_b):
-        """Cross-encoder input for aligned pairs: `[CLS] a [SEP] b [SEP]` (MPNet:
-        `<s> a </s></s> b </s>`, see `pair_separators`) as two `tf.RaggedTensor`s, word-piece
-        ids and segment ids (0 for `[CLS] a [SEP]`, 1 for the rest), each row at most
-        `max_length` long.
-
-        Too long pairs are trimmed round-robin (`tf_text.RoundRobinTrimmer`): the budget
-        `max_length − 2 − pair_separators` is handed out one token at a time to a, then b, so
-        a short sentence is kept whole and two long ones are cut to about half each (what
-        Hugging Face's "longest_first" truncation does).
-        """
-        first = self.content_ids(texts_a)
-        second = self.content_ids(texts_b)
-        budget = self.max_length - 2 - self.pair_separators
-        trimmed = tf_text.RoundRobinTrimmer(max_seq_length=budget).trim([first, second])
-        if self.pair_separators == 2:  # the second separator opens b's segment
-            separators = tf.fill([trimmed[1].nrows(), 1], tf.cast(self.sep_token_id, trimmed[1].dtype))
-            trimmed = [trimmed[0], tf.concat([separators, trimmed[1]], axis=1)]
-        ids, segments = tf_text.combine_segments(
-            trimmed,
-            start_of_sequence_id=self.cls_token_id,
-            end_of_segment_id=self.sep_token_id,
-        )
-        return tf.cast(ids, tf.int32), tf.cast(segments, tf.int32)
 
     def get_config(self):
         config = super().get_config()

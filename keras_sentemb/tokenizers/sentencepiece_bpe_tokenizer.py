@@ -11,7 +11,7 @@ from keras_sentemb.tokenizers.byte_level_character_tables import STRIPPED_SPACES
 from keras_sentemb.tokenizers.byte_pair_merges import BytePairMerges
 from keras_sentemb.tokenizers.host_tokenizer_rows import HostTokenizerRows, host_tokenizer_from_spec
 from keras_sentemb.tokenizers.keras_hub_adapter import declare_special_token
-from keras_sentemb.tokenizers.sequence_packing import SequencePacking
+from keras_sentemb.tokenizers.sequence_packing import SequencePacking, checked_pair_separators
 from keras_sentemb.tokenizers.unicode_lowercase import UnicodeLowercase
 from keras_sentemb.tokenizers.unicode_normalization import HuggingFaceNormalization
 from keras_sentemb.tokenizers.utf8_text import regex_pieces, valid_utf8
@@ -136,6 +136,7 @@ class SentencePieceBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.to
         padding_side="right",
         **kwargs,
     ):
+        self.pair_separators = checked_pair_separators(kwargs.pop("pair_separators", 1), "SentencePieceBpeTokenizer")
         super().__init__(**kwargs)
         model = tokenizer_spec["model"]
         if model.get("type") != "BPE":
@@ -290,6 +291,9 @@ class SentencePieceBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.to
         special_ids = tf.where(as_is >= 0, as_is, self._piece_ids.lookup(stripped))
         return ids_in_word_order(words, special, pieces, special_ids)
 
+    def untruncated_ids(self, texts):
+        return self._bpe_ids(texts)
+
     def _content_ids_graph(self, texts):
         return self._bpe_ids(texts)[:, : self.content_limit]
 
@@ -312,6 +316,8 @@ class SentencePieceBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.to
                 "padding_side": self.padding_side,
             }
         )
+        if self.pair_separators != 1:
+            config["pair_separators"] = self.pair_separators
         return config
 
 

@@ -1,9 +1,55 @@
 """SequencePacking: what every sentence tokenizer of the project does with its content ids — truncate,
-add the model's start and end tokens, pad — in-graph, whatever turns text into ids."""
+add the model's start and end tokens, pad, pack a pair of texts — in-graph, whatever turns text into ids."""
 
 import tensorflow as tf
 
+from keras_sentemb.tokenizers.ragged_rows import numpy_rows
 from keras_sentemb.utils.graph_function import graph_function
+
+
+def checked_pair_separators(count, owner):
+    """`count` when it is 1 or 2 (the end tokens between a pair's texts); else a ValueError naming `owner`."""
+    if count not in (1, 2) or isinstance(count, bool):
+        raise ValueError(f"{owner}: pair_separators must be 1 or 2, got {count!r}.")
+    return count
+
+
+def longest_first_lengths(length_a, length_b, budget):
+    """How many ids each text of a pair keeps when the two may hold `budget` ids together: Hugging Face
+    `tokenizers`' "longest_first" truncation (what sentence-transformers' `CrossEncoder` and every
+    Hugging Face pair tokenizer use). With s = the shorter length, l = the longer:
+
+        both fit (s + l ≤ budget)  → both whole
+        else the shorter keeps s and the longer budget − s, when s ≤ budget − s;
+        else each keeps budget // 2, the longer one the odd id (b on a tie)
+
+    Vectors of lengths in, vectors out (int tensors).
+
+    >>> [t.numpy().tolist() for t in longest_first_lengths(tf.constant([3, 10, 9, 7]), tf.constant([2, 4, 9, 8]), 9)]
+    [[3, 5, 4, 4], [2, 4, 5, 5]]
+    """
+    swap = length_a > length_b
+    shorter, longer = tf.minimum(length_a, length_b), tf.maximum(length_a, length_b)
+    longer = tf.where(shorter > budget, shorter, tf.maximum(shorter, budget - shorter))
+    halves = shorter + longer > budget
+    shorter = tf.where(halves, tf.ones_like(shorter) * (budget // 2), shorter)
+    longer = tf.where(halves, tf.ones_like(longer) * (budget // 2 + budget % 2), longer)
+    fits = length_a + length_b <= budget
+    keep_a = tf.where(fits, length_a, tf.where(swap, longer, shorter))
+    keep_b = tf.where(fits, length_b, tf.where(swap, shorter, longer))
+    return keep_a, keep_b
+
+
+def leading_ids(ragged, counts):
+    """The first `counts[i]` ids of each row of a 2-D `tf.RaggedTensor`."""
+    positions = tf.ragged.range(ragged.row_lengths(), dtype=ragged.row_splits.dtype)
+    return tf.ragged.boolean_mask(ragged, positions < tf.expand_dims(tf.cast(counts, positions.dtype), 1))
+
+
+def fixed_ids(ids, rows, dtype):
+    """`ids` (a tuple) repeated on `rows` rows, as a ragged tensor (empty rows for no ids)."""
+    fixed = tf.tile(tf.constant([list(ids)], dtype) if ids else tf.zeros([1, 0], dtype), tf.stack([rows, 1]))
+    return tf.RaggedTensor.from_tensor(fixed)
 
 
 class SequencePacking:
@@ -19,6 +65,7 @@ class SequencePacking:
     start_tokens = None  # None: (cls_token,)
     end_tokens = None  # None: (sep_token,)
     padding_side = "right"
+    pair_separators = 1  # end tokens between the two texts of a pair (RoBERTa's `<s> a </s></s> b </s>`: 2)
 
     # A vocabulary (30,527 strings for MPNet) or merge list set as a Keras layer attribute is wrapped
     # and tracked element by element: 0.7 s of every model load on 2 cores, for plain strings that
@@ -102,3 +149,58 @@ class SequencePacking:
             token_ids = packed.to_tensor(default_value=self.pad_token_id)
             padding_mask = tf.sequence_mask(packed.row_lengths(), maxlen=tf.shape(token_ids)[1], dtype=tf.int32)
         return {"token_ids": tf.cast(token_ids, tf.int32), "padding_mask": padding_mask}
+
+    def untruncated_ids(self, texts):
+        """Each text's content ids, however many (the tokenizer's own, before `content_limit`): 1-D strings →
+        a `tf.RaggedTensor`."""
+        raise NotImplementedError(f"{type(self).__name__} does not define untruncated_ids")
+
+    def untruncated_id_rows(self, texts):
+        """`untruncated_ids` of a Python list of texts, as NumPy int32 rows."""
+        return numpy_rows(self.untruncated_ids(tf.constant(list(texts), dtype=tf.string)))
+
+    @property
+    def pair_middle_ids(self):
+        """The ids between the two texts of a pair: `end_ids` × `pair_separators`."""
+        return self.end_ids * self.pair_separators
+
+    @tf.autograph.experimental.do_not_convert
+    def pair_ids(self, texts_a, texts_b):
+        """Cross-encoder input for aligned pairs, as the tokenizer.json's pair template packs them:
+        `start a middle b end` (BERT `[CLS] a [SEP] b [SEP]`, RoBERTa / XLM-R / MPNet
+        `<s> a </s></s> b </s>`, ModernBERT `[CLS] a [SEP] b [SEP]`), two `tf.RaggedTensor`s: ids and
+        segment ids (0 for `start a` and the first separator, 1 for the rest), each row at most
+        `max_length` long.
+
+        A too long pair is cut as Hugging Face's "longest_first" truncation cuts it
+        (`longest_first_lengths`, on the texts' untruncated lengths): a short text is kept whole and two
+        long ones are cut to about half each.
+        """
+        first = self.untruncated_ids(tf.convert_to_tensor(texts_a, dtype=tf.string))
+        second = self.untruncated_ids(tf.convert_to_tensor(texts_b, dtype=tf.string))
+        middle = self.pair_middle_ids
+        budget = self.max_length - len(self.start_ids) - len(middle) - len(self.end_ids)
+        if budget < 0:
+            raise ValueError(f"max_length {self.max_length} leaves no room for a pair's {budget} special tokens")
+        keep_a, keep_b = longest_first_lengths(first.row_lengths(), second.row_lengths(), budget)
+        first, second = leading_ids(first, keep_a), leading_ids(second, keep_b)
+        rows, dtype = first.nrows(), first.dtype
+        parts_a = [fixed_ids(self.start_ids, rows, dtype), first, fixed_ids(middle[:1], rows, dtype)]
+        parts_b = [fixed_ids(middle[1:], rows, dtype), second, fixed_ids(self.end_ids, rows, dtype)]
+        segment_a, segment_b = tf.concat(parts_a, axis=1), tf.concat(parts_b, axis=1)
+        ids = tf.concat([segment_a, segment_b], axis=1)
+        segments = tf.concat([tf.zeros_like(segment_a), tf.ones_like(segment_b)], axis=1)
+        return tf.cast(ids, tf.int32), tf.cast(segments, tf.int32)
+
+    def pair_id_rows(self, texts_a, texts_b, chunk_size=8192):
+        """`pair_ids` for two aligned Python lists of texts: (id rows, segment rows), lists
+        of NumPy int32 rows, tokenised in chunks of `chunk_size` pairs."""
+        id_rows, segment_rows = [], []
+        for start in range(0, len(texts_a), chunk_size):
+            ids, segments = self.pair_ids(
+                tf.constant(list(texts_a[start : start + chunk_size]), dtype=tf.string),
+                tf.constant(list(texts_b[start : start + chunk_size]), dtype=tf.string),
+            )
+            id_rows.extend(numpy_rows(ids))
+            segment_rows.extend(numpy_rows(segments))
+        return id_rows, segment_rows

@@ -9,7 +9,7 @@ from keras_sentemb.tokenizers.added_tokens import ids_in_word_order
 from keras_sentemb.tokenizers.host_tokenizer_rows import HostTokenizerRows, host_tokenizer_from_spec
 from keras_sentemb.tokenizers.keras_hub_adapter import declare_special_token
 from keras_sentemb.tokenizers.metaspace_text_splitter import MetaspaceTextSplitter
-from keras_sentemb.tokenizers.sequence_packing import SequencePacking
+from keras_sentemb.tokenizers.sequence_packing import SequencePacking, checked_pair_separators
 from keras_sentemb.tokenizers.unigram_lattice import UnigramLattice
 
 
@@ -81,6 +81,7 @@ class UnigramTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokenizers.
         oov_token="<unk>",
         **kwargs,
     ):
+        self.pair_separators = checked_pair_separators(kwargs.pop("pair_separators", 1), "UnigramTokenizer")
         super().__init__(**kwargs)
         model = tokenizer_spec["model"]
         if model.get("type") != "Unigram" or model.get("byte_fallback"):
@@ -161,6 +162,9 @@ class UnigramTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokenizers.
         special_ids = self._added_ids.lookup(MetaspaceTextSplitter.special_token(flat))
         return ids_in_word_order(words, special, pieces, special_ids)
 
+    def untruncated_ids(self, texts):
+        return self._unigram_ids(texts)
+
     def _content_ids_graph(self, texts):
         return self._unigram_ids(texts)[:, : self.content_limit]
 
@@ -185,4 +189,6 @@ class UnigramTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokenizers.
                 "oov_token": self.oov_token,
             }
         )
+        if self.pair_separators != 1:
+            config["pair_separators"] = self.pair_separators
         return config

@@ -37,7 +37,7 @@ def test_pairs_are_packed_as_one_sequence_with_segment_ids():
     assert segments.to_list() == [[0, 0, 0, 0, 1, 1, 1, 1]]
 
 
-def test_long_pairs_are_trimmed_round_robin_to_max_length():
+def test_long_pairs_are_trimmed_longest_first_to_max_length():
     model = make_tiny_cross_encoder(max_length=8)  # budget 5 content tokens
     ids, segments = model.tokenizer.pair_ids(
         tf.constant(["the cat sat on the mat", "a"]), tf.constant(["a dog ran fast .", "the cat sat on the mat"])
@@ -138,14 +138,25 @@ def test_a_mean_pooling_head_reads_the_mean_of_the_real_tokens_and_round_trips(t
         make_tiny_cross_encoder(pooling="max")
 
 
-def test_a_backbone_it_cannot_pack_pairs_for_is_refused_clearly():
+def test_a_backbone_without_named_inputs_is_refused_clearly():
+    import keras
+
+    inputs = keras.Input(shape=(None,), dtype="int32")
+    backbone = keras.Model(inputs, keras.layers.Embedding(20, 8)(inputs))
+    with pytest.raises(ValueError, match="backbone of named inputs .* got Functional"):
+        CrossEncoder(backbone)
+
+
+def test_any_family_backbone_reads_pairs_distilbert_included():
     import keras_hub
 
     backbone = keras_hub.models.DistilBertBackbone(
         vocabulary_size=20, num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=16, max_sequence_length=8
     )
-    with pytest.raises(ValueError, match="BERT backbone .* or an MPNetBackbone; got DistilBertBackbone"):
-        CrossEncoder(backbone)
+    model = CrossEncoder(backbone, pooling="first")
+    assert model.input_names == ("token_ids", "padding_mask")
+    with pytest.raises(ValueError, match="pooling must be one of .* for DistilBertBackbone, got 'pooler'"):
+        CrossEncoder(backbone, pooling="pooler")
 
 
 # ------------------------------------------------------------------ MPNet
@@ -195,5 +206,7 @@ def test_mpnet_cross_encoder_fits_and_round_trips(mpnet_cross_encoder, tmp_path)
 
 
 def test_mpnet_has_no_pooler_to_read():
-    with pytest.raises(ValueError, match=r"pooling must be one of \('mean', 'cls'\) for MPNetBackbone"):
+    with pytest.raises(
+        ValueError, match=r"pooling must be one of \('cls', 'mean', 'first', 'last'\) for MPNetBackbone"
+    ):
         CrossEncoder.from_pretrained(MPNET_FOLDER, pooling="pooler")

@@ -135,7 +135,7 @@ def test_pairs_are_cls_a_sep_sep_b_sep_with_two_separators():
 
 
 def test_two_separators_leave_max_length_minus_four_content_tokens():
-    tokenizer = roberta_style_tokenizer(max_length=9)  # 5 content tokens: 3 + 2 round robin
+    tokenizer = roberta_style_tokenizer(max_length=9)  # 5 content tokens: 3 + 2, longest first
     ids, _ = tokenizer.pair_ids(tf.constant(["the cat sat on the mat"]), tf.constant(["a dog ran fast"]))
     words = [ROBERTA_STYLE[i] for i in ids.to_list()[0]]
     assert words == ["<s>", "the", "cat", "sat", "</s>", "</s>", "a", "dog", "</s>"]

@@ -4,6 +4,7 @@ activation), loaded from Hugging Face `bert` folders, its inference math in `inf
 from keras_sentemb.families.bert.hugging_face import (
     CHECKPOINT_PREFIXES,
     DIMENSIONS,
+    bert_classifier_head,
     build_bert,
     load_bert_weights,
 )
@@ -16,6 +17,7 @@ FAMILY = Family(
     checkpoint_prefixes=CHECKPOINT_PREFIXES,
     dimensions=DIMENSIONS,
     build=build_bert,
+    classifier_head=bert_classifier_head,
     load_weights=load_bert_weights,
     computes=computes_bert,
     states=bert_states,

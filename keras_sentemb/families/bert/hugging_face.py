@@ -3,6 +3,7 @@
 from keras_sentemb.families.bert.hugging_face_bert_backbone import HuggingFaceBertBackbone
 from keras_sentemb.families.bert.keras_hub_adapter import encoder_blocks
 from keras_sentemb.families.config_dimensions import encoder_dimensions
+from keras_sentemb.families.family import ClassifierHead
 from keras_sentemb.families.hugging_face_weights import assign_norm, assign_post_norm_block, require_config_value
 
 DIMENSIONS = encoder_dimensions(type_vocab_size=2)
@@ -46,3 +47,9 @@ def load_bert_weights(backbone, tensors):
     # BERT's pooler (tanh(W·h_CLS + b)): no sentence embedding reads it, a cross-encoder does.
     if "pooler.dense.weight" in tensors:
         tensors.assign_linear(backbone.pooled_dense, "pooler.dense")
+
+
+def bert_classifier_head(config):
+    """`BertForSequenceClassification`: logits = classifier(dropout(pooler(h_[CLS]))); the pooler comes with
+    the backbone's weights."""
+    return ClassifierHead(pooling="pooler", tensors={"logits": "classifier"})

@@ -7,6 +7,7 @@ from keras_sentemb.families.modernbert.hugging_face import (
     DIMENSIONS,
     build_modernbert,
     load_modernbert_weights,
+    modernbert_classifier_head,
 )
 from keras_sentemb.families.modernbert.inference import computes_modernbert, modernbert_states
 
@@ -16,6 +17,7 @@ FAMILY = Family(
     checkpoint_prefixes=CHECKPOINT_PREFIXES,
     dimensions=DIMENSIONS,
     build=build_modernbert,
+    classifier_head=modernbert_classifier_head,
     load_weights=load_modernbert_weights,
     computes=computes_modernbert,
     states=modernbert_states,

@@ -1,6 +1,7 @@
 """ModernBERT from Hugging Face: config.json (either format) → `ModernBertBackbone`, tensors → its weights."""
 
 from keras_sentemb.families.config_dimensions import EPSILON, LAYER_TYPES, REQUIRED, ArchitectureDimensions
+from keras_sentemb.families.family import ClassifierHead
 from keras_sentemb.families.hidden_activations import hidden_activation
 from keras_sentemb.families.modernbert.modernbert_backbone import ModernBertBackbone
 
@@ -97,3 +98,27 @@ def load_modernbert_weights(backbone, tensors):
         tensors.assign_linear(block.mlp_input, f"{at}.mlp.Wi")
         tensors.assign_linear(block.mlp_output, f"{at}.mlp.Wo")
     _norm(tensors, backbone.final_norm, "final_norm")
+
+
+CLASSIFIER_POOLINGS = {"cls": "first", "mean": "mean"}
+
+
+def modernbert_classifier_head(config):
+    """`ModernBertForSequenceClassification`: pooled = h_[CLS] (`classifier_pooling` "cls") or the masked mean
+    ("mean"); logits = classifier(dropout(norm(act(dense(pooled))))), the dense's bias by `classifier_bias`,
+    act by `classifier_activation`, the norm's bias by `norm_bias`."""
+    pooling = config.get("classifier_pooling", "cls")
+    if pooling not in CLASSIFIER_POOLINGS:
+        raise ValueError(f"classifier_pooling {pooling!r} is not supported; supported: cls, mean")
+    activation = config.get("classifier_activation", "gelu")
+    hidden_activation(activation)  # refused here when unknown
+    return ClassifierHead(
+        pooling=CLASSIFIER_POOLINGS[pooling],
+        tensors={"head_dense": "head.dense", "head_norm": "head.norm", "logits": "classifier"},
+        prediction_head={
+            "activation": activation,
+            "use_bias": bool(config.get("classifier_bias", False)),
+            "norm_epsilon": float(config.get("norm_eps", 1e-5)),
+            "norm_bias": bool(config.get("norm_bias", False)),
+        },
+    )

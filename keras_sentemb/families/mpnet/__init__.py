@@ -2,7 +2,13 @@
 inference math in `inference.py`."""
 
 from keras_sentemb.families.family import Family
-from keras_sentemb.families.mpnet.hugging_face import CHECKPOINT_PREFIXES, DIMENSIONS, build_mpnet, load_mpnet_weights
+from keras_sentemb.families.mpnet.hugging_face import (
+    CHECKPOINT_PREFIXES,
+    DIMENSIONS,
+    build_mpnet,
+    load_mpnet_weights,
+    mpnet_classifier_head,
+)
 from keras_sentemb.families.mpnet.inference import computes_mpnet, mpnet_projections, mpnet_states
 
 FAMILY = Family(
@@ -11,6 +17,7 @@ FAMILY = Family(
     checkpoint_prefixes=CHECKPOINT_PREFIXES,
     dimensions=DIMENSIONS,
     build=build_mpnet,
+    classifier_head=mpnet_classifier_head,
     load_weights=load_mpnet_weights,
     computes=computes_mpnet,
     states=mpnet_states,

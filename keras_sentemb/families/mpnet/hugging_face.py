@@ -1,6 +1,7 @@
 """MPNet from Hugging Face: config.json → `MPNetBackbone`, checkpoint tensors → its weights."""
 
 from keras_sentemb.families.config_dimensions import encoder_dimensions
+from keras_sentemb.families.family import ClassifierHead
 from keras_sentemb.families.hugging_face_weights import assign_norm, assign_post_norm_block
 from keras_sentemb.families.mpnet.inference import mpnet_block
 from keras_sentemb.families.mpnet.mpnet_backbone import MPNetBackbone
@@ -52,3 +53,8 @@ def load_mpnet_weights(backbone, tensors):
     tensors.assign(backbone.relative_position_bias.embeddings, "encoder.relative_attention_bias.weight")
     for index, layer in enumerate(backbone.transformer_layers):
         assign_post_norm_block(tensors, mpnet_block(layer), f"encoder.layer.{index}", BLOCK_TENSORS)
+
+
+def mpnet_classifier_head(config):
+    """`MPNetForSequenceClassification`: logits = out_proj(dropout(tanh(dense(dropout(h_<s>)))))."""
+    return ClassifierHead(pooling="cls", tensors={"cls_dense": "classifier.dense", "logits": "classifier.out_proj"})

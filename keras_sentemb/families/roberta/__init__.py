@@ -7,6 +7,7 @@ from keras_sentemb.families.roberta.hugging_face import (
     DIMENSIONS,
     build_roberta,
     load_roberta_weights,
+    roberta_classifier_head,
 )
 from keras_sentemb.families.roberta.inference import computes_roberta, roberta_projections, roberta_states
 
@@ -16,6 +17,7 @@ FAMILY = Family(
     checkpoint_prefixes=CHECKPOINT_PREFIXES,
     dimensions=DIMENSIONS,
     build=build_roberta,
+    classifier_head=roberta_classifier_head,
     load_weights=load_roberta_weights,
     computes=computes_roberta,
     states=roberta_states,

@@ -3,6 +3,7 @@
 from keras_sentemb.families.bert.hugging_face import BLOCK_TENSORS
 from keras_sentemb.families.bert.keras_hub_adapter import encoder_blocks
 from keras_sentemb.families.config_dimensions import encoder_dimensions
+from keras_sentemb.families.family import ClassifierHead
 from keras_sentemb.families.hugging_face_weights import assign_norm, assign_post_norm_block, require_config_value
 from keras_sentemb.families.roberta.hugging_face_roberta_backbone import HuggingFaceRobertaBackbone
 
@@ -46,3 +47,9 @@ def load_roberta_weights(backbone, tensors):
     assign_norm(tensors, embeddings.layer_norm, "embeddings.LayerNorm")
     for index, block in enumerate(encoder_blocks(backbone)):
         assign_post_norm_block(tensors, block, f"encoder.layer.{index}", BLOCK_TENSORS)
+
+
+def roberta_classifier_head(config):
+    """`RobertaForSequenceClassification` / `XLMRobertaForSequenceClassification`:
+    logits = out_proj(dropout(tanh(dense(dropout(h_<s>)))))."""
+    return ClassifierHead(pooling="cls", tensors={"cls_dense": "classifier.dense", "logits": "classifier.out_proj"})

@@ -1,0 +1,154 @@
+"""A reranker folder that is not what it says is refused with a ValueError naming the file and the value —
+never loaded as a silently wrong model: an activation it does not compute, a module it does not run, a token id
+out of the vocabulary, a chat template that does not place the texts (or reaches outside Jinja's sandbox), a
+head without its weights, and a caller overriding the folder's own head."""
+
+import json
+import os
+import shutil
+
+import pytest
+from safetensors.numpy import load_file, save_file
+
+from keras_sentemb.models import CrossEncoder
+from keras_sentemb.pretrained.reranker_folder import read_reranker_folder
+
+FOLDERS = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fixtures", "reranker_folders")
+
+
+def copy(tmp_path, name):
+    return shutil.copytree(os.path.join(FOLDERS, name), tmp_path / name)
+
+
+def edit_json(path, **changes):
+    with open(path, encoding="utf-8") as f:
+        value = json.load(f)
+    value.update(changes)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(value, f)
+
+
+def without_tensor(folder, prefix):
+    path = os.path.join(folder, "model.safetensors")
+    tensors = {name: value for name, value in load_file(path).items() if not name.startswith(prefix)}
+    save_file(tensors, path)
+
+
+def write_template(folder, text):
+    with open(os.path.join(folder, "chat_template.jinja"), "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def test_an_activation_it_does_not_compute_is_refused(tmp_path):
+    folder = copy(tmp_path, "bert_reranker")
+    edit_json(folder / "config_sentence_transformers.json", activation_fn="torch.nn.modules.activation.Tanh")
+    with pytest.raises(ValueError, match="activation_fn 'torch.nn.modules.activation.Tanh' is not supported"):
+        read_reranker_folder(folder)
+
+
+def test_a_module_it_does_not_run_is_refused(tmp_path):
+    folder = copy(tmp_path, "xlm_roberta_reranker")
+    with open(folder / "modules.json", "w") as f:
+        json.dump([{"path": "", "type": "sentence_transformers.base.modules.transformer.Transformer"},
+                   {"path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}], f)  # fmt: skip
+    with pytest.raises(ValueError, match="modules.json: module .*Pooling' is not supported in a reranker"):
+        read_reranker_folder(folder)
+
+
+def test_a_module_path_outside_the_folder_is_refused(tmp_path):
+    folder = copy(tmp_path, "qwen3_reranker")
+    with open(folder / "modules.json") as f:
+        modules = json.load(f)
+    modules[1]["path"] = "../../etc"
+    with open(folder / "modules.json", "w") as f:
+        json.dump(modules, f)
+    with pytest.raises(ValueError, match="module path '../../etc' is not a folder inside the model's"):
+        read_reranker_folder(folder)
+
+
+@pytest.mark.parametrize("token_id", [10**6, -1, "yes", None])
+def test_a_score_token_outside_the_vocabulary_is_refused(tmp_path, token_id):
+    folder = copy(tmp_path, "qwen3_reranker")
+    edit_json(folder / "1_LogitScore" / "config.json", true_token_id=token_id)
+    with pytest.raises(ValueError, match=r"1_LogitScore/config.json: true_token_id must be a token id in \[0, 700\)"):
+        read_reranker_folder(folder)
+
+
+@pytest.mark.parametrize(
+    "template, message",
+    [
+        ("{{ messages[0].content }} and nothing else", "render the query once and then the document once"),
+        ("{{ messages[1].content }} {{ messages[0].content }}", "render the query once and then the document once"),
+        ("{{ messages[0].content }}{{ messages[0].content }}{{ messages[1].content }}", "query once"),
+        ("{{ messages[0].content | upper }} {{ messages[1].content }}", "query once"),
+        ("{{ raise_exception('no pairs here') }}", "does not render a query/document pair: no pairs here"),
+        ("{{ ''.__class__.__mro__[1].__subclasses__() }}", "does not render a query/document pair"),
+        ("{% for m in messages %}{{ m.content }}{% if m.content|length > 5 %}!{% endif %}{% endfor %}", "renders differently"),
+        ("   ", "must be a non-empty string"),
+    ],
+    ids=["no-document", "document-first", "query-twice", "transformed", "raises", "sandbox-escape", "depends-on-text",
+         "blank"],
+)  # fmt: skip
+def test_a_chat_template_that_does_not_place_the_texts_is_refused(tmp_path, template, message):
+    folder = copy(tmp_path, "qwen3_reranker")
+    write_template(folder, template)
+    with pytest.raises(ValueError, match=message):
+        CrossEncoder.from_pretrained(folder)
+
+
+def test_a_causal_reranker_without_a_chat_template_is_refused(tmp_path):
+    folder = copy(tmp_path, "qwen3_reranker")
+    os.remove(folder / "chat_template.jinja")
+    with pytest.raises(ValueError, match="a causal-LM reranker needs a chat template"):
+        read_reranker_folder(folder)
+
+
+def test_an_oversized_chat_template_is_refused_before_it_is_read_whole(tmp_path):
+    folder = copy(tmp_path, "qwen3_reranker")
+    write_template(folder, "x" * (2 << 20))
+    with pytest.raises(ValueError, match="chat_template.jinja: more than 1048576 bytes"):
+        read_reranker_folder(folder)
+
+
+def test_a_classifier_without_its_weights_is_refused(tmp_path):
+    folder = copy(tmp_path, "xlm_roberta_reranker")
+    without_tensor(folder, "classifier.out_proj")
+    with pytest.raises(KeyError, match="has no tensor 'classifier.out_proj.weight'"):
+        CrossEncoder.from_pretrained(folder)
+
+
+def test_bert_without_its_pooler_is_refused(tmp_path):
+    folder = copy(tmp_path, "bert_reranker")
+    without_tensor(folder, "bert.pooler")
+    with pytest.raises(ValueError, match="BertForSequenceClassification without its pooler"):
+        CrossEncoder.from_pretrained(folder)
+
+
+def test_labels_that_disagree_with_the_classifier_are_refused(tmp_path):
+    folder = copy(tmp_path, "modernbert_reranker_mean")
+    edit_json(folder / "config.json", id2label={"0": "a", "1": "b"}, label2id={"a": 0, "b": 1})
+    with pytest.raises(
+        ValueError, match=r"tensor 'classifier.weight' has shape \(32, 1\), the model's logits/kernel needs \(32, 2\)"
+    ):
+        CrossEncoder.from_pretrained(folder)
+
+
+@pytest.mark.parametrize("num_labels", [0, -2, "3", 1.5])
+def test_a_nonsense_label_count_is_refused(tmp_path, num_labels):
+    folder = copy(tmp_path, "bert_reranker")
+    edit_json(folder / "config.json", num_labels=num_labels, id2label={})
+    with pytest.raises(ValueError, match="num_labels must be an integer ≥ 1"):
+        read_reranker_folder(folder)
+
+
+def test_a_reranker_folder_keeps_its_own_head(tmp_path):
+    with pytest.raises(ValueError, match="is a reranker with its own head: leave num_labels, pooling unset"):
+        CrossEncoder.from_pretrained(os.path.join(FOLDERS, "bert_reranker"), num_labels=2, pooling="mean")
+
+
+def test_a_family_without_a_classification_head_here_is_named(tmp_path):
+    folder = copy(tmp_path, "qwen3_reranker")
+    edit_json(folder / "config.json", architectures=["Qwen3ForSequenceClassification"])
+    os.remove(folder / "modules.json")
+    with pytest.raises(ValueError, match="a qwen3 sequence-classification head is not supported"):
+        read_reranker_folder(folder)

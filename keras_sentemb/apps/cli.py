@@ -196,7 +196,7 @@ def _build_parser():
         "--rerank",
         metavar="MODEL",
         help="--beir folders: re-order each query's best --rerank-top documents by this cross-encoder "
-        "(zoo:NAME or a .keras file) and report the reranked run",
+        "(zoo:NAME, a .keras file or a sentence-transformers reranker folder) and report the reranked run",
     )
     evaluate.add_argument("--rerank-top", type=int, default=100, help="documents a query's reranker reads (100)")
     evaluate.add_argument(

@@ -75,7 +75,7 @@ def add_index_parser(commands):
     lookup.add_argument(
         "--reranker",
         metavar="MODEL",
-        help="re-order the hits by this cross-encoder's score of (query, line) (zoo:NAME or a .keras file)",
+        help="re-order the hits by this cross-encoder's score of (query, line) (zoo:NAME, a .keras file or a sentence-transformers reranker folder)",
     )
     lookup.add_argument("--json", action="store_true", help="print JSON lines")
     lookup.add_argument("--nprobe", type=int, help="ivf index: lists a query scans (overrides the folder's)")

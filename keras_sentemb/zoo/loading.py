@@ -13,6 +13,7 @@ from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.models.inferlite import InferLite
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.models.static_encoder import StaticEncoder
+from keras_sentemb.pretrained.reranker_folder import reranker_architecture
 from keras_sentemb.training.cosine_pair_scorer import CosinePairScorer
 from keras_sentemb.utils.checked_files import check_keras_file
 from keras_sentemb.zoo.local_zoo import load
@@ -52,12 +53,21 @@ def load_served_model(name_or_path: str | os.PathLike, dtype: str | None = None)
 
 
 def load_cross_encoder(name_or_path: str | os.PathLike) -> CrossEncoder:
-    """A `CrossEncoder` (a teacher) from a zoo model ("zoo:cross-encoder-mpnet-base-stsb") or
-    a `.keras` file saved with `cross_encoder.save(...)`.
+    """A `CrossEncoder` (a teacher, a reranker) from a zoo model ("zoo:cross-encoder-mpnet-base-stsb"), a
+    `.keras` file saved with `cross_encoder.save(...)`, or a sentence-transformers reranker folder
+    (`CrossEncoder.from_pretrained`: ms-marco-MiniLM-L6-v2, bge-reranker-v2-m3, Qwen3-Reranker …).
 
     (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
         teacher = load_cross_encoder("zoo:cross-encoder-mpnet-base-stsb")
+        reranker = load_cross_encoder("models/bge-reranker-v2-m3")
     """
+    if os.path.isdir(name_or_path):
+        if reranker_architecture(name_or_path) is None:
+            raise ValueError(
+                f"{os.fspath(name_or_path)}: not a reranker folder (config.json names no …ForSequenceClassification "
+                "or …ForCausalLM architecture); a cross-encoder is such a folder, zoo:NAME or a .keras file"
+            )
+        return CrossEncoder.from_pretrained(name_or_path)
     return _load_trained(name_or_path, CrossEncoder, "a cross-encoder")
 
 

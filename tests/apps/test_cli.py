@@ -330,6 +330,19 @@ def test_evaluate_beir_reranks_with_a_cross_encoder_and_refuses_another_model(mo
     assert "tiny.keras holds a SentenceEncoder, not a CrossEncoder" in capsys.readouterr().err
 
 
+def test_evaluate_beir_reranks_with_a_sentence_transformers_reranker_folder(model_file, tmp_path, capsys):
+    folder = os.path.join(FIXTURES, "reranker_folders", "xlm_roberta_reranker")
+    out = tmp_path / "report"
+    argv = ["evaluate", model_file, "--beir", os.path.join(FIXTURES, "beir_tiny"), "--no-progress", "--no-plots"]
+    assert main([*argv, "-o", str(out), "--rerank", folder, "--rerank-top", "5"]) == 0
+    (task,) = json.loads((out / "report.json").read_text(encoding="utf-8"))["tasks"]
+    assert task["metrics"]["ndcg@10"] == task["metrics"]["rerank ndcg@10"]
+    capsys.readouterr()
+    encoder_folder = os.path.join(FIXTURES, "st_folders", "bert_mean_normalize_old")
+    assert main([*argv, "-o", str(tmp_path / "r2"), "--rerank", encoder_folder]) == 2
+    assert "bert_mean_normalize_old: not a reranker folder" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("fusion", ["convex:1.5", "convex:x", "max"])
 def test_evaluate_refuses_a_fusion_it_does_not_know(model_file, tmp_path, capsys, fusion):
     argv = ["evaluate", model_file, "--beir", os.path.join(FIXTURES, "beir_tiny"), "--lexical", "--fusion", fusion]

@@ -1,6 +1,7 @@
-"""Retrieval as production search builds it, on NFCorpus test: dense, BM25, and their fusions.
+"""Retrieval as production search builds it, on NFCorpus test: dense, BM25, their fusions, each + a reranker.
 
     python benchmarks/retrieval_pipeline.py [--models minilm-l6,mpnet-base,LABEL=PATH] [--beir DIR] [--plot FILE]
+        [--reranker MODEL [--rerank-top 100]]
 
 For each model, in one run (its documents encoded once):
 - dense: exact cosine over the model's vectors (MTEB's setting; anchor: MTEB's published nDCG@10);
@@ -13,6 +14,10 @@ For each model, in one run (its documents encoded once):
   lexical=True)` reports), and its gain over max(dense, BM25) on test.
 Each stage's nDCG@10, recall@100 and its queries/s (the queries' own work: encoding and exact search
 for dense, tokenising and scoring for BM25, the fusion for the hybrids, which also needs both runs).
+With `--reranker` (zoo:NAME, a .keras cross-encoder or a sentence-transformers reranker folder), each of
+dense, BM25, RRF and convex again with its best `--rerank-top` documents re-ordered by the reranker
+(`reranked_run`, as `evaluate_beir(rerank=…)`): the rows "… + rerank", whose queries/s is the reranker's
+own (`--rerank-top` pairs a query; a pair another row already scored is scored once, its time counted once).
 Prints a table, then one JSON line; `--plot` draws nDCG@10 per stage and model.
 """
 
@@ -31,13 +36,14 @@ from keras_sentemb.evaluation.beir_retrieval import (  # noqa: E402
     dense_run,
     encode_for_retrieval,
     measure_run,
+    reranked_run,
 )
 from keras_sentemb.evaluation.fusion_choice import CONVEX_WEIGHTS, choose_fusion, fusion_candidates  # noqa: E402
 from keras_sentemb.evaluation.trec_measures import mean_measures  # noqa: E402
 from keras_sentemb.retrieval.lexical_index import LexicalIndex  # noqa: E402
 from keras_sentemb.retrieval.ranked_runs import run_of  # noqa: E402
 from keras_sentemb.retrieval.run_fusion import ConvexFusion, ReciprocalRankFusion  # noqa: E402
-from keras_sentemb.zoo.loading import load_any_encoder  # noqa: E402
+from keras_sentemb.zoo.loading import load_any_encoder, load_cross_encoder  # noqa: E402
 
 # Published NFCorpus test nDCG@10 (× 100): MTEB's leaderboard for the models, the BEIR paper for BM25
 PUBLISHED = {"minilm-l6": 31.59, "mpnet-base": 33.29, "bm25": 32.5}
@@ -74,6 +80,29 @@ def dense_runs(encoder, collections, batch_size, progress):
     return runs, document_seconds
 
 
+class ScoredOnce:
+    """A reranker whose `predict_pairs` scores each (query, document) pair once over the whole benchmark (the
+    stages' top documents overlap), timing the pairs it scores: `pairs_per_second`."""
+
+    def __init__(self, reranker):
+        self.reranker, self.scores, self.seconds = reranker, {}, 0.0
+
+    def predict_pairs(self, first, second, batch_size=64, progress=None):
+        missing = list(dict.fromkeys(pair for pair in zip(first, second) if pair not in self.scores))
+        if missing:
+            start = time.perf_counter()
+            scores = self.reranker.predict_pairs(
+                [q for q, _ in missing], [d for _, d in missing], batch_size=batch_size, progress=progress
+            )
+            self.seconds += time.perf_counter() - start
+            self.scores.update(zip(missing, scores.tolist()))
+        return [self.scores[pair] for pair in zip(first, second)]
+
+    @property
+    def pairs_per_second(self):
+        return len(self.scores) / self.seconds if self.seconds else float("nan")
+
+
 def row(stage, run, seconds, collection):
     metrics = mean_measures(measure_run(run, collection.qrels))
     return {
@@ -84,7 +113,7 @@ def row(stage, run, seconds, collection):
     }
 
 
-def measure_model(name, spec, collections, lexical, batch_size, progress):
+def measure_model(name, spec, collections, lexical, batch_size, progress, reranker=None, rerank_top=100):
     encoder = load_any_encoder(spec)
     dense, document_seconds = dense_runs(encoder, collections, batch_size, progress)
     test = collections["test"]
@@ -103,6 +132,17 @@ def measure_model(name, spec, collections, lexical, batch_size, progress):
     fused, seconds = timed(lambda: hybrid.fuse(pair["test"]))
     rows.append(row(f"hybrid = {'RRF' if hybrid == rrf else 'convex'} (best on dev)", fused, both + seconds, test))
     best_single = max(rows[0]["ndcg@10"], rows[1]["ndcg@10"])
+    if reranker is not None:
+        first_stages = {
+            "dense": dense["test"][0],
+            "BM25": lexical["test"][0],
+            "RRF": rrf.fuse(pair["test"]),
+            f"convex (w {convex.weight:g} on dev)": convex.fuse(pair["test"]),
+        }
+        for stage, run in first_stages.items():
+            reranked = reranked_run(test, run, reranker, rerank_top, batch_size=32, progress=progress)
+            rows.append(row(f"{stage} + rerank", reranked, 1.0, test))
+            rows[-1]["queries_per_second"] = round(reranker.pairs_per_second / rerank_top, 2)
     for line in rows:
         print(f"  {name:18s} {line['stage']:30s} nDCG@10 {line['ndcg@10']:6.2f}", flush=True)
     return {
@@ -126,7 +166,11 @@ def plot(results, path):
         for line in result["rows"]:
             labels.append(f"{name} · {line['stage']}")
             values.append(line["ndcg@10"])
-            colours.append({"dense": "#48c", "BM25": "#c84"}.get(line["stage"], "#3a7"))
+            colours.append(
+                "#a5c"
+                if line["stage"].endswith("+ rerank")
+                else {"dense": "#48c", "BM25": "#c84"}.get(line["stage"], "#3a7")
+            )
     axis.barh(range(len(values)), values, color=colours)
     for position, value in enumerate(values):
         axis.text(value + 0.1, position, f"{value:.2f}", va="center", fontsize=8)
@@ -152,6 +196,8 @@ def main(argv=None):
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--plot", help="write a PNG of nDCG@10 per stage and model")
     parser.add_argument("--progress", action="store_true")
+    parser.add_argument("--reranker", help="also each first stage + this cross-encoder's reranking (see above)")
+    parser.add_argument("--rerank-top", type=int, default=100, help="documents a query's reranker reads")
     args = parser.parse_args(argv)
     print(f"machine: {machine_description()}; CPU flags: {cpu_flags()}")
     collections = {split: read_beir_folder(args.beir, split=split) for split in ("test", "dev")}
@@ -161,8 +207,11 @@ def main(argv=None):
     )
     index, index_seconds = timed(lambda: LexicalIndex(test.documents))
     lexical = lexical_runs(index, collections)
+    reranker = ScoredOnce(load_cross_encoder(args.reranker)) if args.reranker else None
     results = {
-        label: measure_model(label, spec, collections, lexical, args.batch_size, args.progress or None)
+        label: measure_model(
+            label, spec, collections, lexical, args.batch_size, args.progress or None, reranker, args.rerank_top
+        )
         for label, spec in (  # "label=path": a model file under a short label
             (model.split("=", 1)[0], model.split("=", 1)[-1]) for model in args.models.split(",")
         )
@@ -191,6 +240,9 @@ def main(argv=None):
                 "benchmark": "retrieval_pipeline",
                 "cpu_flags": cpu_flags(),
                 "lexical_index_seconds": round(index_seconds, 2),
+                "reranker": args.reranker,
+                "rerank_top": args.rerank_top if args.reranker else None,
+                "reranker_pairs_per_second": round(reranker.pairs_per_second, 1) if reranker else None,
                 "results": results,
             }
         )

@@ -175,7 +175,8 @@ def cross_pairs_dataset(
     """A cross-encoder training pipeline: each pair becomes ONE sequence `[CLS] a [SEP] b [SEP]`.
 
     Elements are `({"token_ids", "segment_ids", "padding_mask"}, label)`, int32 [batch, T]
-    (see `SentenceTokenizer.pair_ids` for the packing and truncation); `input_names` keeps
+    (see `SequencePacking.pair_ids` for the packing and truncation; `tokenizer` may be the `CrossEncoder`
+    itself, whose `pair_ids` packs a causal reranker's pairs through its chat template); `input_names` keeps
     the features the model reads (`CrossEncoder.input_names`: MPNet's have no segment ids). `examples` is a
     `ScoredPairs` or `LabeledPairs`; `labels` replaces its labels (for example scores
     rescaled to [0, 1]), as a float32 or int32 array [N] or [N, k].

@@ -122,3 +122,21 @@ def test_longest_first_truncation_is_hugging_face_tokenizers_own():
         for (a, b), ours_a, ours_b in zip(grid, keep_a.numpy(), keep_b.numpy()):
             types = reference.encode(" ".join(["a"] * a), " ".join(["a"] * b)).type_ids
             assert (ours_a, ours_b) == (types.count(0) - 2, types.count(1) - 1), (max_length, a, b)
+
+
+@pytest.mark.parametrize("name", ["qwen3_reranker", "modernbert_reranker_mean"])
+def test_a_loaded_reranker_fine_tunes_with_fit(name):
+    import keras
+
+    from keras_sentemb.data.examples import ScoredPairs
+    from keras_sentemb.data.pipelines import cross_pairs_dataset
+
+    model = CrossEncoder.from_pretrained(os.path.join(FOLDERS, name))
+    queries, documents = pairs()
+    before = model.predict_pairs(queries[:8], documents[:8], progress=False)
+    train = ScoredPairs(queries[:16], documents[:16], [float(i % 2) for i in range(16)])
+    data = cross_pairs_dataset(train, model, batch_size=8, input_names=model.input_names)  # the model packs pairs
+    model.compile(keras.optimizers.Adam(1e-3), loss=keras.losses.BinaryCrossentropy(from_logits=True))
+    history = model.fit(data, epochs=1, verbose=0)
+    assert np.isfinite(history.history["loss"][0])
+    assert not np.allclose(model.predict_pairs(queries[:8], documents[:8], progress=False), before)

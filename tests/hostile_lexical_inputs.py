@@ -1,9 +1,10 @@
-"""Hostile inputs of lexical and hybrid retrieval (issue 80): `LEXICAL_ROWS`, in the form of
+"""Hostile inputs of lexical and hybrid retrieval and of reranker folders (issue 80): `LEXICAL_ROWS`, in the form of
 tests/hostile_inputs.py's rows (`Row(area, name, run, message, kept, absent)`), run by
 tests/apps/test_hostile_lexical.py in-process and by benchmarks/hostile_inputs.py each in its own process.
 
 An empty query, a corpus without a word to index, a lexical index of other lines or with a changed
-file, a fusion to be chosen on the split it reports: one error line each, nothing half-written.
+file, a fusion to be chosen on the split it reports, a reranker folder whose chat template escapes the
+sandbox or whose activation is not computed: one error line each, nothing half-written.
 """
 
 import json
@@ -73,6 +74,33 @@ def _evaluate_lexical(edit, *options):
     return cli(argv)
 
 
+def _reranker_folder(edit):
+    """`evaluate … --beir tiny --rerank FOLDER` with a copy of the tiny Qwen3 reranker folder after `edit`."""
+
+    def argv(fixtures, work):
+        folder = shutil.copytree(os.path.join(FIXTURES, "reranker_folders", "qwen3_reranker"), os.path.join(work, "rr"))
+        edit(folder)
+        report = os.path.join(work, "report")
+        beir = os.path.join(FIXTURES, "beir_tiny")
+        return ["evaluate", fixtures.model_file, "--beir", beir, "-o", report, "--no-plots", "--rerank", folder]
+
+    return cli(argv)
+
+
+def _escaping_template(folder):
+    with open(os.path.join(folder, "chat_template.jinja"), "w", encoding="utf-8") as f:
+        f.write("{{ ''.__class__.__mro__[1].__subclasses__() }}{{ messages[0].content }}{{ messages[1].content }}")
+
+
+def _tanh_activation(folder):
+    path = os.path.join(folder, "config_sentence_transformers.json")
+    with open(path, encoding="utf-8") as f:
+        settings = json.load(f)
+    settings["activation_fn"] = "torch.nn.modules.activation.Tanh"
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(settings, f)
+
+
 def _fusion_on_the_reported_split(fixtures, work):
     from keras_sentemb.evaluation import evaluate_beir
     from keras_sentemb.zoo.loading import load_any_encoder
@@ -115,6 +143,21 @@ LEXICAL_ROWS = [
         "evaluate --lexical on documents without a word",
         _evaluate_lexical(_beir_without_words),
         r"none of the 12 documents holds a term to index",
+        absent=("report",),
+    ),
+    Row(
+        "reranking",
+        "evaluate --rerank a folder whose chat template reaches outside Jinja's sandbox",
+        _reranker_folder(_escaping_template),
+        r"the chat template does not render a query/document pair: .*unsafe",
+        kept=("rr/chat_template.jinja",),
+        absent=("report",),
+    ),
+    Row(
+        "reranking",
+        "evaluate --rerank a folder of an activation it does not compute",
+        _reranker_folder(_tanh_activation),
+        r"activation_fn 'torch\.nn\.modules\.activation\.Tanh' is not supported",
         absent=("report",),
     ),
     Row(

@@ -28,7 +28,7 @@ import os
 
 from keras_sentemb.families.registry import family_for_model_type
 from keras_sentemb.pretrained.hugging_face_backbones import hugging_face_model_type, open_hugging_face_checkpoint
-from keras_sentemb.pretrained.sentence_transformers_folder import SENTENCE_BERT_CONFIGS, token_limit
+from keras_sentemb.pretrained.sentence_transformers_folder import SENTENCE_BERT_CONFIGS, module_kind, token_limit
 from keras_sentemb.pretrained.tokenizer_json import load_tokenizer
 from keras_sentemb.tokenizers.chat_pair_template import ChatPairTemplate
 from keras_sentemb.utils.checked_files import read_json, read_json_if_present, read_json_object, regular_file_present
@@ -85,25 +85,19 @@ def _modules(root):
         raise ValueError(f"{path}: expected a non-empty list of modules")
     transformer, logit_score = None, None
     for entry in entries:
-        kind = str(entry.get("type", "")) if isinstance(entry, dict) else ""
-        module_path = entry.get("path") if isinstance(entry, dict) else None
-        if module_path is not None and (
-            not isinstance(module_path, str)
-            or os.path.isabs(module_path)
-            or ".." in module_path.replace("\\", "/").split("/")
-        ):
-            raise ValueError(f"{path}: module path {module_path!r} is not a folder inside the model's")
-        name = kind.rsplit(".", 1)[-1]
+        name = module_kind(entry, path)
+        module_path = entry.get("path")
         folder = os.path.join(root, module_path) if module_path else root
         if name == "Transformer" and transformer is None:
             transformer = folder
         elif name == "LogitScore" and transformer is not None and logit_score is None:
-            logit_score = read_json_if_present(folder, "config.json")
-            logit_score["_source"] = os.path.join(folder, "config.json")
+            source = os.path.join(folder, "config.json")
+            logit_score = read_json_object(source) if regular_file_present(source) else {}
+            logit_score["_source"] = source
         else:
             raise ValueError(
-                f"{path}: module {kind or entry!r} is not supported in a reranker; supported: a Transformer, then "
-                "LogitScore (a causal LM's token logits)"
+                f"{path}: module {entry.get('type')!r} is not supported in a reranker; supported: a Transformer, "
+                "then LogitScore (a causal LM's token logits)"
             )
     if transformer is None:
         raise ValueError(f"{path}: a reranker needs a Transformer module")

@@ -109,7 +109,9 @@ class SentenceTransformersFolder:
         return tuple(POOLING_MODE_NAMES[mode] for mode in self.pooling_modes)
 
 
-def _module_kind(entry, path):
+def module_kind(entry, path):
+    """The class name of a modules.json entry (its type must be a sentence-transformers module and its path a
+    folder inside the model's); ValueError naming `path` otherwise."""
     if not isinstance(entry, dict):
         raise ValueError(f"{path}: a module entry must be an object, got {type(entry).__name__}")
     module_path = entry.get("path")
@@ -224,7 +226,7 @@ def read_sentence_transformers_folder(folder):
     sbert_config_name = SENTENCE_BERT_CONFIGS[0]
     dense = []
     for entry in entries:
-        kind = _module_kind(entry, modules_path)
+        kind = module_kind(entry, modules_path)
         path = entry.get("path")
         module_folder = os.path.join(root, path) if path else root
         where = f"{modules_path}: module {entry.get('name', kind)!r} ({kind})"

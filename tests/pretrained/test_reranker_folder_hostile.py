@@ -62,7 +62,14 @@ def test_a_module_path_outside_the_folder_is_refused(tmp_path):
     modules[1]["path"] = "../../etc"
     with open(folder / "modules.json", "w") as f:
         json.dump(modules, f)
-    with pytest.raises(ValueError, match="module path '../../etc' is not a folder inside the model's"):
+    with pytest.raises(ValueError, match="has path '../../etc', not a folder inside the model's"):
+        read_reranker_folder(folder)
+
+
+def test_a_score_config_that_is_not_an_object_is_refused(tmp_path):
+    folder = copy(tmp_path, "qwen3_reranker")
+    (folder / "1_LogitScore" / "config.json").write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(ValueError, match="1_LogitScore/config.json"):
         read_reranker_folder(folder)
 
 

@@ -124,6 +124,7 @@ def make_folder(name, seed):
     shutil.rmtree(final, ignore_errors=True)
     cross_encoder.save_pretrained(final)
     shutil.rmtree(staging)
+    os.remove(os.path.join(final, "README.md"))  # the generated model card: its code blocks are not ours to run
     logit_score = os.path.join(final, "1_LogitScore", "config.json")
     if os.path.isfile(logit_score):
         # the tiny vocabulary has no "yes"/"no" tokens (Qwen's has): score with "y" and "n", as a folder may name

@@ -61,6 +61,8 @@ SLOW = (
     "tests/models/test_sentence_classifier.py",
     "tests/models/test_hashed_encoder.py",
     "tests/models/test_cross_encoder.py",
+    # reranker folders exported as SavedModels, saved, fine-tuned (~1 min)
+    "tests/models/test_reranker_folder_exports.py",
     "tests/models/test_bilstm_sra.py",
     "tests/export/test_serving_export.py",
     # TF Serving's TensorFlow (a venv of its own) loading every family's export

@@ -273,9 +273,12 @@ model.save_model_to_file(os.path.join(target, "model_optimized.onnx"))
 
 
 def infinity_server(args, engine, port):
+    """infinity-emb on `engine`, "ENGINE" or "ENGINE:DTYPE" (its `--dtype`, e.g. `torch:bfloat16`)."""
+    engine, _, dtype = engine.partition(":")
     command = [args.infinity_python, "-m", "infinity_emb.cli", "v2", "--served-model-name", "model"]
     command += ["--engine", engine, "--device", "cpu", "--port", str(port)]
-    label = f"infinity-emb ({engine})"
+    command += ["--dtype", dtype] if dtype else []
+    label = f"infinity-emb ({engine}{', ' + dtype if dtype else ''})"
     if engine != "optimum":
         return Server(label, [*command, "--model-id", args.infinity_model], port, "/embeddings", "model")
     # one ONNX folder (and optimiser cache) per source folder: never another model's graph
@@ -371,7 +374,12 @@ def main():
     parser.add_argument(
         "--infinity-model", default=None, help="the HF folder infinity-emb loads (default: the MiniLM wheel's)"
     )
-    parser.add_argument("--infinity-engines", nargs="+", default=["torch", "optimum"])
+    parser.add_argument(
+        "--infinity-engines",
+        nargs="+",
+        default=["torch", "optimum"],
+        help="ENGINE or ENGINE:DTYPE each (infinity-emb's --engine and --dtype, e.g. torch:bfloat16)",
+    )
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 8, 64])
     parser.add_argument("--workloads", nargs="+", default=["sentences", "documents"])
     parser.add_argument("--seconds", type=float, default=60)

@@ -40,16 +40,24 @@ import numpy as np
 from keras_sentemb.data.beir_folder import read_beir_folder
 from keras_sentemb.data.examples import ScoredPairs
 from keras_sentemb.data.pipelines import cross_pairs_dataset
-from keras_sentemb.evaluation.beir_retrieval import RUN_FLOORS, dense_run, encode_for_retrieval, measure_run
+from keras_sentemb.evaluation.beir_retrieval import (
+    RUN_FLOORS,
+    dense_run,
+    encode_for_retrieval,
+    measure_run,
+    reordered_run,
+    reranker_head_scores,
+)
 from keras_sentemb.evaluation.fusion_choice import CONVEX_WEIGHTS, choose_fusion, fusion_candidates
 from keras_sentemb.evaluation.trec_measures import mean_measures
 from keras_sentemb.models import CrossEncoder
 from keras_sentemb.retrieval.lexical_index import Bm25, LexicalIndex
-from keras_sentemb.retrieval.ranked_runs import rank_scored, ranked_ids, reranker_scores, run_of
+from keras_sentemb.retrieval.ranked_runs import ranked_ids, run_of
 from keras_sentemb.retrieval.run_fusion import ConvexFusion
 from keras_sentemb.training import LinearWarmupLinearDecay, mine_hard_negatives, query_rounds
 from keras_sentemb.training.resumable_run import ResumableRun
 from keras_sentemb.utils.atomic_files import atomic_open
+from keras_sentemb.zoo.loading import load_sentence_encoder as load_encoder
 
 
 def first_stage_runs(encoder, collections, bm25):
@@ -70,31 +78,6 @@ def first_stage_runs(encoder, collections, bm25):
     return {split: fusion.fuse(runs, 1000) for split, runs in pairs.items()}, str(fusion)
 
 
-def reranker_run(collection, run, model, top):
-    """{query: {document: reranker score}} of each query's best `top` documents of `run` (float32 model)."""
-    texts = dict(zip(collection.document_ids, collection.documents))
-    queries = dict(zip(collection.query_ids, collection.queries))
-    heads = {query: ranked_ids(scores)[:top] for query, scores in run.items()}
-    pairs = [(query, document) for query, head in heads.items() for document in head]
-    scores = reranker_scores(
-        model, [queries[q] for q, _ in pairs], [texts[d] for _, d in pairs], batch_size=32, progress=True
-    )
-    scored = {}
-    for (query, document), score in zip(pairs, scores):
-        scored.setdefault(query, {})[document] = float(score)
-    return scored
-
-
-def reranked(scored, run, top):
-    """`run` with each query's best `top` re-ordered by `scored` (ties by `run`'s order), scored by rank."""
-    result = {}
-    for query, scores in run.items():
-        ranked = ranked_ids(scores)
-        head = sorted(ranked[:top], key=lambda d: (-scored[query][d], ranked.index(d)))
-        result[query] = rank_scored(head + ranked[top:])
-    return result
-
-
 def head_of(run, top):
     """Each query's best `top` documents of `run`, with their scores."""
     return {query: {d: scores[d] for d in ranked_ids(scores)[:top]} for query, scores in run.items()}
@@ -111,8 +94,8 @@ class RerankingEvaluator(keras.callbacks.Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         self.twin.set_weights(self.model.get_weights())
-        scored = reranker_run(self.collection, self.run, self.twin, self.depth)
-        ndcg = mean_measures(measure_run(reranked(scored, self.run, self.depth), self.collection.qrels))["ndcg@10"]
+        scored = reranker_head_scores(self.collection, self.run, self.twin, self.depth, 32, True)
+        ndcg = mean_measures(measure_run(reordered_run(self.run, scored, self.depth), self.collection.qrels))["ndcg@10"]
         self.by_epoch.append(round(ndcg, 2))
         print(f"\nepoch {epoch + 1}: dev nDCG@10 reranking the top {self.depth}: {ndcg:.2f}", flush=True)
         if logs is not None:
@@ -160,8 +143,6 @@ def main():
     args = parser.parse_args()
     keras.utils.set_random_seed(args.seed)
     start = time.perf_counter()
-    from keras_sentemb.zoo.loading import load_sentence_encoder as load_encoder
-
     collections = {split: read_beir_folder(args.beir, split=split) for split in ("train", "dev", "test")}
     train = collections["train"]
     first_stage = load_encoder(args.first_stage)
@@ -260,9 +241,9 @@ def main():
     for split in ("dev", "test"):  # test last, once
         collection, first = collections[split], runs[split]
         began = time.perf_counter()
-        scored = reranker_run(collection, first, twin, args.top)
+        scored = reranker_head_scores(collection, first, twin, args.top, 32, True)
         seconds = time.perf_counter() - began
-        candidates = {"rerank": reranked(scored, first, args.top)}
+        candidates = {"rerank": reordered_run(first, scored, args.top)}
         for weight in CONVEX_WEIGHTS:
             fused = ConvexFusion(weight).fuse([scored, head_of(first, args.top)], args.top)
             candidates[f"convex(reranker {weight})"] = {q: fused[q] for q in first}

@@ -111,14 +111,12 @@ def measure_retrieval(collection, query_vectors, document_vectors, top_k=1000, m
     return measure_run(dense_run(collection, query_vectors, document_vectors, top_k), collection.qrels, measures)
 
 
-def reranked_run(collection, run, reranker, top, batch_size=64, progress=None):
-    """`run` with each query's best `top` documents re-ordered by `reranker.predict_pairs` of (query
-    text, document text), ties by `run`'s order, and the rest after them in `run`'s order; scored by
-    rank (the first −0, the next −1, …) so that the measures read exactly this order."""
+def reranker_head_scores(collection, run, reranker, top, batch_size=64, progress=None):
+    """{query: {document: score}}: `reranker.predict_pairs` of (query text, document text) for each query's
+    best `top` documents of `run`."""
     texts = dict(zip(collection.document_ids, collection.documents))
     queries = dict(zip(collection.query_ids, collection.queries))
-    order = {query: ranked_ids(scores) for query, scores in run.items()}
-    pairs = [(query, document) for query, ranked in order.items() for document in ranked[:top]]
+    pairs = [(query, document) for query, scores in run.items() for document in ranked_ids(scores)[:top]]
     scores = reranker_scores(
         reranker,
         [queries[query] for query, _ in pairs],
@@ -126,13 +124,29 @@ def reranked_run(collection, run, reranker, top, batch_size=64, progress=None):
         batch_size,
         progress,
     )
-    reranked, position = {}, 0
-    for query, ranked in order.items():
+    scored = {query: {} for query in run}
+    for (query, document), score in zip(pairs, scores):
+        scored[query][document] = score
+    return scored
+
+
+def reordered_run(run, scored, top):
+    """`run` with each query's best `top` documents re-ordered by `scored` (ties by `run`'s order) and the rest
+    after them in `run`'s order; scored by rank (the first −0, the next −1, …) so that the measures read exactly
+    this order."""
+    reordered = {}
+    for query, scores in run.items():
+        ranked = ranked_ids(scores)
         head = ranked[:top]
-        by_score = sorted(range(len(head)), key=lambda i: (-scores[position + i], i))
-        position += len(head)
-        reranked[query] = rank_scored([head[i] for i in by_score] + ranked[top:])
-    return reranked
+        by_score = sorted(range(len(head)), key=lambda i: (-scored[query][head[i]], i))
+        reordered[query] = rank_scored([head[i] for i in by_score] + ranked[top:])
+    return reordered
+
+
+def reranked_run(collection, run, reranker, top, batch_size=64, progress=None):
+    """`run` with each query's best `top` documents re-ordered by the reranker's score of (query, document)
+    (`reranker_head_scores`, `reordered_run`)."""
+    return reordered_run(run, reranker_head_scores(collection, run, reranker, top, batch_size, progress), top)
 
 
 def check_fusion(fusion):

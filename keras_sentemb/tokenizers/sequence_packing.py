@@ -128,13 +128,11 @@ class SequencePacking:
     def add_special_tokens(self, content_ids):
         """`start ids end` (`cls ids sep`) for each row of a `tf.RaggedTensor` of content ids (ragged)."""
         rows = content_ids.nrows()
-        parts = []
-        for ids in (self.start_ids, None, self.end_ids):
-            if ids is None:
-                parts.append(content_ids)
-            elif ids:
-                fixed = tf.tile(tf.constant([ids], content_ids.dtype), tf.stack([rows, tf.ones_like(rows)]))
-                parts.append(tf.RaggedTensor.from_tensor(fixed))
+        parts = [
+            content_ids if ids is None else fixed_ids(ids, rows, content_ids.dtype)
+            for ids in (self.start_ids, None, self.end_ids)
+            if ids is None or ids
+        ]
         return tf.concat(parts, axis=1) if len(parts) > 1 else content_ids
 
     def pack(self, content_ids):

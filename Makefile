@@ -31,11 +31,19 @@ $(STAMP): setup.cfg setup.py pyproject.toml
 run: $(STAMP)
 	$(VPY) examples/quickstart.py
 
+# Every test run writes its temporary files (pytest's tmp_path, the docs' tempfile.mkdtemp() blocks,
+# exported SavedModels, TensorFlow's autograph files) under a scratch TMPDIR of its own, whose size is
+# printed and which is removed when the run ends, passed or not: a CI machine's disk once filled up
+# (ENOSPC in .ci/wheel_smoke's fresh venv) after the suites had left their files in /tmp.
+IN_SCRATCH = scratch=$$(mktemp -d "$${TMPDIR:-/tmp}/keras-sentemb-tests-XXXXXX"); \
+	trap 'echo "test scratch: $$(du -sh "$$scratch" | cut -f1) written, removed"; rm -rf "$$scratch"' EXIT; \
+	TMPDIR=$$scratch
+
 # Two pytest workers (pytest-xdist), whole files per worker: the suite is mostly Python-side
 # graph building, so two processes nearly halve it on 2 cores. TEST_WORKERS=0 runs serially.
 TEST_WORKERS ?= 2
 test: $(STAMP) lint
-	KERAS_SENTEMB_REQUIRE_PRETRAINED=1 $(VPY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not slow"
+	$(IN_SCRATCH) KERAS_SENTEMB_REQUIRE_PRETRAINED=1 $(VPY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not slow"
 
 # What `make test` leaves out to stay under 10 minutes (conftest.py's SLOW: the docs/ pages'
 # blocks and the real-checkpoint export/serving/parity tests). CI runs it too (.ci/run).
@@ -44,7 +52,7 @@ test: $(STAMP) lint
 # 1.87 cores busy, 200 -> 186 s).
 SLOW_TEST_WORKERS ?= 3
 test-slow: $(STAMP) tf-serving-venv
-	KERAS_SENTEMB_REQUIRE_PRETRAINED=1 $(VPY) -m pytest -q -n $(SLOW_TEST_WORKERS) --dist loadfile -m slow
+	$(IN_SCRATCH) KERAS_SENTEMB_REQUIRE_PRETRAINED=1 $(VPY) -m pytest -q -n $(SLOW_TEST_WORKERS) --dist loadfile -m slow
 
 # The product: sdist + wheel of keras-sentemb, and the wheel of its zoo (keras-sentemb-zoo,
 # the committed artifacts of zoo/ without the recipes, built from a copy so that zoo/ never holds

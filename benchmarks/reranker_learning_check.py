@@ -32,6 +32,7 @@ from benchmarks.common import SHARED_DATA, cpu_flags, machine_description  # noq
 from keras_sentemb.data.beir_folder import read_beir_folder  # noqa: E402
 from keras_sentemb.data.examples import ScoredPairs  # noqa: E402
 from keras_sentemb.data.pipelines import cross_pairs_dataset  # noqa: E402
+from keras_sentemb.evaluation.sts import cosine_scores  # noqa: E402
 from keras_sentemb.models import CrossEncoder  # noqa: E402
 from keras_sentemb.zoo.loading import load_sentence_encoder  # noqa: E402
 
@@ -65,12 +66,6 @@ def pairwise_accuracy(scores):
     """The share of queries whose relevant document (even rows) scores above its random one (odd rows)."""
     scores = np.asarray(scores, np.float64).reshape(-1)
     return float((scores[0::2] > scores[1::2]).mean())
-
-
-def cosine_scores(encoder, queries, documents):
-    query_vectors = np.asarray(encoder.encode(queries, normalize=True))
-    document_vectors = np.asarray(encoder.encode(documents, normalize=True))
-    return (query_vectors * document_vectors).sum(axis=1)
 
 
 class RunningLoss(keras.callbacks.Callback):

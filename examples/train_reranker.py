@@ -55,6 +55,7 @@ from keras_sentemb.retrieval.lexical_index import Bm25, LexicalIndex
 from keras_sentemb.retrieval.ranked_runs import ranked_ids, run_of
 from keras_sentemb.retrieval.run_fusion import ConvexFusion
 from keras_sentemb.training import LinearWarmupLinearDecay, mine_hard_negatives, query_rounds
+from keras_sentemb.training.best_epoch import BestEpochCallback
 from keras_sentemb.training.resumable_run import ResumableRun
 from keras_sentemb.utils.atomic_files import atomic_open
 from keras_sentemb.zoo.loading import load_sentence_encoder as load_encoder
@@ -83,30 +84,26 @@ def head_of(run, top):
     return {query: {d: scores[d] for d in ranked_ids(scores)[:top]} for query, scores in run.items()}
 
 
-class RerankingEvaluator(keras.callbacks.Callback):
-    """After each epoch: dev nDCG@10 of the first stage's top `depth` reranked by the model's float32
-    twin; keeps the best epoch's weights in `path` (and restores them at the end)."""
+class RerankingEvaluator(BestEpochCallback):
+    """After each epoch: dev nDCG@10 of the first stage's top `depth` reranked by the model's float32 twin
+    (`dev_ndcg@10` in the epoch logs); the best epoch's bookkeeping, its weights kept in `best_weights_path`
+    and restored at the end, is `BestEpochCallback`'s."""
 
-    def __init__(self, twin, collection, run, depth, path):
-        super().__init__()
-        self.twin, self.collection, self.run, self.depth, self.path = twin, collection, run, depth, path
-        self.best, self.best_epoch, self.by_epoch = -1.0, None, []
+    score_key = "ndcg@10"
 
-    def on_epoch_end(self, epoch, logs=None):
+    def __init__(self, twin, collection, run, depth, best_weights_path):
+        super().__init__("dev", restore_best_weights=True, best_weights_path=best_weights_path)
+        self.twin, self.collection, self.run, self.depth, self.by_epoch = twin, collection, run, depth, []
+
+    def epoch_metrics(self):
         self.twin.set_weights(self.model.get_weights())
         scored = reranker_head_scores(self.collection, self.run, self.twin, self.depth, 32, True)
         ndcg = mean_measures(measure_run(reordered_run(self.run, scored, self.depth), self.collection.qrels))["ndcg@10"]
         self.by_epoch.append(round(ndcg, 2))
-        print(f"\nepoch {epoch + 1}: dev nDCG@10 reranking the top {self.depth}: {ndcg:.2f}", flush=True)
-        if logs is not None:
-            logs["dev_ndcg@10"] = ndcg
-        if ndcg > self.best:
-            self.best, self.best_epoch = ndcg, epoch
-            self.model.save_weights(self.path)
+        return {"ndcg@10": ndcg}
 
-    def on_train_end(self, logs=None):
-        if self.best_epoch is not None:
-            self.model.load_weights(self.path)
+    def describe(self, metrics):
+        return f"nDCG@10 reranking the top {self.depth}: {metrics['ndcg@10']:.2f}"
 
 
 def main():
@@ -228,9 +225,7 @@ def main():
         loss=keras.losses.BinaryCrossentropy(from_logits=True),
     )
     os.makedirs(args.output, exist_ok=True)
-    evaluator = RerankingEvaluator(
-        twin, collections["dev"], runs["dev"], args.dev_depth, os.path.join(args.output, "best.weights.h5")
-    )
+    evaluator = RerankingEvaluator(twin, collections["dev"], runs["dev"], args.dev_depth, run.best_weights_path)
     model.fit(
         data, epochs=args.epochs, steps_per_epoch=steps_per_epoch, callbacks=[evaluator, *run.callbacks()], verbose=2
     )

@@ -41,10 +41,11 @@ SECONDS_BAR, RSS_BAR_MIB, LATE_EXTRA_MIB, DOCUMENT_FACTOR = 10.0, 1024.0, 512.0,
 
 
 def all_rows():
+    from tests.hostile_bound_inputs import BOUND_ROWS
     from tests.hostile_inputs import FILE_ROWS, REPLACEMENT_ROWS, ROWS
     from tests.hostile_lexical_inputs import LEXICAL_ROWS
 
-    return ROWS + REPLACEMENT_ROWS + FILE_ROWS + LEXICAL_ROWS
+    return ROWS + REPLACEMENT_ROWS + FILE_ROWS + LEXICAL_ROWS + BOUND_ROWS
 
 
 def measured(command, timeout, cwd=None, env=None):

@@ -23,6 +23,11 @@ with start_up_noise_filtered():
             "keras-sentemb needs the TensorFlow backend of Keras 3, but Keras is using "
             f"{keras.config.backend()!r}. Set KERAS_BACKEND=tensorflow before importing keras."
         )
+    # TensorFlow finds its devices at the first op; asked here, its "failed call to cuInit" (a machine
+    # without CUDA) is written inside the filter, not later in the middle of a user's output.
+    import tensorflow
+
+    tensorflow.config.list_physical_devices("GPU")
 
     from keras_sentemb import backbones, layers, losses, models, pretrained, zoo
     from keras_sentemb.export import export_saved_model

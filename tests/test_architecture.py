@@ -27,6 +27,7 @@ OPTIONAL_EXTRAS = (
     # the `server` extra: uvicorn, and the app on Starlette, orjson, pydantic and prometheus-client
     "uvicorn",
     "keras_sentemb.server.http_app",
+    "keras_sentemb.server.bounded_http_protocol",
     # the `lexical` extra: BM25 on bm25s, stemming by PyStemmer
     "bm25s",
     "Stemmer",

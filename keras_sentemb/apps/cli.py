@@ -24,7 +24,7 @@ from keras_sentemb.apps.hit_printing import print_hits
 from keras_sentemb.apps.index_command import add_index_parser, run_index
 from keras_sentemb.apps.saved_model_folder import LOCAL_RUNNERS, serving_folder
 from keras_sentemb.bulk.published_output import BULK_OUTPUT_KIND, is_uri
-from keras_sentemb.data.text_file import read_lines
+from keras_sentemb.data.text_file import calibration_lines, read_lines
 from keras_sentemb.evaluation.beir_retrieval import RUN_FLOORS, BeirRetrievalTask
 from keras_sentemb.evaluation.builtin_tasks import TASK_NAMES, TFDS_TASK_NAMES, build_tasks
 from keras_sentemb.evaluation.report import evaluate, format_table, write_report
@@ -43,6 +43,18 @@ from keras_sentemb.utils.atomic_files import save_npy_atomic
 from keras_sentemb.utils.checked_files import load_npy, read_json
 from keras_sentemb.utils.output_targets import check_output_file, check_output_folder
 from keras_sentemb.zoo.loading import load_any_encoder, load_cross_encoder, load_sentence_encoder
+
+
+class UsageError(Exception):
+    """A command line argparse refuses: its one line."""
+
+
+class OneLineErrorParser(argparse.ArgumentParser):
+    """argparse's parser (subcommands inherit the class), whose errors are one line — the option, its value and
+    why, and where the usage is — which `main` prints with exit status 2, not argparse's usage block."""
+
+    def error(self, message):
+        raise UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
 
 
 def _add_model_arguments(parser):
@@ -72,12 +84,13 @@ def _add_precision_arguments(parser):
 
 
 def _calibration_texts(args):
-    """The lines of `--calibration FILE`, or None without it."""
-    return read_lines(args.calibration) if args.calibration else None
+    """The sentences of `--calibration FILE` (checked: not empty), or None without it; read before any model
+    loads, so that a bad file is refused at once."""
+    return calibration_lines(args.calibration) if args.calibration else None
 
 
 def _build_parser():
-    parser = argparse.ArgumentParser(prog="keras-sentemb", description="Sentence embeddings with Keras 3.")
+    parser = OneLineErrorParser(prog="keras-sentemb", description="Sentence embeddings with Keras 3.")
     commands = parser.add_subparsers(dest="command", required=True)
 
     encode = commands.add_parser("encode", help="embed a text file, one sentence a line")
@@ -210,8 +223,8 @@ def _build_parser():
     evaluate.add_argument(
         "-o",
         "--output",
-        default="evaluation_report",
-        help="report folder (report.json + PNGs; default evaluation_report)",
+        default=None,
+        help="report folder to write (report.json + PNGs); without it the table is printed and nothing is written",
     )
     evaluate.add_argument("--folds", type=int, default=10, help="k of k-fold probes (default 10)")
     evaluate.add_argument("--seed", type=int, default=0, help="seed of probe splits (default 0)")
@@ -484,7 +497,9 @@ def _is_our_report(path):
 
 
 def _evaluate(args):
-    if os.path.isdir(args.output):  # before any work: an earlier report is replaced, never a file of the user's
+    if args.output is not None and os.path.isdir(
+        args.output
+    ):  # before any work: an earlier report is replaced, never a file of the user's
         check_output_file(os.path.join(args.output, "report.json"), "report", overwrite=True, is_ours=_is_our_report)
     names = args.tasks.split(",") if args.tasks else None
     hashed_default = (
@@ -536,9 +551,12 @@ def _evaluate(args):
     info = {"class": type(model).__name__, "embedding_dim": int(model.embedding_dim)}
     if hashed:
         info["bits"] = int(model.bits)
-    path = write_report(results, args.output, model_name=args.model, model_info=info, plots=not args.no_plots)
     print()
     print(format_table(results))
+    if args.output is None:
+        print("\n(no report written: -o FOLDER writes report.json and its plots)")
+        return
+    path = write_report(results, args.output, model_name=args.model, model_info=info, plots=not args.no_plots)
     print(f"\nwrote {path}" + ("" if args.no_plots else " and its plots"))
 
 
@@ -588,6 +606,7 @@ def _encode(args):
         args.output, ".npy", overwrite=True, inputs=[args.input, args.model], is_ours=_is_npy_file, option="-o"
     )
     texts = read_lines(args.input)
+    calibration = _calibration_texts(args)
     start = time.perf_counter()
     encoder = load_sentence_encoder(args.model, dtype=args.dtype)
     load_seconds = time.perf_counter() - start
@@ -601,7 +620,7 @@ def _encode(args):
         options = {
             "precision": args.precision,
             "backend": args.backend,
-            "calibration_texts": _calibration_texts(args),
+            "calibration_texts": calibration,
         }
     # The first call builds the graph (and calibrates int8): timed apart, so that the rate is the
     # encoder's and not the start-up's (3 lines once printed "5 sentences/s").
@@ -685,8 +704,9 @@ def _export(args):
         raise ValueError(f"export takes one base path, got {args.targets}; use --serving DIR to bundle models")
     args.path = args.targets[0]
     _check_export_target(args)
+    calibration = _calibration_texts(args)
     if args.litert:
-        return _export_litert(args)
+        return _export_litert(args, calibration)
     if args.precision == "float16":
         raise ValueError("--precision float16 is for --litert")
     if args.code_table and not args.hashed:
@@ -713,7 +733,7 @@ def _export(args):
             encoder,
             args.path,
             precision=args.precision,
-            calibration_texts=_calibration_texts(args),
+            calibration_texts=calibration,
             version=args.version,
             overwrite=args.overwrite,
         )
@@ -733,7 +753,7 @@ def _check_export_target(args):
     check_output_folder(os.path.join(args.path, str(args.version)), kind, args.overwrite, inputs)
 
 
-def _export_litert(args):
+def _export_litert(args, calibration):
     if args.code_table or args.backend != "tensorflow":
         raise ValueError("--litert writes one .tflite file: --code-table and --backend do not apply")
     if args.precision == "bfloat16":
@@ -744,7 +764,7 @@ def _export_litert(args):
         args.path,
         precision=args.precision,
         tokenizer=args.tokenizer,
-        calibration_texts=_calibration_texts(args),
+        calibration_texts=calibration,
         overwrite=args.overwrite,
     )
     inputs = "texts" if args.tokenizer == "inside" else "token_ids, padding_mask"
@@ -802,9 +822,13 @@ def _missing_extra(error):
 def main(argv=None):
     """Runs the command line; returns the exit status (0 ok, 2 bad input)."""
     parser = _build_parser()
-    args, unknown = parser.parse_known_args(argv)
-    if unknown and args.command != "embed-corpus":
-        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    try:
+        args, unknown = parser.parse_known_args(argv)
+        if unknown and args.command != "embed-corpus":
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    except UsageError as error:
+        print(error, file=sys.stderr)
+        return 2
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     handlers = {
         "encode": _encode,
@@ -817,7 +841,7 @@ def main(argv=None):
         "embed-corpus": lambda parsed: _embed_corpus(parsed, unknown),
     }
     try:
-        handlers[args.command](args)
+        status = handlers[args.command](args)
     except (ValueError, TypeError, OSError) as error:
         # OSError: missing or unreadable files, full disks and every network failure of a
         # store (URLError, HTTPError, timeouts, refused connections) end here, not in a traceback.
@@ -829,7 +853,7 @@ def main(argv=None):
             raise
         print(f"keras-sentemb {args.command}: error: {message}", file=sys.stderr)
         return 2
-    return 0
+    return status if isinstance(status, int) else 0
 
 
 if __name__ == "__main__":

@@ -67,6 +67,16 @@ LEXICAL_FOLDER = "lexical"
 INDEX_KIND = "index"  # its marker (utils.output_targets): --overwrite replaces only such a folder
 
 
+def _enough_to_distil(count, what):
+    """An index of a plain encoder learns its binary code on the corpus (`distill_hashed_encoder`), which takes
+    two vectors at least."""
+    if count < 2:
+        raise ValueError(
+            f"the index learns its binary code on the corpus, which needs 2 {what} or more; the corpus has {count}: "
+            "add lines, or index with a HashedEncoder (--model a hashed .keras or zoo model)"
+        )
+
+
 def build_index_folder(
     corpus,
     folder,
@@ -116,12 +126,17 @@ def build_index_folder(
     # BM25 first: a corpus without a word to index fails before any encoding
     lexical_index = LexicalIndex(corpus, lexical, progress) if lexical is not None else None
     encoder = model if not isinstance(model, (str, os.PathLike)) else load_any_encoder(model)
+    distilled = not isinstance(encoder, HashedEncoder)
+    if distilled and chunking is None:
+        _enough_to_distil(len(corpus), "lines")  # before any encoding
     chunks = None
     if chunking is None:
         embeddings = encoder.encode(corpus, progress=progress)
     else:
         chunks = encoder.encode(corpus, progress=progress, chunking=chunking)
         embeddings = chunks.vectors
+        if distilled:
+            _enough_to_distil(len(embeddings), "chunks")
     finite_rows(embeddings, "the corpus vectors")
     if isinstance(encoder, HashedEncoder):
         hashed, how = encoder, f"the head of {model if isinstance(model, str) else encoder.name}"

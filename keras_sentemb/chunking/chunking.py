@@ -77,10 +77,16 @@ class Chunking:
         prompt of `prompt_pieces` (naive chunking: `size` or the limit; `ValueError` when `size`
         exceeds it, or when the prompt leaves no room)."""
         if limit < 1 or (self.size is None and limit <= self.overlap):
+            if prompt_pieces == 0:  # nothing to shorten but the overlap
+                raise ValueError(
+                    f"Chunking overlap {self.overlap} must be below the chunk size, which with size=None is the "
+                    f"{limit} word pieces this model takes a text: lower the overlap or give a size"
+                )
             raise ValueError(
                 f"the prompt takes {prompt_pieces} word pieces, leaving {max(limit, 0)} of a window for the text"
                 + (f" (overlap {self.overlap})" if self.overlap else "")
                 + ": shorten the prompt"
+                + (" or the overlap" if self.overlap else "")
             )
         size = self.size if self.size is not None else (min(256, limit) if self.late else limit)
         if not self.late and size > limit:

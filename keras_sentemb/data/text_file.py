@@ -28,3 +28,20 @@ def read_lines(path):
         except UnicodeDecodeError as error:
             raise ValueError(f"{path}:{number}: not valid UTF-8 ({error.reason} at byte {error.start})") from error
     return texts
+
+
+def calibration_lines(path, option="--calibration"):
+    """The non-blank lines of a calibration file (sentences int8 quantisation is calibrated on), read before any
+    model is loaded. ValueError naming the file and `option` when it holds none.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "empty.txt")
+    >>> _ = open(path, "w").write("\\n  \\n")
+    >>> calibration_lines(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: .../empty.txt: --calibration needs sentences to calibrate int8 on, one a line; the file has none
+    """
+    texts = [text for text in read_lines(path) if text.strip()]
+    if not texts:
+        raise ValueError(f"{path}: {option} needs sentences to calibrate int8 on, one a line; the file has none")
+    return texts

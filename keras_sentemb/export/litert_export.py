@@ -4,8 +4,12 @@ int8; or, for tokenizers whose ops have no LiteRT kernels, a file that takes tok
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
+import re
+import warnings
 
 import keras
 import numpy as np
@@ -31,6 +35,7 @@ from keras_sentemb.runtime.litert_runtime import tf_text_kernel_registrars
 from keras_sentemb.utils.atomic_files import atomic_open
 from keras_sentemb.utils.graph_function import graph_function
 from keras_sentemb.utils.output_targets import check_output_file
+from keras_sentemb.utils.start_up_noise import start_up_noise_filtered
 from keras_sentemb.version import __version__
 
 PRECISIONS = ("float32", "float16", "int8")
@@ -137,6 +142,37 @@ def _token_embedding(encoder):
     backbone = encoder.backbone
     layer = backbone.token_embedding if hasattr(backbone, "token_embedding") else backbone.embeddings.token_embedding
     return layer.embeddings
+
+
+# What TensorFlow Lite's converter writes on every conversion, which reads like a problem and is none: its
+# deprecation note for frozen concrete functions (the path taken on purpose, see `_converter`), the quantiser's
+# note on input statistics (the inputs stay float: strings or ids), and the MLIR quantiser's settings line.
+CONVERTER_NOISE = re.compile(rb"^fully_quantize: \d+, inference_type: \d+, .*$")
+CONVERTER_WARNINGS = (
+    "Please consider providing the trackable_obj argument in the from_concrete_functions",
+    "Statistics for quantized inputs were expected, but not specified",
+)
+
+
+class _WithoutConverterNotes(logging.Filter):
+    def filter(self, record):
+        return not any(note in record.getMessage() for note in CONVERTER_WARNINGS)
+
+
+@contextlib.contextmanager
+def converter_noise_filtered():
+    """The conversion without `CONVERTER_NOISE` lines on standard error and `CONVERTER_WARNINGS` (absl's log,
+    Python warnings); every other line and warning is kept."""
+    absl_logger, notes = logging.getLogger("absl"), _WithoutConverterNotes()
+    absl_logger.addFilter(notes)
+    try:
+        with warnings.catch_warnings():
+            for note in CONVERTER_WARNINGS:
+                warnings.filterwarnings("ignore", message=re.escape(note))
+            with start_up_noise_filtered(noise=CONVERTER_NOISE):
+                yield
+    finally:
+        absl_logger.removeFilter(notes)
 
 
 def _converter(module, precision, calibration_texts):
@@ -246,7 +282,8 @@ def export_litert(
     if resolved_prompt and tokenizer == "outside":
         raise ValueError("a prompt is tokenised inside the file: with tokenizer='outside' prepend it in the app")
     module = LiteRTEmbeddingModule(model, tokenizer, resolved_prompt, quantized_tables=precision == "int8")
-    flat_buffer = _converter(module, precision, calibration_texts).convert()
+    with converter_noise_filtered():
+        flat_buffer = _converter(module, precision, calibration_texts).convert()
     check_custom_ops(flat_buffer, TOKENIZER_CUSTOM_OPS if tokenizer == "inside" else ())
     metadata = litert_model_card(model, module, precision, tokenizer, resolved_prompt, calibration_texts is not None)
     with atomic_open(path, "wb") as f:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 
 import keras
@@ -34,6 +35,10 @@ def validate_pair_lists(first, second):
     if len(first) != len(second):
         raise ValueError(f"pair lists differ in length: {len(first)} first sentences, {len(second)} second sentences")
     return first, second
+
+
+class UntrainedHeadWarning(UserWarning):
+    """Scores asked of a cross-encoder whose head has not been trained yet."""
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -178,6 +183,7 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
         self.prediction_head = prediction_head
         self.logits_bias = bool(logits_bias)
         self.pair_template = pair_template
+        self.head_is_new = False  # from_pretrained of an encoder folder: scores are noise until `fit`
         self.forget_traced_functions()
 
     @classmethod
@@ -218,7 +224,7 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
                 fill(model)
             return model
         backbone, tokenizer, _ = load_backbone_and_tokenizer(folder, dtype=dtype, max_length=max_length)
-        return cls(
+        model = cls(
             backbone,
             tokenizer,
             num_labels=1 if num_labels is None else num_labels,
@@ -228,6 +234,8 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
             prediction_head=prediction_head,
             name="cross_encoder",
         )
+        model.head_is_new = True
+        return model
 
     def get_config(self):
         return {
@@ -257,6 +265,12 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
                 else keras.losses.SparseCategoricalCrossentropy(from_logits=True)
             )
         super().compile(optimizer=optimizer, loss=loss, **kwargs)
+
+    def fit(self, *args, **kwargs):
+        """`keras.Model.fit`; afterwards the head counts as trained (`head_is_new` False)."""
+        history = super().fit(*args, **kwargs)
+        self.head_is_new = False
+        return history
 
     def enable_lora(self, rank: int, target_layer_names: Sequence[str] | None = None) -> None:
         """Trains rank-`rank` LoRA adapters of the backbone's query/value projections and
@@ -312,6 +326,13 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
         """
         first, second = validate_pair_lists(first, second)
         check_batch_size(batch_size)
+        if self.head_is_new:
+            warnings.warn(
+                f"{self.name}: its scoring head is new (CrossEncoder.from_pretrained of an encoder folder, not a "
+                "reranker's): its scores are noise until the model is fine-tuned with fit",
+                UntrainedHeadWarning,
+                stacklevel=2,
+            )
         rows = list(zip(*self.pair_rows(first, second))) if first else []
         logits = self.predict_rows(rows, batch_size, progress, unit="pair", desc="cross-encode")
         scores = np.asarray(self.scores_from_logits(logits), dtype=np.float32)

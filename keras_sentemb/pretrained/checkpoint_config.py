@@ -13,7 +13,8 @@ the checkpoint that fills it:
 - each dimension equals the axis of its witness tensor (vocab × hidden in the word embeddings,
   positions, token types, the first layer's FFN width, MPNet's relative buckets × heads);
 - the layer count equals the layers present (indices 0 … L−1, no gaps);
-- the heads divide the hidden size; a padding id lies inside the vocabulary and the positions;
+- the heads divide the hidden size; a padding id lies inside the vocabulary and the positions; the positions
+  hold a text of 3 tokens at least;
 - each number means what it says (`Bounds`): a norm's epsilon is > 0 and at most 0.1 (0 or less
   divides by zero: all-NaN vectors; 10³⁰ makes every vector alike), a rotary base is > 1, a
   scale finite and in its range, nothing NaN or infinite;
@@ -43,6 +44,8 @@ import math
 from keras_sentemb.families.config_dimensions import LAYER_TYPES, REQUIRED, ROTARY_BASE
 from keras_sentemb.families.hidden_activations import HIDDEN_ACTIVATIONS
 from keras_sentemb.families.registry import family_for_model_type
+
+MIN_TOKENS = 3  # the shortest token limit a tokenizer takes: [CLS] one [SEP], or a causal model's text and end
 
 
 def _integers(config, dimensions, source):
@@ -103,6 +106,14 @@ def check_config_against_checkpoint(config, model_type, tensors, source):
             raise ValueError(
                 f"{source}: pad_token_id={pad} must be below vocab_size={values['vocab_size']} and "
                 f"max_position_embeddings−1={values['max_position_embeddings'] - 1} (positions start after it)"
+            )
+    if "max_position_embeddings" in values:
+        positions = values["max_position_embeddings"]
+        usable = positions - values["pad_token_id"] - 1 if dimensions.padding_in_positions else positions
+        if usable < MIN_TOKENS:
+            raise ValueError(
+                f"{source}: max_position_embeddings={positions}: the model would read {max(usable, 0)} tokens a text; "
+                f"a text takes {MIN_TOKENS} at least (its special tokens and one of its own)"
             )
     key, pattern = dimensions.layers
     found = tensors.layer_indices(pattern)

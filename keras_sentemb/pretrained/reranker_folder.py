@@ -30,7 +30,7 @@ from keras_sentemb.families.registry import family_for_model_type
 from keras_sentemb.pretrained.hugging_face_backbones import hugging_face_model_type, open_hugging_face_checkpoint
 from keras_sentemb.pretrained.sentence_transformers_folder import SENTENCE_BERT_CONFIGS, module_kind, token_limit
 from keras_sentemb.pretrained.tokenizer_json import load_tokenizer
-from keras_sentemb.tokenizers.chat_pair_template import ChatPairTemplate
+from keras_sentemb.tokenizers.chat_pair_template import ChatPairTemplate, template_parts
 from keras_sentemb.utils.checked_files import read_json, read_json_if_present, read_json_object, regular_file_present
 
 # torch activations of sentence-transformers' CrossEncoder → `CrossEncoder.score_activation`
@@ -55,7 +55,7 @@ class RerankerFolder:
     max_length: int | None
     true_token_id: int | None = None
     false_token_id: int | None = None
-    chat_template: str | None = None
+    chat_template_parts: tuple | None = None  # (prefix, infix, suffix) of the chat template (`template_parts`)
 
     @property
     def causal(self):
@@ -128,8 +128,8 @@ def _token_id(value, source, key, vocabulary_size, optional=False):
 
 
 def _chat_template(folder):
-    """The chat template of a tokenizer folder: chat_template.jinja, else tokenizer_config.json's
-    `chat_template` (a string, or a list of named ones: the "default")."""
+    """(the chat template of a tokenizer folder, the file it came from): chat_template.jinja, else
+    tokenizer_config.json's `chat_template` (a string, or a list of named ones: the "default")."""
     path = os.path.join(folder, "chat_template.jinja")
     if regular_file_present(path):
         with open(path, "rb") as f:
@@ -137,10 +137,10 @@ def _chat_template(folder):
         if len(data) > MAX_CHAT_TEMPLATE_BYTES:
             raise ValueError(f"{path}: more than {MAX_CHAT_TEMPLATE_BYTES} bytes")
         try:
-            return data.decode("utf-8")
+            return data.decode("utf-8"), path
         except UnicodeDecodeError as error:
             raise ValueError(f"{path}: not valid UTF-8 ({error.reason} at byte {error.start})") from None
-    template = read_json_if_present(folder, "tokenizer_config.json").get("chat_template")
+    template = _tokenizer_config(folder).get("chat_template")
     if isinstance(template, list):
         named = {item.get("name"): item.get("template") for item in template if isinstance(item, dict)}
         template = named.get("default")
@@ -148,7 +148,27 @@ def _chat_template(folder):
         raise ValueError(
             f"{folder}: a causal-LM reranker needs a chat template (chat_template.jinja or tokenizer_config.json)"
         )
-    return template
+    return template, os.path.join(folder, "tokenizer_config.json:chat_template")
+
+
+def _tokenizer_config(folder):
+    return read_json_if_present(folder, "tokenizer_config.json")
+
+
+def _special_tokens(folder):
+    """The special tokens a chat template may name (tokenizer_config.json's bos/eos/pad/unk tokens)."""
+    config = _tokenizer_config(folder)
+    return {
+        key: value
+        for key in ("bos_token", "eos_token", "pad_token", "unk_token")
+        if isinstance(value := config.get(key), str)
+    }
+
+
+def _chat_template_parts(folder):
+    """`template_parts` of the folder's chat template, rendered in its budget before anything else is built."""
+    template, source = _chat_template(folder)
+    return template_parts(template, _special_tokens(folder), source)
 
 
 def read_reranker_folder(folder):
@@ -176,7 +196,7 @@ def read_reranker_folder(folder):
         false_id = _token_id(logit_score.get("false_token_id"), where, "false_token_id", vocabulary_size, True)
         return RerankerFolder(
             root, transformer_folder, architecture, model_type, 1, _score_activation(root, config, 1), limit,
-            true_id, false_id, _chat_template(transformer_folder),
+            true_id, false_id, _chat_template_parts(transformer_folder),
         )  # fmt: skip
     if logit_score is not None:
         raise ValueError(f"{root}: LogitScore after a {architecture} is not supported")
@@ -204,18 +224,10 @@ def reranker_parts(folder, dtype=None, max_length=None):
         tokenizer = load_tokenizer(spec.transformer_folder, limit)
         arguments = {"num_labels": spec.num_labels, "score_activation": spec.score_activation}
         if spec.causal:
-            tokenizer_config = read_json_if_present(spec.transformer_folder, "tokenizer_config.json")
-            special_tokens = {
-                key: value
-                for key in ("bos_token", "eos_token", "pad_token", "unk_token")
-                if isinstance(value := tokenizer_config.get(key), str)
-            }
             arguments.update(
                 pooling="last",
                 logits_bias=False,
-                pair_template=ChatPairTemplate.from_chat_template(
-                    spec.chat_template, tokenizer, special_tokens, source=spec.transformer_folder
-                ),
+                pair_template=ChatPairTemplate.from_parts(spec.chat_template_parts, tokenizer),
             )
             yield backbone, tokenizer, arguments, lambda model: _fill_logit_score(model, tensors, spec)
         else:

@@ -15,7 +15,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
@@ -47,7 +47,14 @@ def error_response(api: str, status: int, message: str, field: str | None = None
         kind = "invalid_request_error" if status < 500 else "server_error"
         body = {"error": {"message": message, "type": kind, "param": field, "code": status}}
     else:
-        kinds = {400: "Validation", 401: "Unauthorized", 413: "Validation", 422: "Validation", 503: "Overloaded"}
+        kinds = {
+            400: "Validation",
+            401: "Unauthorized",
+            408: "Validation",
+            413: "Validation",
+            422: "Validation",
+            503: "Overloaded",
+        }
         body = {"error": message, "error_type": kinds.get(status, "Backend")}
     return json_response(body, status, headers)
 
@@ -95,7 +102,8 @@ def create_app(service: EmbeddingService, settings: ServerSettings | None = None
         finally:
             warm_up.cancel()
             await run_in_threadpool(state.batcher.close)
-            LOG.info("stopped: %d requests accepted, %d answered", state.counts.accepted, state.counts.answered)
+            counts = state.counts
+            LOG.info("stopped: %d requests accepted, %d answered, %d cut", counts.accepted, counts.answered, counts.cut)
 
     routes = [
         Route("/health", functools.partial(_health, state), methods=["GET"]),
@@ -166,6 +174,11 @@ def _guarded(state, endpoint, api, handler):
             response = error_response(api, 422, str(error))
         except (Overloaded, ShuttingDown) as error:
             response = error_response(api, 503, str(error), None, {"Retry-After": str(state.settings.retry_after_s)})
+        except asyncio.CancelledError:  # the graceful-shutdown deadline (uvicorn cancels what is left)
+            state.counts.cut += 1
+            state.metrics.cut_requests.labels(endpoint).inc()
+            LOG.warning("%s: cut unfinished by the graceful-shutdown deadline", endpoint)
+            response = error_response(api, 503, "the server stopped before this request was answered")
         except Exception as error:
             LOG.exception("%s failed", endpoint)
             response = error_response(api, 500, f"the model failed: {type(error).__name__}: {error}")
@@ -175,9 +188,25 @@ def _guarded(state, endpoint, api, handler):
     return guarded
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
-    """The request's body, refused with 413 as soon as it passes `limit` bytes (by its Content-Length,
-    or while it streams in)."""
+async def _read_body(request: Request, settings: ServerSettings) -> bytes:
+    """The request's body, refused with 413 as soon as it passes `settings.max_request_bytes` (by its
+    Content-Length, or while it streams in), and with 408 when it has not arrived whole within
+    `settings.read_timeout_s`."""
+    try:
+        async with asyncio.timeout(settings.read_timeout_s):
+            return await _body_within(request, settings.max_request_bytes)
+    except TimeoutError:
+        raise RequestError(  # the rest of the body may still come: the connection cannot carry another request
+            408,
+            f"the request body did not arrive within {settings.read_timeout_s:g} s (--read-timeout)",
+            None,
+            {"Connection": "close"},
+        ) from None
+    except ClientDisconnect:
+        raise RequestError(400, "the client closed its connection before its body arrived whole") from None
+
+
+async def _body_within(request: Request, limit: int) -> bytes:
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise RequestError(
@@ -247,7 +276,7 @@ async def _texts_to_vectors(state, texts, field, prompt_name, dimensions, normal
 
 async def _embeddings(state, request):
     """POST /v1/embeddings (OpenAI): unit vectors, as float lists or base64 of little-endian float32."""
-    body = parse_body(await _read_body(request, state.settings.max_request_bytes), EmbeddingsRequest)
+    body = parse_body(await _read_body(request, state.settings), EmbeddingsRequest)
     service = state.service
     if body.model != service.name:
         raise RequestError(
@@ -270,7 +299,7 @@ async def _embeddings(state, request):
 async def _embed(state, request):
     """POST /embed (text-embeddings-inference): [[float, ...], ...]; with `binary`, a hashed model's
     packed codes [[0-255, ...], ...] (the first `bits` bits with `bits`)."""
-    body = parse_body(await _read_body(request, state.settings.max_request_bytes), EmbedRequest)
+    body = parse_body(await _read_body(request, state.settings), EmbedRequest)
     service = state.service
     if body.bits is not None and not body.binary:
         raise RequestError(422, "bits: only with binary=true (the prefix of a hashed model's code)", "bits")
@@ -297,7 +326,7 @@ async def _embed(state, request):
 
 async def _rerank(state, request):
     """POST /rerank (text-embeddings-inference): [{"index", "score", "text"?}, ...], best first."""
-    body = parse_body(await _read_body(request, state.settings.max_request_bytes), RerankRequest)
+    body = parse_body(await _read_body(request, state.settings), RerankRequest)
     service = state.service
     texts = [body.texts] if isinstance(body.texts, str) else body.texts
     _admit(state, texts, "texts")

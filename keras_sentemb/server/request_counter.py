@@ -8,10 +8,12 @@ import dataclasses
 @dataclasses.dataclass
 class RequestCounts:
     """`accepted`: requests the app received; `answered`: those whose response was sent whole. After a
-    graceful stop the two are equal: no accepted request was dropped."""
+    graceful stop the two are equal: no accepted request was dropped. `cut`: requests the graceful-shutdown
+    deadline cut unfinished (each answered 503 where its connection could still take it)."""
 
     accepted: int = 0
     answered: int = 0
+    cut: int = 0
 
     @property
     def in_flight(self) -> int:
@@ -32,7 +34,7 @@ class RequestCounter:
     ...     return {"type": "http.request"}
     >>> asyncio.run(RequestCounter(app, counts)({"type": "http"}, nothing, nothing))
     >>> counts
-    RequestCounts(accepted=1, answered=1)
+    RequestCounts(accepted=1, answered=1, cut=0)
     """
 
     def __init__(self, app, counts: RequestCounts, on_change=None):

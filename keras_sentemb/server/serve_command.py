@@ -6,15 +6,18 @@ import argparse
 import logging
 import os
 import signal
+import socket
+import sys
 import threading
 
-from keras_sentemb.data.text_file import read_lines
+from keras_sentemb.data.text_file import calibration_lines
 from keras_sentemb.server.api_keys import read_api_keys
 from keras_sentemb.server.embedding_service import EmbeddingService
 from keras_sentemb.server.server_settings import ServerSettings
 from keras_sentemb.zoo.loading import load_served_model
 
 LOG = logging.getLogger("keras_sentemb.server")
+SHUTDOWN_MARGIN_S = 0.5
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -75,6 +78,34 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cors-origin", action="append", default=[], help="an origin CORS allows (repeatable; default: CORS off)"
     )
+    parser.add_argument(
+        "--read-timeout",
+        type=float,
+        default=defaults.read_timeout_s,
+        metavar="SECONDS",
+        help="deadline of a request's headers, and of its body (408) (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--keep-alive-timeout",
+        type=float,
+        default=defaults.keep_alive_timeout_s,
+        metavar="SECONDS",
+        help="an idle keep-alive connection is closed after it (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max-header-bytes",
+        type=int,
+        default=defaults.max_header_bytes,
+        help="the largest request head; more is 431 (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--graceful-timeout",
+        type=float,
+        default=defaults.graceful_timeout_s,
+        metavar="SECONDS",
+        help="after SIGTERM, requests still unfinished this long are cut and the exit status is 1 "
+        "(default: %(default)s)",
+    )
     parser.add_argument("--access-log", action="store_true", help="log every request (uvicorn's access log)")
 
 
@@ -91,17 +122,65 @@ def served_name(spec: str) -> str:
     return os.path.splitext(os.path.basename(os.path.normpath(spec)))[0].lower()
 
 
-def serve(args: argparse.Namespace) -> None:
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to (host, port) — taken before the model loads, so a port in use is one line at once,
+    and handed to uvicorn (no second bind, no race). ValueError naming the option when it cannot be bound."""
+    if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
+        raise ValueError(f"--port must be in [1, 65535], got {port!r}")
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    except socket.gaierror as error:
+        raise ValueError(f"--host {host!r}: not an address of this machine ({error.strerror})") from None
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        raise ValueError(
+            f"--port {port}: cannot listen on {host}:{port} ({error.strerror}); choose another port"
+        ) from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def bounded_uvicorn_config(
+    app, settings: ServerSettings, host: str, port: int, access_log: bool = False, log_level="info"
+):
+    """The `uvicorn.Config` of `app` with every wait of `settings` bounded: headers (`BoundedHttpProtocol`) and
+    body (the app) within `read_timeout_s`, idle keep-alive connections closed after `keep_alive_timeout_s`,
+    heads over `max_header_bytes` refused, and a graceful shutdown of at most `graceful_timeout_s` (what is
+    unfinished `SHUTDOWN_MARGIN_S` before it is cut)."""
+    import uvicorn  # the `server` extra
+
+    from keras_sentemb.server.bounded_http_protocol import bounded_protocol
+
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=bounded_protocol(settings.read_timeout_s, settings.max_header_bytes),
+        h11_max_incomplete_event_size=settings.max_header_bytes,
+        timeout_keep_alive=settings.keep_alive_timeout_s,
+        # cut SHUTDOWN_MARGIN_S before the deadline: uvicorn's own pause, the cut requests' answers, the model
+        # thread's last batch and the process's end fit in it, so the process is gone by the deadline
+        timeout_graceful_shutdown=max(settings.graceful_timeout_s - SHUTDOWN_MARGIN_S, 0.001),
+        access_log=access_log,
+        log_level=log_level,
+    )
+
+
+def serve(args: argparse.Namespace) -> int:
     """Runs the server of `args` (`add_serve_arguments`) until SIGTERM or Ctrl-C: uvicorn then stops
-    accepting connections, finishes every request it accepted, and returns (exit status 0)."""
+    accepting connections and finishes the requests it accepted within `--graceful-timeout`; the exit status is
+    0 when every accepted request was answered, 1 when the deadline cut some. In the main thread (the command)
+    the process ends there (`end_process`); elsewhere the status is returned."""
     # The `server` extra (uvicorn, Starlette, orjson, pydantic, prometheus-client), imported here: the rest
     # of the command line runs without it.
     import uvicorn
 
     from keras_sentemb.server.http_app import create_app
 
-    if not 1 <= args.port <= 65535:
-        raise ValueError(f"--port must be in [1, 65535], got {args.port}")
     if args.calibration and args.precision != "int8":
         raise ValueError("--calibration is for --precision int8 only")
     settings = ServerSettings(
@@ -112,8 +191,13 @@ def serve(args: argparse.Namespace) -> None:
         max_queued_texts=args.max_queue,
         api_keys=read_api_keys(args.api_key_file) if args.api_key_file else (),
         cors_origins=tuple(args.cors_origin),
+        read_timeout_s=args.read_timeout,
+        keep_alive_timeout_s=args.keep_alive_timeout,
+        max_header_bytes=args.max_header_bytes,
+        graceful_timeout_s=args.graceful_timeout,
     )
-    calibration = read_lines(args.calibration) if args.calibration else None
+    calibration = calibration_lines(args.calibration) if args.calibration else None
+    sock = listening_socket(args.host, args.port)
     model = load_served_model(args.model, dtype=args.dtype)
     service = EmbeddingService(
         model,
@@ -124,17 +208,29 @@ def serve(args: argparse.Namespace) -> None:
         batch_size=args.batch_size,
     )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    config = uvicorn.Config(
-        create_app(service, settings),
-        host=args.host,
-        port=args.port,
-        access_log=args.access_log,
-        timeout_graceful_shutdown=None,  # every accepted request is answered before the process ends
-        log_level="info",
-    )
+    app = create_app(service, settings)
+    config = bounded_uvicorn_config(app, settings, args.host, args.port, access_log=args.access_log)
     if threading.current_thread() is threading.main_thread():
         # uvicorn stops gracefully on SIGTERM / SIGINT, then raises the signal again for the handler it
         # found: this one takes it, so that a graceful stop exits with status 0.
         for number in (signal.SIGTERM, signal.SIGINT):
             signal.signal(number, lambda number, frame: LOG.info("stopped by signal %d", number))
-    uvicorn.Server(config).run()
+    uvicorn.Server(config).run(sockets=[sock])
+    cut = app.state.server.counts.cut
+    if cut:
+        LOG.error("%d request(s) cut unfinished by the graceful-shutdown deadline (--graceful-timeout %g s)", cut,
+                  settings.graceful_timeout_s)  # fmt: skip
+    status = 1 if cut else 0
+    if threading.current_thread() is threading.main_thread():
+        end_process(status)
+    return status
+
+
+def end_process(status: int) -> None:
+    """Ends the server's process now, its logs and streams flushed: the server has stopped and holds nothing to
+    write, and Python's own teardown of TensorFlow (1.3 s on a 2-core EPYC) would keep the process alive past the
+    graceful deadline an orchestrator was promised."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)

@@ -18,7 +18,8 @@ class ServerMetrics:
     - `keras_sentemb_texts_total{endpoint}`, `keras_sentemb_tokens_total{endpoint}`: texts (pairs for
       /rerank) and their tokens, special tokens included;
     - `keras_sentemb_batch_texts`, `keras_sentemb_batch_tokens`: the size of each merged model call;
-    - `keras_sentemb_queue_texts`: texts waiting for the model; `keras_sentemb_requests_in_flight`.
+    - `keras_sentemb_queue_texts`: texts waiting for the model; `keras_sentemb_requests_in_flight`;
+    - `keras_sentemb_requests_cut_total{endpoint}`: requests cut unfinished by the graceful-shutdown deadline.
 
     Example:
     >>> metrics = ServerMetrics()
@@ -59,6 +60,12 @@ class ServerMetrics:
         )
         self.queue = Gauge("keras_sentemb_queue_texts", "Texts waiting for the model", registry=self.registry)
         self.queue.set_function(queued_texts)
+        self.cut_requests = Counter(
+            "keras_sentemb_requests_cut",
+            "Requests cut unfinished by the graceful-shutdown deadline",
+            ["endpoint"],
+            registry=self.registry,
+        )
         self.in_flight = Gauge(
             "keras_sentemb_requests_in_flight", "Requests received and not yet answered", registry=self.registry
         )

@@ -8,7 +8,8 @@ ids (the suffix the model's last position must see: `<|im_end|> â€¦ assistant â€
 token suffix of two renders with different fillers ("0" and "1 2 3 4").
 
 Here the template is rendered once, when the folder is loaded, in Jinja's sandbox (as transformers renders it:
-`trim_blocks`, `lstrip_blocks`), with two sentinels in place of the texts: what comes before, between and after
+`trim_blocks`, `lstrip_blocks`) inside a budget of memory, time, steps and output (`render_bounded`: a
+downloaded template is a program), with two sentinels in place of the texts: what comes before, between and after
 them is the template (`prefix`, `infix`, `suffix`), checked to be the same for a second pair of sentinels (a
 template that transforms the texts, or renders them twice, is refused). A pair is then
 `prefix + query + infix + document + suffix`, joined in-graph (`pair_ids`), so the exported SavedModel takes
@@ -22,10 +23,9 @@ Example:
 
 import dataclasses
 
-import jinja2
 import tensorflow as tf
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from keras_sentemb.tokenizers.bounded_template_render import render_bounded
 from keras_sentemb.tokenizers.ragged_rows import numpy_rows
 from keras_sentemb.tokenizers.sequence_packing import fixed_ids, leading_ids
 
@@ -39,24 +39,42 @@ FILLERS = ("0", "1 2 3 4")  # sentence-transformers' two renders that find the t
 MAX_TEMPLATE_CHARS = 100_000
 
 
-def render_chat_template(template, query, document, special_tokens, source):
-    """The chat `template` (Jinja source) rendered for the messages [query, document] (roles "query" and
-    "document") in Jinja's immutable sandbox, as transformers renders chat templates."""
-
-    def raise_exception(message):
-        raise jinja2.exceptions.TemplateError(message)
-
-    environment = ImmutableSandboxedEnvironment(
-        trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"]
-    )
-    environment.globals["raise_exception"] = raise_exception
-    messages = [{"role": "query", "content": query}, {"role": "document", "content": document}]
-    try:
-        return environment.from_string(template).render(
-            messages=messages, add_generation_prompt=False, **special_tokens
+def template_parts(template, special_tokens=None, source="chat template"):
+    """(prefix, infix, suffix) of the Jinja chat `template` rendered for the messages [query, document] (roles
+    "query" and "document"), checked as the module docstring says; no tokenizer needed, so a folder's template
+    is refused before anything else of the folder is built. ValueError naming `source` for a template that
+    does not place each text once, query first, verbatim, or that leaves its budget (`render_bounded`)."""
+    if not isinstance(template, str) or not template.strip() or len(template) > MAX_TEMPLATE_CHARS:
+        raise ValueError(
+            f"{source}: the chat template must be a non-empty string of at most {MAX_TEMPLATE_CHARS:,} characters"
         )
-    except jinja2.exceptions.TemplateError as error:
-        raise ValueError(f"{source}: the chat template does not render a query/document pair: {error}") from None
+    special_tokens = dict(special_tokens or {})
+    contexts = [
+        {
+            "messages": [{"role": "query", "content": query}, {"role": "document", "content": document}],
+            "add_generation_prompt": False,
+            **special_tokens,
+        }
+        for query, document in SENTINELS
+    ]
+    parts = []
+    for (query, document), rendered in zip(SENTINELS, render_bounded(template, contexts, source)):
+        if (
+            rendered.count(query) != 1
+            or rendered.count(document) != 1
+            or rendered.index(query) > rendered.index(document)
+        ):
+            raise ValueError(
+                f"{source}: the chat template must render the query once and then the document once, verbatim"
+            )
+        before, rest = rendered.split(query)
+        between, after = rest.split(document)
+        parts.append((before, between, after))
+    if parts[0] != parts[1]:
+        raise ValueError(
+            f"{source}: the chat template renders differently for other texts (only placing them is supported)"
+        )
+    return parts[0]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,34 +87,10 @@ class ChatPairTemplate:
     suffix_ids: tuple = ()
 
     @classmethod
-    def from_chat_template(cls, template, tokenizer, special_tokens=None, source="chat template"):
-        """The template of the Jinja chat `template` (see the module docstring); `tokenizer` (a sentence
-        tokenizer of this project) finds `suffix_ids`. ValueError for a template that does not place each
-        text once, query first, verbatim."""
-        if not isinstance(template, str) or not template.strip() or len(template) > MAX_TEMPLATE_CHARS:
-            raise ValueError(
-                f"{source}: the chat template must be a non-empty string of at most {MAX_TEMPLATE_CHARS:,} characters"
-            )
-        special_tokens = dict(special_tokens or {})
-        parts = []
-        for query, document in SENTINELS:
-            rendered = render_chat_template(template, query, document, special_tokens, source)
-            if (
-                rendered.count(query) != 1
-                or rendered.count(document) != 1
-                or rendered.index(query) > rendered.index(document)
-            ):
-                raise ValueError(
-                    f"{source}: the chat template must render the query once and then the document once, verbatim"
-                )
-            before, rest = rendered.split(query)
-            between, after = rest.split(document)
-            parts.append((before, between, after))
-        if parts[0] != parts[1]:
-            raise ValueError(
-                f"{source}: the chat template renders differently for other texts (only placing them is supported)"
-            )
-        prefix, infix, suffix = parts[0]
+    def from_parts(cls, parts, tokenizer):
+        """The template of `template_parts`' (prefix, infix, suffix); `tokenizer` (a sentence tokenizer of this
+        project) finds `suffix_ids`."""
+        prefix, infix, suffix = parts
         renders = [
             tokenizer.untruncated_id_rows([prefix + filler + infix + filler + suffix])[0].tolist() for filler in FILLERS
         ]

@@ -27,17 +27,28 @@ from keras_sentemb.tokenizers.bert_character_table_builder import code_points
 _DECOMPOSED = {"NFC": "NFD"}
 
 
+# Code points normalised by ICU a call: the whole range at once held ~350 MiB of strings and tensors at the peak
+# (a tokenizer of a Qwen folder cost that before any of its checks could refuse it); 65,536 a call, ~20 MiB.
+CHUNK = 1 << 16
+
+
+def _icu_forms(points, form):
+    """(character, ICU's `form` of it) for each code point of `points`, a chunk at a time."""
+    for start in range(0, len(points), CHUNK):
+        characters = [chr(point) for point in points[start : start + CHUNK]]
+        forms = tf_text.normalize_utf8(tf.constant(characters), form).numpy()
+        yield from zip(characters, (text.decode("utf-8") for text in forms))
+
+
 @functools.lru_cache(maxsize=2)
 def unshared_compositions(form="NFC"):
     """Sorted `(first, second)` character pairs that ICU's `form` composes and Hugging Face's does not:
     every adjacent pair of the decomposition of a character whose decomposition the two libraries
     disagree on, and each composed prefix with the character after it."""
     decomposed = _DECOMPOSED[form]
-    characters = [chr(point) for point in code_points()]
-    icu = [text.decode("utf-8") for text in tf_text.normalize_utf8(tf.constant(characters), decomposed).numpy()]
     reference = getattr(normalizers, decomposed)()
     pairs = set()
-    for character, sequence in zip(characters, icu):
+    for character, sequence in _icu_forms(code_points(), decomposed):
         if sequence == character or reference.normalize_str(character) == sequence:
             continue
         for index in range(1, len(sequence)):

@@ -32,9 +32,10 @@ START_UP_NOISE = re.compile(
 
 
 @contextlib.contextmanager
-def start_up_noise_filtered(stream_fd=2):
-    """Runs the block with `stream_fd` captured, then writes back what is not START_UP_NOISE.
-    With `TF_CPP_MIN_LOG_LEVEL=0` in the environment it captures nothing (the user asked for TF's log)."""
+def start_up_noise_filtered(stream_fd=2, noise=START_UP_NOISE):
+    """Runs the block with `stream_fd` captured, then writes back the lines that `noise` (a bytes pattern, by
+    default START_UP_NOISE) does not match. With `TF_CPP_MIN_LOG_LEVEL=0` in the environment it captures
+    nothing (the user asked for TF's log)."""
     if os.environ.get("TF_CPP_MIN_LOG_LEVEL") == "0":
         yield
         return
@@ -49,16 +50,16 @@ def start_up_noise_filtered(stream_fd=2):
             os.dup2(saved, stream_fd)
             os.close(saved)
             captured.seek(0)
-            kept = without_start_up_noise(captured.read())
+            kept = without_start_up_noise(captured.read(), noise)
             if kept:
                 os.write(stream_fd, kept)
 
 
-def without_start_up_noise(output):
+def without_start_up_noise(output, noise=START_UP_NOISE):
     """`output` (bytes a process wrote to standard error) without its `START_UP_NOISE` lines, e.g.
     of a child process that imports TensorFlow alone.
 
     >>> without_start_up_noise(b"I0000 00:00:1.5 7 cudart_stub.cc:31] Could not find cuda drivers\\nreal\\n")
     b'real\\n'
     """
-    return b"".join(line for line in output.splitlines(keepends=True) if not START_UP_NOISE.match(line.rstrip()))
+    return b"".join(line for line in output.splitlines(keepends=True) if not noise.match(line.rstrip()))

@@ -344,11 +344,21 @@ def test_evaluate_beir_reranks_with_a_sentence_transformers_reranker_folder(mode
 
 
 @pytest.mark.parametrize("fusion", ["convex:1.5", "convex:x", "max"])
-def test_evaluate_refuses_a_fusion_it_does_not_know(model_file, tmp_path, capsys, fusion):
+def test_evaluate_refuses_a_fusion_it_does_not_know_in_one_line(model_file, tmp_path, capsys, fusion):
     argv = ["evaluate", model_file, "--beir", os.path.join(FIXTURES, "beir_tiny"), "--lexical", "--fusion", fusion]
-    with pytest.raises(SystemExit) as exit_status:
-        main([*argv, "-o", str(tmp_path)])
-    assert exit_status.value.code == 2 and f"argument --fusion: '{fusion}'" in capsys.readouterr().err
+    assert main([*argv, "-o", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"keras-sentemb evaluate: error: argument --fusion: '{fusion}'")
+    assert err.endswith("(see keras-sentemb evaluate --help)\n") and err.count("\n") == 1
+
+
+def test_evaluate_without_an_output_folder_prints_its_table_and_writes_nothing(
+    model_file, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    assert main(["evaluate", model_file, "--beir", os.path.join(FIXTURES, "beir_tiny")]) == 0
+    assert "no report written: -o FOLDER writes report.json" in capsys.readouterr().out
+    assert os.listdir(tmp_path) == []
 
 
 def test_evaluate_names_unknown_tasks(model_file, tmp_path, capsys):

@@ -51,16 +51,31 @@ def test_the_installed_command_prints_no_tensorflow_start_up_lines():
 
 
 def test_importing_the_package_prints_no_tensorflow_start_up_lines():
-    """What `make run` and a user's script see: TF_CPP_MIN_LOG_LEVEL does not silence these lines."""
+    """What `make run` and a user's script see: TF_CPP_MIN_LOG_LEVEL does not silence these lines, and the first
+    TensorFlow op after the import (where TensorFlow looks for a GPU: "failed call to cuInit") is quiet too."""
     env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
     done = subprocess.run(
-        [sys.executable, "-c", "import keras_sentemb; print(keras_sentemb.__version__)"],
+        [
+            sys.executable,
+            "-c",
+            "import keras_sentemb, tensorflow; tensorflow.constant(1); print(keras_sentemb.__version__)",
+        ],
         capture_output=True,
         text=True,
         env=env,
         timeout=120,
     )
     assert done.returncode == 0 and done.stdout.strip()
+    assert done.stderr == ""
+
+
+def test_the_module_form_of_the_command_line_is_quiet_too(tmp_path):
+    """`python -m keras_sentemb.apps.cli` imports the package before it can set TF_CPP_MIN_LOG_LEVEL."""
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    done = subprocess.run(
+        [sys.executable, "-m", "keras_sentemb.apps.cli", "zoo", "list"], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0 and "minilm-l6" in done.stdout
     assert done.stderr == ""
 
 

@@ -228,16 +228,31 @@ def test_a_fresh_process_with_only_the_interpreter_and_tf_text_kernels_gives_the
     np.testing.assert_allclose(np.array(result["vectors"]), model.encode(TEXTS), atol=1e-4)
 
 
-def test_the_cli_writes_a_litert_file(tmp_path, capsys):
+def test_the_cli_writes_a_litert_file_and_nothing_to_standard_error(tmp_path, capfd):
+    """(TensorFlow Lite's converter notes on every conversion — absl's deprecation note for frozen functions — are
+    not shown: they read like problems and are none.)"""
     model_file = tmp_path / "tiny.keras"
     make_tiny_encoder().save(model_file)
+    capfd.readouterr()
     status = main(
         ["export", str(tmp_path / "m.tflite"), "--litert", "--precision", "float16", "--model", str(model_file)]
     )
-    assert status in (0, None)
-    out = capsys.readouterr().out
-    assert "LiteRT, float16" in out and "texts -> embedding" in out
+    assert status == 0
+    out, err = capfd.readouterr()
+    assert "LiteRT, float16" in out and "texts -> embedding" in out and err == ""
     assert read_litert_metadata(tmp_path / "m.tflite")["precision"] == "float16"
+
+
+def test_a_calibrated_int8_export_writes_nothing_to_standard_error(tmp_path, capfd):
+    """The quantiser's input-statistics warning and its settings line are not shown either."""
+    model_file = tmp_path / "tiny.keras"
+    make_tiny_encoder().save(model_file)
+    calibration = tmp_path / "calibration.txt"
+    calibration.write_text("a cat sits\na dog runs\n", encoding="utf-8")
+    capfd.readouterr()
+    options = ["--litert", "--precision", "int8", "--calibration", str(calibration), "--model", str(model_file)]
+    assert main(["export", str(tmp_path / "int8.tflite"), *options]) == 0
+    assert capfd.readouterr().err == ""
 
 
 def test_the_cli_refuses_float16_without_litert(tmp_path, capsys):

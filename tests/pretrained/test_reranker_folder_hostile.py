@@ -1,6 +1,7 @@
 """A reranker folder that is not what it says is refused with a ValueError naming the file and the value —
 never loaded as a silently wrong model: an activation it does not compute, a module it does not run, a token id
-out of the vocabulary, a chat template that does not place the texts (or reaches outside Jinja's sandbox), a
+out of the vocabulary, a chat template that does not place the texts (or reaches outside Jinja's sandbox, or
+leaves its budget of steps, output, memory and time), a
 head without its weights, and a caller overriding the folder's own head."""
 
 import json
@@ -88,8 +89,8 @@ def test_a_score_token_outside_the_vocabulary_is_refused(tmp_path, token_id):
         ("{{ messages[1].content }} {{ messages[0].content }}", "render the query once and then the document once"),
         ("{{ messages[0].content }}{{ messages[0].content }}{{ messages[1].content }}", "query once"),
         ("{{ messages[0].content | upper }} {{ messages[1].content }}", "query once"),
-        ("{{ raise_exception('no pairs here') }}", "does not render a query/document pair: no pairs here"),
-        ("{{ ''.__class__.__mro__[1].__subclasses__() }}", "does not render a query/document pair"),
+        ("{{ raise_exception('no pairs here') }}", "chat_template.jinja: the template does not render: TemplateError: no pairs here"),
+        ("{{ ''.__class__.__mro__[1].__subclasses__() }}", "chat_template.jinja: the template does not render: SecurityError"),
         ("{% for m in messages %}{{ m.content }}{% if m.content|length > 5 %}!{% endif %}{% endfor %}", "renders differently"),
         ("   ", "must be a non-empty string"),
     ],
@@ -101,6 +102,38 @@ def test_a_chat_template_that_does_not_place_the_texts_is_refused(tmp_path, temp
     write_template(folder, template)
     with pytest.raises(ValueError, match=message):
         CrossEncoder.from_pretrained(folder)
+
+
+@pytest.mark.parametrize(
+    "template, message",
+    [
+        ("{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}", r"range\(\) of 100,000 items"),
+        ("{% for i in range(9999) %}{% for j in range(9999) %}x{% endfor %}{% endfor %}", "renders more than 100,000 characters"),
+        ("{% for i in range(9999) %}{% for j in range(9999) %}{% endfor %}{% endfor %}", "ran more than 1,000,000 steps"),
+        ("{{ 'x' * 10**9 }}", "a repetition of 1,000,000,000 items"),
+        ("{{ 'x' | center(10**9) }}", "needs more than 256 MiB to render"),
+        ("{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}", "256 MiB"),
+        ("{{ 7 ** 100000 }}", "too large to compute"),
+        ("{{ range(10**9) }}", r"range\(\) of 1,000,000,000 items"),
+        ("{% include '/etc/passwd' %}", "does not render: TypeError: no loader"),
+        ("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "RecursionError"),
+    ],
+    ids=["nested-loops", "output", "steps", "repetition", "filter-memory", "doubling", "power", "huge-range", "include",
+         "recursion"],
+)  # fmt: skip
+def test_a_chat_template_that_leaves_its_budget_is_refused_naming_the_file(tmp_path, template, message):
+    folder = copy(tmp_path, "qwen3_reranker")
+    write_template(folder, template)
+    with pytest.raises(ValueError, match=f"{folder}/chat_template.jinja: .*{message}"):
+        read_reranker_folder(folder)
+
+
+def test_a_template_in_tokenizer_config_is_named_by_its_key(tmp_path):
+    folder = copy(tmp_path, "qwen3_reranker")
+    os.remove(folder / "chat_template.jinja")
+    edit_json(folder / "tokenizer_config.json", chat_template="{{ raise_exception('nope') }}")
+    with pytest.raises(ValueError, match="tokenizer_config.json:chat_template: the template does not render: .*nope"):
+        read_reranker_folder(folder)
 
 
 def test_a_causal_reranker_without_a_chat_template_is_refused(tmp_path):
@@ -159,3 +192,35 @@ def test_a_family_without_a_classification_head_here_is_named(tmp_path):
     os.remove(folder / "modules.json")
     with pytest.raises(ValueError, match="a qwen3 sequence-classification head is not supported"):
         read_reranker_folder(folder)
+
+
+ENCODER_FOLDER = os.path.join(os.path.dirname(FOLDERS), "st_folders", "bert_mean_normalize_old")
+
+
+def test_an_encoder_folder_loaded_as_a_cross_encoder_warns_that_its_head_is_new_until_fit():
+    import warnings
+
+    import numpy as np
+
+    from keras_sentemb.models.cross_encoder import UntrainedHeadWarning
+
+    model = CrossEncoder.from_pretrained(ENCODER_FOLDER)
+    with pytest.warns(UntrainedHeadWarning, match="its scoring head is new .* noise until the model is fine-tuned"):
+        model.rerank("a cat", ["a cat sits", "a dog runs"])
+    rows = list(zip(*model.pair_rows([b"a cat", b"a dog"], [b"a cat sits", b"a dog runs"])))
+    inputs = model.pack_batch(rows, max(len(ids) for ids, _ in rows))
+    model.compile(optimizer="adam")
+    model.fit(dict(zip(model.input_names, inputs)), np.array([1.0, 0.0], dtype="float32"), epochs=1, verbose=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UntrainedHeadWarning)
+        model.rerank("a cat", ["a cat sits", "a dog runs"])
+
+
+def test_a_reranker_folder_is_scored_without_a_warning():
+    import warnings
+
+    from keras_sentemb.models.cross_encoder import UntrainedHeadWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UntrainedHeadWarning)
+        CrossEncoder.from_pretrained(os.path.join(FOLDERS, "bert_reranker")).rerank("a cat", ["a cat sits"])

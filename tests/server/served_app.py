@@ -10,6 +10,7 @@ from starlette.testclient import TestClient
 
 from keras_sentemb.server.embedding_service import EmbeddingService
 from keras_sentemb.server.http_app import create_app
+from keras_sentemb.server.serve_command import bounded_uvicorn_config
 from keras_sentemb.server.server_settings import ServerSettings
 
 
@@ -41,12 +42,14 @@ def free_port():
 
 @contextlib.contextmanager
 def uvicorn_server(model, name="tiny", **settings):
-    """uvicorn serving `model` on a free local port in a thread; yields its base URL."""
+    """uvicorn serving `model` on a free local port in a thread, configured as `keras-sentemb serve` configures
+    it (`bounded_uvicorn_config`); yields its base URL."""
     import httpx
 
-    app = create_app(EmbeddingService(model, name=name), ServerSettings(**settings))
+    settings = ServerSettings(**settings)
+    app = create_app(EmbeddingService(model, name=name), settings)
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(bounded_uvicorn_config(app, settings, "127.0.0.1", port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{port}"

@@ -1,9 +1,11 @@
 """`keras-sentemb serve`: a stop by SIGTERM while 64 clients send loses no accepted request and exits
-0; its options are checked before the model loads."""
+0; a request still unfinished at the graceful-shutdown deadline is cut (503), counted, and the exit status is 1;
+its options and its port are checked before the model loads."""
 
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -26,71 +28,128 @@ def model_file(tmp_path_factory):
     return str(path)
 
 
-def test_sigterm_under_64_clients_answers_every_accepted_request_and_exits_0(model_file):
+def start_server(model_file, *options):
+    """`keras-sentemb serve model_file` in a process of its own on a free port, ready; (process, url, the number
+    of /health requests it answered on the way)."""
     port = free_port()
     server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "keras_sentemb.apps.cli",
-            "serve",
-            model_file,
-            "--port",
-            str(port),
-            "--max-wait-ms",
-            "5",
-        ],
+        [sys.executable, "-m", "keras_sentemb.apps.cli", "serve", model_file, "--port", str(port), *options],
         cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
     url = f"http://127.0.0.1:{port}"
-    received, lock, stop = [], threading.Lock(), threading.Event()
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert server.poll() is None, server.stdout.read()
-            try:
-                if httpx.get(f"{url}/health").status_code == 200:
-                    received.append(200)
-                    break
-                received.append(503)
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "the server did not become ready"
-            time.sleep(0.1)
+    deadline, health_checks = time.monotonic() + 120, 0
+    while True:
+        assert server.poll() is None, server.stdout.read()
+        try:
+            status = httpx.get(f"{url}/health").status_code
+            health_checks += 1
+            if status == 200:
+                return server, url, health_checks
+        except httpx.TransportError:
+            pass
+        assert time.monotonic() < deadline, "the server did not become ready"
+        time.sleep(0.1)
 
-        def client(number):
-            texts = ["the cat sat on the mat ."] * (1 + number % 8)
-            with httpx.Client(base_url=url, timeout=60) as session:
-                while not stop.is_set():
-                    try:
-                        response = session.post("/embed", json={"inputs": texts})
-                    except httpx.TransportError:
-                        return  # refused or closed before the server took the request: not accepted
-                    with lock:
-                        received.append(response.status_code)
-                    assert len(response.json()) == len(texts)
 
-        clients = [threading.Thread(target=client, args=(number,)) for number in range(64)]
-        for thread in clients:
+class Clients:
+    """`count` clients posting /embed in a loop until stopped; `received` holds every status answered."""
+
+    def __init__(self, url, count=64):
+        self.received, self.lock, self.stop = [], threading.Lock(), threading.Event()
+        self.threads = [threading.Thread(target=self.client, args=(url, number)) for number in range(count)]
+        for thread in self.threads:
             thread.start()
+
+    def client(self, url, number):
+        texts = ["the cat sat on the mat ."] * (1 + number % 8)
+        with httpx.Client(base_url=url, timeout=60) as session:
+            while not self.stop.is_set():
+                try:
+                    response = session.post("/embed", json={"inputs": texts})
+                except httpx.TransportError:
+                    return  # refused or closed before the server took the request: not accepted
+                with self.lock:
+                    self.received.append(response.status_code)
+                assert len(response.json()) == len(texts)
+
+    def join(self):
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(60)
+
+
+def stop_counts(output):
+    accepted, answered, cut = re.search(r"stopped: (\d+) requests accepted, (\d+) answered, (\d+) cut", output).groups()
+    return int(accepted), int(answered), int(cut)
+
+
+def test_sigterm_under_64_clients_answers_every_accepted_request_and_exits_0(model_file):
+    server, url, health_checks = start_server(model_file, "--max-wait-ms", "5")
+    try:
+        clients = Clients(url)
         time.sleep(2.0)
-        answered_before_stop = len(received)
+        answered_before_stop = len(clients.received)
         server.send_signal(signal.SIGTERM)
         output, _ = server.communicate(timeout=120)
-        stop.set()
-        for thread in clients:
-            thread.join(60)
+        clients.join()
     finally:
         if server.poll() is None:
             server.kill()
     assert server.returncode == 0, output[-3000:]
-    accepted, answered = map(int, re.search(r"stopped: (\d+) requests accepted, (\d+) answered", output).groups())
-    assert accepted == answered == len(received), output[-3000:]
+    accepted, answered, cut = stop_counts(output)
+    assert accepted == answered == len(clients.received) + health_checks and cut == 0, output[-3000:]
     assert answered_before_stop > 64
-    assert set(received) == {200, 503} or set(received) == {200}  # 503 only from /health before warm-up
+    assert set(clients.received) == {200}
+
+
+def test_sigterm_with_a_half_sent_request_exits_at_the_graceful_deadline_and_counts_it_cut(model_file):
+    server, url, health_checks = start_server(
+        model_file, "--max-wait-ms", "5", "--graceful-timeout", "2", "--read-timeout", "60"
+    )
+    host, port = url.removeprefix("http://").split(":")
+    half_sent = socket.create_connection((host, int(port)), timeout=30)
+    try:
+        half_sent.sendall(
+            b"POST /embed HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+        )
+        half_sent.sendall(b'{"inputs": "the ca')
+        clients = Clients(url)
+        time.sleep(2.0)
+        server.send_signal(signal.SIGTERM)
+        signalled = time.monotonic()
+        output, _ = server.communicate(timeout=60)
+        stopped_after = time.monotonic() - signalled
+        clients.join()
+        answer = half_sent.recv(65536)
+    finally:
+        half_sent.close()
+        if server.poll() is None:
+            server.kill()
+    assert server.returncode == 1, output[-3000:]
+    assert stopped_after < 2 + 0.5, output[-3000:]  # gone by the deadline (+ the signal's delivery)
+    accepted, answered, cut = stop_counts(output)
+    assert cut == 1 and accepted == answered == len(clients.received) + health_checks + 1, output[-3000:]
+    assert set(clients.received) == {200}
+    assert answer.startswith(b"HTTP/1.1 503 ") and b"stopped before this request was answered" in answer
+    assert "1 request(s) cut unfinished by the graceful-shutdown deadline (--graceful-timeout 2 s)" in output
+
+
+def test_a_port_in_use_is_one_error_line_before_the_model_loads(capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        start = time.monotonic()
+        assert main(["serve", "no-such-model.keras", "--port", str(port)]) == 2
+        assert time.monotonic() - start < 1.0
+    err = capsys.readouterr().err.strip()
+    assert (
+        err
+        == f"keras-sentemb serve: error: --port {port}: cannot listen on 127.0.0.1:{port} (Address already in use); choose another port"
+    )
 
 
 @pytest.mark.parametrize(

@@ -497,9 +497,8 @@ def _is_our_report(path):
 
 
 def _evaluate(args):
-    if args.output is not None and os.path.isdir(
-        args.output
-    ):  # before any work: an earlier report is replaced, never a file of the user's
+    # before any work: an earlier report is replaced, never a file of the user's
+    if args.output is not None and os.path.isdir(args.output):
         check_output_file(os.path.join(args.output, "report.json"), "report", overwrite=True, is_ours=_is_our_report)
     names = args.tasks.split(",") if args.tasks else None
     hashed_default = (

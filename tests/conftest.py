@@ -9,6 +9,7 @@ os.environ.setdefault(
     "KERAS_SENTEMB_ZOO", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "zoo")
 )
 
+import keras_sentemb.tensorflow_start  # noqa: E402, F401, I001  (TensorFlow started quietly)
 import importlib.util  # noqa: E402
 
 import keras  # noqa: E402

@@ -31,6 +31,12 @@ OPTIONAL_EXTRAS = (
     # the `lexical` extra: BM25 on bm25s, stemming by PyStemmer
     "bm25s",
     "Stemmer",
+    # TensorFlow and the Keras models on it: a server of exported models (keras_sentemb.exported) runs without
+    # them, so the lean modules import them only where a Keras model is asked for
+    "keras_sentemb.tensorflow_start",
+    "keras_sentemb.models",
+    "keras_sentemb.zoo.loading",
+    "tensorflow.lite.python",  # its schema_py_generated: LiteRT's schema where its interpreter is not installed
 )
 
 

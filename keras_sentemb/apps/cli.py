@@ -41,20 +41,9 @@ from keras_sentemb.runtime import resolve_runtime
 from keras_sentemb.server.serve_command import add_serve_arguments, serve, served_name
 from keras_sentemb.utils.atomic_files import save_npy_atomic
 from keras_sentemb.utils.checked_files import load_npy, read_json
+from keras_sentemb.utils.command_errors import OneLineErrorParser, UsageError, run_command
 from keras_sentemb.utils.output_targets import check_output_file, check_output_folder
 from keras_sentemb.zoo.loading import load_any_encoder, load_cross_encoder, load_sentence_encoder
-
-
-class UsageError(Exception):
-    """A command line argparse refuses: its one line."""
-
-
-class OneLineErrorParser(argparse.ArgumentParser):
-    """argparse's parser (subcommands inherit the class), whose errors are one line — the option, its value and
-    why, and where the usage is — which `main` prints with exit status 2, not argparse's usage block."""
-
-    def error(self, message):
-        raise UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
 
 
 def _add_model_arguments(parser):
@@ -774,50 +763,6 @@ def _export_litert(args, calibration):
     )
 
 
-def _reason(error):
-    """One line for the user: the message, with what urllib and the OS leave out, and the
-    exception's notes (e.g. where a failed download's bytes were kept)."""
-    reason = getattr(error, "reason", None)  # urllib.error.URLError
-    if reason is not None and not isinstance(error, ValueError):
-        url = getattr(error, "url", None) or getattr(error, "filename", None)
-        line = f"{url + ': ' if url else ''}{type(error).__name__}: {reason}"
-    else:
-        line = str(error) or type(error).__name__
-    return "; ".join([line, *getattr(error, "__notes__", ())])
-
-
-# Optional dependencies a command may need: the top-level module → the extra that installs it.
-OPTIONAL_EXTRAS = {
-    "apache_beam": "beam",
-    "pyspark": "spark",
-    "ray": "ray",
-    "tensorflow_serving": "serving",
-    "openvino": "openvino",
-    "nncf": "openvino",
-    "ai_edge_litert": "litert",
-    "starlette": "server",
-    "uvicorn": "server",
-    "orjson": "server",
-    "pydantic": "server",
-    "prometheus_client": "server",
-    "bm25s": "lexical",
-    "Stemmer": "lexical",
-}
-
-
-def _missing_extra(error):
-    """The error line for a missing optional dependency, naming the pip command; None for any other import."""
-    if "keras-sentemb[" in str(error):  # the library already said which extra
-        return str(error)
-    cause = error
-    while cause is not None:
-        module = (getattr(cause, "name", None) or "").split(".")[0]
-        if module in OPTIONAL_EXTRAS:
-            return f'this command needs {module}, which is not installed: pip install "./keras-sentemb[{OPTIONAL_EXTRAS[module]}]"'
-        cause = cause.__cause__ or cause.__context__
-    return None
-
-
 def main(argv=None):
     """Runs the command line; returns the exit status (0 ok, 2 bad input)."""
     parser = _build_parser()
@@ -839,20 +784,7 @@ def main(argv=None):
         "serve": serve,
         "embed-corpus": lambda parsed: _embed_corpus(parsed, unknown),
     }
-    try:
-        status = handlers[args.command](args)
-    except (ValueError, TypeError, OSError) as error:
-        # OSError: missing or unreadable files, full disks and every network failure of a
-        # store (URLError, HTTPError, timeouts, refused connections) end here, not in a traceback.
-        print(f"keras-sentemb {args.command}: error: {_reason(error)}", file=sys.stderr)
-        return 2
-    except ImportError as error:
-        message = _missing_extra(error)
-        if message is None:
-            raise
-        print(f"keras-sentemb {args.command}: error: {message}", file=sys.stderr)
-        return 2
-    return status if isinstance(status, int) else 0
+    return run_command(args.command, handlers[args.command], args)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 Hugging Face's positions, Qwen3 with its position limit, ModernBERT, and Gemma 3's text model
 (EmbeddingGemma)."""
 
+import keras_sentemb.tensorflow_start  # noqa: F401  (TensorFlow started quietly, before any Keras import)
 from keras_sentemb.families.bert.hugging_face_bert_backbone import HuggingFaceBertBackbone
 from keras_sentemb.families.gemma3.gemma3_layer import Gemma3Layer, GemmaRMSNorm
 from keras_sentemb.families.gemma3.gemma3_text_backbone import Gemma3TextBackbone

@@ -8,6 +8,7 @@
 reads the shards back as NumPy arrays.
 """
 
+import keras_sentemb.tensorflow_start  # noqa: F401  (TensorFlow started quietly, before any Keras import)
 from keras_sentemb.beam.corpus_lines import ReadCorpusLines, numbered_lines
 from keras_sentemb.beam.embed_corpus import EmbedCorpus, run_embed_corpus
 from keras_sentemb.beam.embedding_records import read_embedding_records

@@ -4,6 +4,7 @@ their fusion chosen on dev, binary codes), nearest-neighbour recall, SentEval-st
 task folders (bring your own STS / classification files), reports (JSON + PNG + table)
 and an MTEB adapter."""
 
+import keras_sentemb.tensorflow_start  # noqa: F401  (TensorFlow started quietly, before any Keras import)
 from keras_sentemb.evaluation.beir_retrieval import BeirRetrievalTask, RetrievalResult, evaluate_beir
 from keras_sentemb.evaluation.builtin_tasks import TASK_NAMES, build_tasks
 from keras_sentemb.evaluation.code_retrieval import CodeSearch

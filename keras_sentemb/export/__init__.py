@@ -3,6 +3,7 @@ bundles of several models with their `models.config` and warmup requests, and Op
 at float32 / bfloat16 / int8 (`export_openvino`), and LiteRT files for devices with the tokenizer inside
 (`export_litert`)."""
 
+import keras_sentemb.tensorflow_start  # noqa: F401  (TensorFlow started quietly, before any Keras import)
 from keras_sentemb.export.litert_export import export_litert
 from keras_sentemb.export.openvino_export import export_openvino
 from keras_sentemb.export.saved_model_export import export_saved_model

@@ -23,10 +23,12 @@ from keras_sentemb.export.litert_text_inputs import (
     reachable_token_ids,
 )
 from keras_sentemb.export.quantized_rows import QuantizedRows
+from keras_sentemb.exported.serving_settings import packing_settings
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.runtime.litert_metadata import (
     LITERT_FORMAT,
     METADATA_NAME,
+    TOKENIZER_METADATA_NAME,
     custom_ops,
     read_litert_metadata,
     with_metadata,
@@ -278,28 +280,34 @@ def export_litert(
                 f"{encoder.name}: the tokenizer cannot go inside a LiteRT file: {problem}; "
                 "export with tokenizer='outside' (token ids in) and tokenise in the app"
             )
-    resolved_prompt = encoder.resolve_prompt(prompt_name, prompt) if hasattr(encoder, "resolve_prompt") else None
-    if resolved_prompt and tokenizer == "outside":
-        raise ValueError("a prompt is tokenised inside the file: with tokenizer='outside' prepend it in the app")
+    if tokenizer == "outside" and (prompt_name is not None or prompt):
+        raise ValueError(
+            "a prompt is tokenised inside the file: with tokenizer='outside' prepend it in the app (the file's card "
+            "lists the model's prompts and its default one)"
+        )
+    resolve = getattr(encoder, "resolve_prompt", None)
+    resolved_prompt = resolve(prompt_name, prompt) if resolve is not None and tokenizer == "inside" else None
     module = LiteRTEmbeddingModule(model, tokenizer, resolved_prompt, quantized_tables=precision == "int8")
     with converter_noise_filtered():
         flat_buffer = _converter(module, precision, calibration_texts).convert()
     check_custom_ops(flat_buffer, TOKENIZER_CUSTOM_OPS if tokenizer == "inside" else ())
     metadata = litert_model_card(model, module, precision, tokenizer, resolved_prompt, calibration_texts is not None)
+    flat_buffer = with_metadata(
+        flat_buffer,
+        METADATA_NAME,
+        json.dumps(metadata, indent=1).encode("utf-8"),
+        signature=(
+            "serving_default",
+            [item["name"] for item in metadata["inputs"]],
+            # The frozen function's outputs, in the order of its output dict's sorted keys.
+            sorted(item["name"] for item in metadata["outputs"]),
+        ),
+    )
+    if "packing" in metadata:  # the host tokenizer, for an app or `keras-sentemb serve FILE` (no TensorFlow)
+        host = encoder.tokenizer.host_tokenizer().to_str().encode("utf-8")
+        flat_buffer = with_metadata(flat_buffer, TOKENIZER_METADATA_NAME, host)
     with atomic_open(path, "wb") as f:
-        f.write(
-            with_metadata(
-                flat_buffer,
-                METADATA_NAME,
-                json.dumps(metadata, indent=1).encode("utf-8"),
-                signature=(
-                    "serving_default",
-                    [item["name"] for item in metadata["inputs"]],
-                    # The frozen function's outputs, in the order of its output dict's sorted keys.
-                    sorted(item["name"] for item in metadata["outputs"]),
-                ),
-            )
-        )
+        f.write(flat_buffer)
     return path
 
 
@@ -375,6 +383,17 @@ def litert_model_card(model, module, precision, tokenizer, prompt, full_integer)
             for name in ("cls", "sep", "pad")
             if getattr(tokenizer_object, f"{name}_token_id", None) is not None
         }
+        if (
+            callable(getattr(tokenizer_object, "host_tokenizer", None))
+            and module._hashing is None
+            and not module._static
+        ):
+            # what a server without TensorFlow needs: the packing of `encode`, the prompts to prepend, and the host
+            # tokenizer (the file's `keras_sentemb_tokenizer` metadata entry)
+            card["packing"] = packing_settings(tokenizer_object)
+            card["prompts"] = dict(getattr(encoder, "prompts", None) or {})
+            card["default_prompt_name"] = getattr(encoder, "default_prompt_name", None)
+            card["tokenizer"]["host"] = TOKENIZER_METADATA_NAME
     return card
 
 

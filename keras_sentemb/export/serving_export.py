@@ -7,9 +7,8 @@ import tensorflow as tf
 
 from keras_sentemb.export.chunk_signature import InGraphChunking
 from keras_sentemb.export.serving_warmup import write_warmup_requests
-from keras_sentemb.layers.semantic_hashing import code_prefix_bits
 from keras_sentemb.retrieval.tf_hamming_search import codes_to_words, tf_hamming_top_k
-from keras_sentemb.utils.argument_checks import truncate_dim_or_none
+from keras_sentemb.utils.argument_checks import code_prefix_bits, truncate_dim_or_none
 from keras_sentemb.utils.graph_function import graph_function
 from keras_sentemb.utils.output_targets import check_output_folder, replaced_folder
 

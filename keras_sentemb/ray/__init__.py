@@ -10,10 +10,19 @@ And the HTTP server of `keras-sentemb serve` on Ray Serve:
 
 from ray import serve
 serve.run(embedding_server("minilm-l6", num_replicas=2), route_prefix="/")
+
+The names are imported when first used: a Ray Serve replica of an exported OpenVINO folder imports
+`serve_deployment` alone, never the bulk jobs' TensorFlow.
 """
 
-from keras_sentemb.ray.corpus_job import embed_corpus
-from keras_sentemb.ray.embed_batches import EmbedBatches
-from keras_sentemb.ray.serve_deployment import embedding_server
+from keras_sentemb.utils.lazy_names import lazy_names
 
 __all__ = ["EmbedBatches", "embed_corpus", "embedding_server"]
+__getattr__ = lazy_names(
+    __name__,
+    {
+        "EmbedBatches": "keras_sentemb.ray.embed_batches",
+        "embed_corpus": "keras_sentemb.ray.corpus_job",
+        "embedding_server": "keras_sentemb.ray.serve_deployment",
+    },
+)

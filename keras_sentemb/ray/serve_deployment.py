@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from keras_sentemb.server.embedding_service import EmbeddingService
+from keras_sentemb.server.embedding_service import load_service
+from keras_sentemb.server.openvino_cache import served_folder
 from keras_sentemb.server.serve_command import served_name
 from keras_sentemb.server.server_settings import ServerSettings
-from keras_sentemb.zoo.loading import load_served_model
 
 
 def embedding_server(
@@ -13,7 +13,7 @@ def embedding_server(
     *,
     served_model_name: str | None = None,
     backend: str | None = None,
-    precision: str = "float32",
+    precision: str | None = None,
     calibration_texts=None,
     batch_size: int = 32,
     settings: ServerSettings | None = None,
@@ -27,8 +27,10 @@ def embedding_server(
     requests over the replicas, and each replica merges the requests it gets into model batches.
 
     Args:
-        model: what `keras-sentemb serve` takes (a preset, zoo:NAME, a folder, a `.keras` file); each
-            replica loads it, so a path must exist on every node.
+        model: what `keras-sentemb serve` takes (a preset, zoo:NAME, a folder, a `.keras` file, an exported
+            OpenVINO folder); each replica loads it, so a path must exist on every node. An exported folder,
+            or a preset / Hugging Face folder with `backend="openvino"` (converted once, by the caller's
+            process, into the cache of `keras-sentemb serve`), is served by replicas without TensorFlow.
         served_model_name, backend, precision, calibration_texts, batch_size, settings: as the options
             of `keras-sentemb serve`.
         num_replicas: a fixed number of replicas (without `autoscaling`).
@@ -49,16 +51,19 @@ def embedding_server(
 
     name = served_model_name or served_name(model)
     settings = settings or ServerSettings()
+    # an exported folder, or the preset / Hugging Face folder converted once here (a child process) for
+    # backend="openvino": every replica then serves that folder without TensorFlow
+    folder = served_folder(model, backend, precision, calibration_texts)
 
     def build_app():  # runs on each replica when it starts
         from keras_sentemb.server.http_app import create_app  # Starlette: Ray Serve's own dependency
 
-        service = EmbeddingService(
-            load_served_model(model),
+        service = load_service(
+            folder or model,
             name=name,
             backend=backend,
             precision=precision,
-            calibration_texts=calibration_texts,
+            calibration_texts=None if folder else calibration_texts,
             batch_size=batch_size,
         )
         return create_app(service, settings)

@@ -16,7 +16,7 @@ Example:
 
 import numpy as np
 
-from keras_sentemb.layers.semantic_hashing import code_prefix_bits
+from keras_sentemb.utils.argument_checks import code_prefix_bits
 
 MIN_BITS = 8
 

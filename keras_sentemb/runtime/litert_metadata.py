@@ -8,11 +8,22 @@ import os
 
 import flatbuffers
 import numpy as np
-from tensorflow.lite.python import schema_py_generated as schema
 
 from keras_sentemb.utils.checked_files import open_regular_file, parse_json, require_keys
 
 METADATA_NAME = "keras_sentemb"
+# A file with the tokenizer outside carries its host tokenizer (a Hugging Face tokenizer.json) here.
+TOKENIZER_METADATA_NAME = "keras_sentemb_tokenizer"
+
+
+def _schema():
+    """LiteRT's flat buffer schema (generated code over `flatbuffers`): the LiteRT interpreter's copy when it is
+    installed (no TensorFlow needed to read a file's card), else TensorFlow's."""
+    try:
+        from ai_edge_litert import schema_py_generated
+    except ImportError:
+        from tensorflow.lite.python import schema_py_generated
+    return schema_py_generated
 
 
 def with_metadata(flat_buffer: bytes, name: str, payload: bytes, signature=None) -> bytes:
@@ -28,6 +39,7 @@ def with_metadata(flat_buffer: bytes, name: str, payload: bytes, signature=None)
     >>> read_metadata(with_metadata(model, "card", b'{"a": 1}'), "card")
     b'{"a": 1}'
     """
+    schema = _schema()
     model = schema.ModelT.InitFromPackedBuf(bytearray(flat_buffer), 0)
     buffer = schema.BufferT()
     buffer.data = np.frombuffer(payload, dtype=np.uint8)
@@ -68,7 +80,7 @@ def _text(value):
 
 def read_metadata(flat_buffer: bytes, name: str) -> bytes | None:
     """The metadata entry `name` of a LiteRT model, or None when it has none."""
-    model = schema.Model.GetRootAs(flat_buffer, 0)
+    model = _schema().Model.GetRootAs(flat_buffer, 0)
     for index in range(model.MetadataLength()):
         entry = model.Metadata(index)
         if _text(entry.Name()) == name:
@@ -78,7 +90,7 @@ def read_metadata(flat_buffer: bytes, name: str) -> bytes | None:
 
 def custom_ops(flat_buffer: bytes) -> list[str]:
     """The custom op names a LiteRT model uses (its operator codes with a custom code)."""
-    model = schema.Model.GetRootAs(flat_buffer, 0)
+    model = _schema().Model.GetRootAs(flat_buffer, 0)
     names = {_text(model.OperatorCodes(index).CustomCode()) for index in range(model.OperatorCodesLength())}
     return sorted(name for name in names if name)
 
@@ -113,3 +125,11 @@ def read_litert_metadata(path: str | os.PathLike) -> dict:
         raise ValueError(f"{path}: its '{METADATA_NAME}' metadata is not a {LITERT_FORMAT} card")
     require_keys(card, _CARD_KEYS, f"{path} ({METADATA_NAME} metadata)")
     return card
+
+
+def read_litert_tokenizer(path: str | os.PathLike) -> bytes | None:
+    """The host tokenizer (a Hugging Face tokenizer.json's bytes) that `export_litert` stores in a file with the
+    tokenizer outside, or None (a file with the tokenizer inside, or an older export). `path` is a file
+    `read_litert_metadata` accepted."""
+    with open_regular_file(os.fspath(path)) as f:
+        return read_metadata(f.read(), TOKENIZER_METADATA_NAME)

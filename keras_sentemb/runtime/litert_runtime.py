@@ -14,6 +14,7 @@ from tensorflow.python.framework.convert_to_constants import convert_variables_t
 from tensorflow_text.core.pybinds import tflite_registrar
 
 from keras_sentemb.data.text_inputs import validate_texts
+from keras_sentemb.runtime.litert_ids_runtime import LITERT_MAX_BATCH_TOKENS
 from keras_sentemb.runtime.litert_metadata import read_litert_metadata
 
 INSTALL_HINT = 'pip install "./keras-sentemb[litert]" (ai-edge-litert)'
@@ -98,11 +99,6 @@ class LiteRTEncoder:
             token_ids=np.asarray(token_ids, dtype=np.int32), padding_mask=np.asarray(padding_mask, dtype=np.int32)
         )
         return outputs["embedding"]
-
-
-# The most tokens (texts × padded length) one call takes; `encode` runs a larger batch in parts at the
-# same padded length (the same vectors): the interpreter's tensors are sized for the largest call.
-LITERT_MAX_BATCH_TOKENS = 4096
 
 
 def litert_flat_buffer(concrete_function, precision):

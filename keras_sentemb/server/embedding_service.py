@@ -6,17 +6,66 @@ from __future__ import annotations
 import numpy as np
 
 from keras_sentemb.chunking import Chunking
-from keras_sentemb.models.cross_encoder import CrossEncoder
-from keras_sentemb.models.dse import DSE
-from keras_sentemb.models.embedding_model import EmbeddingModel
-from keras_sentemb.models.hashed_encoder import HashedEncoder
-from keras_sentemb.models.sentence_encoder import SentenceEncoder
+from keras_sentemb.exported.exported_encoder import ExportedEncoder, exported_version
+from keras_sentemb.runtime.batched_rows import finished_vectors
 
 EMBEDDING, HASHING, RERANKING = "embedding", "hashing", "reranking"
 
 
 class ModelCannotServe(ValueError):
     """The model cannot do what the request asks (a rerank of an encoder, codes of an unhashed model)."""
+
+
+def load_service(
+    model: str,
+    name: str,
+    backend: str | None = None,
+    precision: str | None = None,
+    calibration_texts=None,
+    batch_size: int = 32,
+    dtype: str | None = None,
+):
+    """The `EmbeddingService` of `model`: an exported OpenVINO folder or LiteRT file as an `ExportedEncoder`, at its
+    own precision and without TensorFlow; anything else `zoo.loading.load_served_model` takes (a preset, zoo:NAME, a Hugging Face
+    folder, a `.keras` file) loaded in this process, on TensorFlow's runtimes."""
+    exported = exported_version(model)
+    if exported is not None:
+        encoder = ExportedEncoder.load(exported)
+        precision = precision or encoder.precision
+        return EmbeddingService(encoder, name=name, backend=encoder.backend, precision=precision, batch_size=batch_size)
+    from keras_sentemb.zoo.loading import load_served_model  # TensorFlow
+
+    return EmbeddingService(
+        load_served_model(model, dtype=dtype),
+        name=name,
+        backend=backend,
+        precision=precision or "float32",
+        calibration_texts=calibration_texts,
+        batch_size=batch_size,
+    )
+
+
+def served_kind(model, name):
+    """(kind, runner) of a model: what the server serves of it, and the model that runs its texts.
+
+    An `ExportedEncoder` is known without importing anything more; a Keras model's class is looked up in
+    `keras_sentemb.models`, imported only then (a server of an exported folder never imports TensorFlow)."""
+    if isinstance(model, ExportedEncoder):
+        return EMBEDDING, model
+    from keras_sentemb.models import DSE, CrossEncoder, EmbeddingModel, HashedEncoder
+
+    if isinstance(model, CrossEncoder):
+        if model.num_labels != 1:
+            raise ModelCannotServe(
+                f"{name} is a cross-encoder of {model.num_labels} labels; /rerank serves one score a pair "
+                "(num_labels=1)"
+            )
+        return RERANKING, model
+    if isinstance(model, (HashedEncoder, DSE)):
+        return (HASHING if isinstance(model, HashedEncoder) else EMBEDDING), model.encoder
+    if isinstance(model, EmbeddingModel):
+        return EMBEDDING, model
+    raise TypeError(f"{name} is a {type(model).__name__}: the server serves encoders and cross-encoders")
 
 
 class EmbeddingService:
@@ -48,19 +97,7 @@ class EmbeddingService:
         calibration_texts=None,
         batch_size: int = 32,
     ):
-        if isinstance(model, CrossEncoder):
-            if model.num_labels != 1:
-                raise ModelCannotServe(
-                    f"{name} is a cross-encoder of {model.num_labels} labels; /rerank serves one score a pair "
-                    "(num_labels=1)"
-                )
-            self.kind, runner = RERANKING, model
-        elif isinstance(model, (HashedEncoder, DSE)):
-            self.kind, runner = (HASHING if isinstance(model, HashedEncoder) else EMBEDDING), model.encoder
-        elif isinstance(model, EmbeddingModel):
-            self.kind, runner = EMBEDDING, model
-        else:
-            raise TypeError(f"{name} is a {type(model).__name__}: the server serves encoders and cross-encoders")
+        self.kind, runner = served_kind(model, name)
         self.model, self.runner, self.name, self.batch_size = model, runner, name, batch_size
         self.backend, self.precision = backend, precision
         self.runtime = runner.inference_runtime(backend, precision, calibration_texts)
@@ -83,6 +120,10 @@ class EmbeddingService:
     @property
     def chunking(self) -> bool:
         """Whether the model encodes long texts in chunks (`encode(chunking=…)`: `SentenceEncoder`)."""
+        if isinstance(self.runner, ExportedEncoder):
+            return False
+        from keras_sentemb.models import SentenceEncoder
+
         return isinstance(self.runner, SentenceEncoder)
 
     # ------------------------------------------------------------------ on the event loop's side
@@ -175,10 +216,7 @@ class EmbeddingService:
     def finish(self, vectors: np.ndarray, dimensions: int | None, normalize: bool) -> np.ndarray:
         """The first `dimensions` features (Matryoshka truncation; None keeps all), then unit length
         with `normalize`: what `encode(truncate_dim=…, normalize=…)` returns."""
-        vectors = np.ascontiguousarray(vectors[:, :dimensions] if dimensions else vectors, dtype=np.float32)
-        if normalize:
-            vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-        return vectors
+        return finished_vectors(vectors, dimensions, normalize)
 
     def codes(self, vectors: np.ndarray, bits: int | None) -> np.ndarray:
         """Packed uint8 binary codes [N, bits/8] of a hashed model's vectors (`HashedEncoder.hash`)."""

@@ -19,7 +19,6 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from keras_sentemb.layers.semantic_hashing import code_prefix_bits
 from keras_sentemb.server.api_keys import authorized
 from keras_sentemb.server.api_requests import EmbeddingsRequest, EmbedRequest, RequestError, RerankRequest, parse_body
 from keras_sentemb.server.dynamic_batcher import DynamicBatcher, Overloaded, ShuttingDown
@@ -27,6 +26,7 @@ from keras_sentemb.server.embedding_service import RERANKING, EmbeddingService, 
 from keras_sentemb.server.request_counter import RequestCounter, RequestCounts
 from keras_sentemb.server.server_metrics import ServerMetrics
 from keras_sentemb.server.server_settings import ServerSettings
+from keras_sentemb.utils.argument_checks import code_prefix_bits
 
 LOG = logging.getLogger("keras_sentemb.server")
 # Requests of fewer characters are tokenised on the event loop; longer ones on a worker thread.

@@ -12,9 +12,10 @@ import threading
 
 from keras_sentemb.data.text_file import calibration_lines
 from keras_sentemb.server.api_keys import read_api_keys
-from keras_sentemb.server.embedding_service import EmbeddingService
+from keras_sentemb.server.embedding_service import load_service
+from keras_sentemb.server.openvino_cache import served_folder
 from keras_sentemb.server.server_settings import ServerSettings
-from keras_sentemb.zoo.loading import load_served_model
+from keras_sentemb.utils.command_errors import OneLineErrorParser, UsageError, run_command
 
 LOG = logging.getLogger("keras_sentemb.server")
 SHUTDOWN_MARGIN_S = 0.5
@@ -24,7 +25,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of `keras-sentemb serve` (docs/serving_http.md)."""
     defaults = ServerSettings()
     parser.add_argument(
-        "model", help="preset name, zoo:NAME, Hugging Face folder, or .keras file (an encoder or a cross-encoder)"
+        "model",
+        help="preset name, zoo:NAME, Hugging Face folder, .keras file (an encoder or a cross-encoder), or a folder "
+        "of `export --backend openvino` (served without TensorFlow)",
     )
     parser.add_argument(
         "--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1; 0.0.0.0 for every interface)"
@@ -37,9 +40,16 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--backend",
         choices=["tensorflow", "openvino", "litert"],
         default=None,
-        help="the runtime (default: TensorFlow at float32, OpenVINO otherwise)",
+        help="the runtime (default: TensorFlow at float32, OpenVINO otherwise; an exported folder: OpenVINO). "
+        "openvino with a preset or a Hugging Face folder converts it once (a child process) into a cache folder "
+        "and serves that without TensorFlow",
     )
-    parser.add_argument("--precision", choices=["float32", "bfloat16", "int8"], default="float32")
+    parser.add_argument(
+        "--precision",
+        choices=["float32", "bfloat16", "int8"],
+        default=None,
+        help="default: float32 (an exported folder: its own)",
+    )
     parser.add_argument(
         "--calibration", metavar="FILE", help="with --precision int8: calibration sentences, one a line"
     )
@@ -111,15 +121,20 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
 
 def served_name(spec: str) -> str:
     """The name a model is served under (HTTP `model`, TF Serving's model name): `zoo:NAME` → NAME, a
-    file or folder → its stem in lower case, a preset → itself.
+    file or folder → its stem in lower case (a numbered version folder: its base folder's), a preset → itself.
 
     Example:
     >>> served_name("zoo:sbert-minilm-l6-stsb"), served_name("models/My-Encoder.keras"), served_name("minilm-l6")
     ('sbert-minilm-l6-stsb', 'my-encoder', 'minilm-l6')
+    >>> served_name("serving/minilm/3"), served_name("minilm-int8.tflite")
+    ('minilm', 'minilm-int8')
     """
     if spec.startswith("zoo:"):
         return spec[len("zoo:") :]
-    return os.path.splitext(os.path.basename(os.path.normpath(spec)))[0].lower()
+    path = os.path.normpath(spec)
+    if os.path.basename(path).isdigit() and os.path.dirname(path):
+        path = os.path.dirname(path)
+    return os.path.splitext(os.path.basename(path))[0].lower()
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -183,6 +198,7 @@ def serve(args: argparse.Namespace) -> int:
 
     if args.calibration and args.precision != "int8":
         raise ValueError("--calibration is for --precision int8 only")
+
     settings = ServerSettings(
         max_texts=args.max_texts,
         max_request_bytes=args.max_request_bytes,
@@ -198,16 +214,21 @@ def serve(args: argparse.Namespace) -> int:
     )
     calibration = calibration_lines(args.calibration) if args.calibration else None
     sock = listening_socket(args.host, args.port)
-    model = load_served_model(args.model, dtype=args.dtype)
-    service = EmbeddingService(
-        model,
-        name=args.served_model_name or served_name(args.model),
-        backend=args.backend,
-        precision=args.precision,
-        calibration_texts=calibration,
-        batch_size=args.batch_size,
-    )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        folder = served_folder(args.model, args.backend, args.precision, calibration, args.dtype)
+        service = load_service(
+            folder or args.model,
+            name=args.served_model_name or served_name(args.model),
+            backend=args.backend,
+            precision=args.precision,
+            calibration_texts=calibration,
+            batch_size=args.batch_size,
+            dtype=args.dtype,
+        )
+    except BaseException:
+        sock.close()
+        raise
     app = create_app(service, settings)
     config = bounded_uvicorn_config(app, settings, args.host, args.port, access_log=args.access_log)
     if threading.current_thread() is threading.main_thread():
@@ -224,6 +245,19 @@ def serve(args: argparse.Namespace) -> int:
     if threading.current_thread() is threading.main_thread():
         end_process(status)
     return status
+
+
+def main(argv=None) -> int:
+    """`keras-sentemb serve …` on its own (the console script's path for `serve`): the same options and errors as
+    the whole command line, without importing what the other commands need (TensorFlow)."""
+    parser = OneLineErrorParser(prog="keras-sentemb serve", description="an HTTP server of one model")
+    add_serve_arguments(parser)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as error:
+        print(error, file=sys.stderr)
+        return 2
+    return run_command("serve", serve, args)
 
 
 def end_process(status: int) -> None:

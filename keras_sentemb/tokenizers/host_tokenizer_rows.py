@@ -24,6 +24,11 @@ class HostTokenizerRows:
         spans in it (int64 [L, 2]), on the host: what `encode(chunking=…)` cuts into windows."""
         return ids_with_offsets(self._host(), texts)
 
+    def host_tokenizer(self):
+        """The Hugging Face `Tokenizer` of the host side (no special tokens added, nothing truncated): what an
+        exported folder saves as its `tokenizer.json`, the same content ids as the in-graph pipeline."""
+        return self._host()
+
     def _host(self):
         raise NotImplementedError
 

@@ -62,6 +62,12 @@ class HostWordPiece:
         self._tokenizer = tokenizer
         self._max_ids = max_ids
 
+    @property
+    def tokenizer(self):
+        """The Hugging Face `Tokenizer` (no special tokens added, nothing truncated): what an exported folder
+        saves as its `tokenizer.json`."""
+        return self._tokenizer
+
     def content_ids(self, texts):
         """For each `str` text: NumPy int32 content ids (no [CLS]/[SEP], at most `max_ids`)."""
         return leading_ids(self._tokenizer, texts, self._max_ids)

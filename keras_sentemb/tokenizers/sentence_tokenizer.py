@@ -208,6 +208,11 @@ class SentenceTokenizer(SequencePacking, keras_hub.models.BertTokenizer):
         spans in it (int64 [L, 2]), on the host: what `encode(chunking=…)` cuts into windows."""
         return self._host().content_ids_with_offsets(texts)
 
+    def host_tokenizer(self):
+        """The Hugging Face `Tokenizer` of `HostWordPiece` (no special tokens added, nothing truncated): what an
+        exported folder saves as its `tokenizer.json`, the same content ids as the in-graph pipeline."""
+        return self._host().tokenizer
+
     def _host(self):
         host = getattr(self, "_host_wordpiece", None)
         if host is None:

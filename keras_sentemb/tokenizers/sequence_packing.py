@@ -4,6 +4,7 @@ add the model's start and end tokens, pad, pack a pair of texts — in-graph, wh
 import tensorflow as tf
 
 from keras_sentemb.tokenizers.ragged_rows import numpy_rows
+from keras_sentemb.tokenizers.special_token_counts import SpecialTokenCounts
 from keras_sentemb.utils.graph_function import graph_function
 
 
@@ -52,7 +53,7 @@ def fixed_ids(ids, rows, dtype):
     return tf.RaggedTensor.from_tensor(fixed)
 
 
-class SequencePacking:
+class SequencePacking(SpecialTokenCounts):
     """A mixin for a keras-hub tokenizer with `cls_token_id`, `sep_token_id`, `pad_token_id`,
     `max_length` and `_content_ids_graph(texts)` (1-D strings → ragged ids, at most `content_limit`
     a row). It gives `content_ids` (eager or in-graph), `add_special_tokens` and `pack`, the calls
@@ -114,16 +115,6 @@ class SequencePacking:
         if self.end_tokens is None:
             return (int(self.sep_token_id),)
         return tuple(int(self.token_to_id(token)) for token in self.end_tokens)
-
-    @property
-    def special_token_count(self):
-        """Special tokens a packed text carries (2 for `cls … sep`)."""
-        return len(self.start_ids) + len(self.end_ids)
-
-    @property
-    def content_limit(self):
-        """The most content ids a packed text keeps: `max_length` less its special tokens."""
-        return self.max_length - self.special_token_count
 
     def add_special_tokens(self, content_ids):
         """`start ids end` (`cls ids sep`) for each row of a `tf.RaggedTensor` of content ids (ragged)."""

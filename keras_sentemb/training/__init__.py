@@ -1,6 +1,7 @@
 """Procedures that train models (never model classes): schedules, callbacks, distillation of
 binary codes, teacher caches, model soups, hard negatives, query rounds and a retrieval dev evaluator."""
 
+import keras_sentemb.tensorflow_start  # noqa: F401  (TensorFlow started quietly, before any Keras import)
 from keras_sentemb.training.code_distillation import corpus_pairs, distill_code, distill_hashed_encoder
 from keras_sentemb.training.exact_backup import ExactBackupAndRestore
 from keras_sentemb.training.hard_negatives import MinedTriplets, mine_hard_negatives

@@ -50,3 +50,11 @@ def finite_rows(vectors, name, first_row=0):
             "refusing to hash, index or search it"
         )
     return vectors
+
+
+def code_prefix_bits(bits, full_bits):
+    """`bits` checked as the length of a prefix of `full_bits`-bit codes: a multiple of 8 from 8
+    to `full_bits` (a nested code is read at the rungs of its ladder; any byte prefix is valid)."""
+    if isinstance(bits, bool) or not isinstance(bits, (int, np.integer)) or bits % 8 or not 8 <= bits <= full_bits:
+        raise ValueError(f"bits must be a multiple of 8 from 8 to {full_bits} (the code length), got {bits!r}")
+    return int(bits)

@@ -14,6 +14,7 @@ checkout's `zoo/`, or a folder a store was mirrored to), else the companion dist
 library never guesses where a checkout is: `zoo_dir()` is the one place that decides.
 """
 
+import keras_sentemb.tensorflow_start  # noqa: F401  (TensorFlow started quietly, before any Keras import)
 from keras_sentemb.zoo.loading import (
     load_any_encoder,
     load_cross_encoder,

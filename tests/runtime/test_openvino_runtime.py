@@ -8,9 +8,8 @@ import keras
 import numpy as np
 import pytest
 
-from keras_sentemb.models.embedding_model import WARM_UP_MAX_LENGTH
 from keras_sentemb.runtime import openvino_cpu_capabilities, resolve_runtime
-from keras_sentemb.runtime.openvino_runtime import STATIC_LENGTHS, OpenVINORuntime
+from keras_sentemb.runtime.openvino_runtime import STATIC_LENGTHS, OpenVINORuntime, warm_up_lengths
 from tests.conftest import make_tiny_encoder
 
 pytest.importorskip("openvino")
@@ -117,7 +116,7 @@ def test_a_reduced_precision_runtime_runs_every_short_rung_once_when_built(preci
     monkeypatch.setattr(openvino, "convert_model", lambda *a, **k: conversions.append(1) or convert(*a, **k))
     fresh = make_tiny_encoder(seed=13)
     fresh.inference_runtime("openvino", precision, calibration_texts=CALIBRATION)
-    assert warmed == [[length for length in fresh.length_buckets if length <= WARM_UP_MAX_LENGTH]]
+    assert warmed == [warm_up_lengths(fresh.length_buckets)]
     fresh.inference_runtime("openvino", "float32")
     assert len(warmed) == 1  # float32 runs single texts on static shapes compiled with it
     assert len(conversions) == 1

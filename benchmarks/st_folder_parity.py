@@ -101,8 +101,8 @@ def real_row(preset, fixture, label):
 def refused():
     """Folders we refuse, made from a tiny one, and the first line of each error."""
     cases = {
-        "model_type t5 (any other)": ("config.json", lambda c: c.update(model_type="t5")),
-        "model_type qwen2 (a decoder keras-hub converts)": ("config.json", lambda c: c.update(model_type="qwen2")),
+        "model_type funnel (any other)": ("config.json", lambda c: c.update(model_type="funnel")),
+        "model_type llama (a decoder keras-hub converts)": ("config.json", lambda c: c.update(model_type="llama")),
         "model_type albert": ("config.json", lambda c: c.update(model_type="albert")),
         "a Router module (asymmetric towers)": (
             "modules.json",

@@ -13,6 +13,13 @@ Every parameter is random, norms included (N(1, 0.1) scales): a loader that skip
   (4 query heads, 2 key/value heads) and a head size of its own (16 × 4 ≠ hidden 32), the Qwen
   tokenizer of tests/fixtures/qwen_tokenizer (`<|endoftext|>` appended, left padding), Pooling
   `lasttoken`, Normalize, an instruction prompt for queries.
+- `qwen2_lasttoken_prompts_new`: gte-Qwen2's shape — `Qwen2Model` with grouped-query attention (4 query heads,
+  2 key/value heads, the head size hidden / heads), biased query/key/value projections and no norm on the
+  heads; the same Qwen tokenizer, Pooling `lasttoken`, Normalize, an instruction prompt for queries.
+- `t5_relu_mean_dense_new` / `t5_gatedgelu_mean_dense_new`: sentence-t5's / GTR's shape — `T5EncoderModel` with
+  relative position buckets (32, distance 128), T5's RMS-style norm, a ReLU / gated-GELU feed-forward, heads of
+  12 × 4 ≠ d_model 32, a SentencePiece Unigram converted by transformers' `T5Converter` (`$A </s>`); Pooling
+  mean, Dense 32 → 32 without bias, Normalize.
 - `modernbert_mean_prompts_new`: modernbert-embed's shape — `ModernBertModel` with global attention every
   third layer and local attention of 8 positions (±4, shorter than most test sentences), rotary bases
   160,000 / 10,000, GeGLU, no biases; a byte-level BPE trained here the way GPT-NeoX's / ModernBERT's
@@ -119,6 +126,116 @@ def qwen3():
         os.path.join(FIXTURES, "st_folders", "qwen3_lasttoken_prompts_new"),
         prompts={"query": QWEN_QUERY_PROMPT, "document": ""},
     )
+
+
+def qwen2():
+    from transformers import Qwen2Config, Qwen2Model
+
+    config = Qwen2Config(
+        vocab_size=700,
+        hidden_size=32,
+        intermediate_size=48,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=128,
+        rope_theta=1_000_000.0,
+        rms_norm_eps=1e-6,
+        use_sliding_window=False,
+        tie_word_embeddings=False,
+        pad_token_id=0,
+    )
+    model = Qwen2Model(config)
+    randomize(model, seed=34)
+    sentence_transformer_folder(
+        model,
+        os.path.join(FIXTURES, "qwen_tokenizer"),
+        "lasttoken",
+        os.path.join(FIXTURES, "st_folders", "qwen2_lasttoken_prompts_new"),
+        prompts={"query": QWEN_QUERY_PROMPT, "document": ""},
+    )
+
+
+def t5_tokenizer(folder):
+    """`folder`/: a T5-shaped tokenizer.json — a 600-piece SentencePiece Unigram trained on the fixture texts
+    with T5's ids (<pad> 0, </s> 1, <unk> 2, no <s>), 10 sentinel tokens, converted by transformers' own
+    `T5Converter` (Precompiled + Strip + Replace, Metaspace, `$A </s>`) — and T5's tokenizer_config.json."""
+    import io
+    import json
+
+    import sentencepiece
+    from make_folders import training_texts
+    from transformers.convert_slow_tokenizer import T5Converter
+
+    model = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(training_texts()),
+        model_writer=model,
+        vocab_size=600,
+        model_type="unigram",
+        normalization_rule_name="nmt_nfkc",
+        character_coverage=0.995,
+        pad_id=0,
+        eos_id=1,
+        unk_id=2,
+        bos_id=-1,
+        minloglevel=2,
+    )
+    with tempfile.TemporaryDirectory() as work:
+        spm = os.path.join(work, "spm.model")
+        with open(spm, "wb") as f:
+            f.write(model.getvalue())
+
+        class SlowTokenizer:
+            """What the converter reads of a slow T5Tokenizer."""
+
+            vocab_file = spm
+            add_prefix_space = True
+            legacy = True
+            _extra_ids = 10
+
+            def convert_tokens_to_ids(self, token):
+                return {"<pad>": 0, "</s>": 1, "<unk>": 2}[token]
+
+        tokenizer = T5Converter(SlowTokenizer()).converted()
+    tokenizer.save(os.path.join(folder, "tokenizer.json"))
+    with open(os.path.join(folder, "tokenizer_config.json"), "w", encoding="utf-8") as f:
+        json.dump(
+            {"tokenizer_class": "T5Tokenizer", "eos_token": "</s>", "pad_token": "<pad>", "unk_token": "<unk>"}, f
+        )
+    return tokenizer
+
+
+def t5(feed_forward_proj, target, seed):
+    from transformers import T5Config, T5EncoderModel
+
+    with tempfile.TemporaryDirectory() as tokenizer_folder:
+        tokenizer = t5_tokenizer(tokenizer_folder)
+        config = T5Config(
+            vocab_size=tokenizer.get_vocab_size(),
+            d_model=32,
+            d_kv=12,  # 4 heads × 12 = 48 ≠ d_model, as T5 allows
+            d_ff=48,
+            num_layers=2,
+            num_heads=4,
+            relative_attention_num_buckets=32,
+            relative_attention_max_distance=128,
+            feed_forward_proj=feed_forward_proj,
+            layer_norm_epsilon=1e-6,
+            pad_token_id=0,
+            eos_token_id=1,
+            decoder_start_token_id=0,
+        )
+        model = T5EncoderModel(config)
+        randomize(model, seed=seed)
+        sentence_transformer_folder(
+            model,
+            tokenizer_folder,
+            "mean",
+            os.path.join(FIXTURES, "st_folders", target),
+            dense=(32,),
+            seed=seed + 1,
+        )
 
 
 def modernbert():
@@ -311,6 +428,9 @@ def main():
     args = parser.parse_args()
     if args.task == "tiny":
         qwen3()
+        qwen2()
+        t5("relu", "t5_relu_mean_dense_new", seed=35)  # sentence-t5's shape
+        t5("gated-gelu", "t5_gatedgelu_mean_dense_new", seed=37)  # GTR's (T5 v1.1)
         modernbert()
         gemma3()
         return

@@ -3,7 +3,7 @@ one row a family (its `hugging_face.py`), checked by `pretrained.checkpoint_conf
 
 `Bounds` says what a number setting means: `EPSILON` (a norm's ε), `ROTARY_BASE`, `ATTENTION_SCALAR`,
 `SOFT_CAP`; `encoder_dimensions` and `decoder_dimensions` are the rows of the BERT-shaped encoders and of
-the decoders with grouped key/value heads.
+the decoders with grouped key/value heads; `rope_theta` reads one rotary base (both transformers layouts).
 """
 
 import dataclasses
@@ -147,3 +147,17 @@ def decoder_dimensions(head_dim, extra_integers=(), extra_numbers=(), layer_type
         rope=rope,
         rotary_bases=rotary_bases,
     )
+
+
+def rope_theta(config, source):
+    """`rope_theta` (transformers 4) or `rope_parameters.rope_theta` (transformers 5); scaling refused."""
+    parameters = config.get("rope_parameters") or {}
+    scaling = config.get("rope_scaling") or (
+        parameters if parameters.get("rope_type", "default") != "default" else None
+    )
+    if scaling:
+        raise ValueError(f"{source}: RoPE scaling {scaling!r} is not supported (plain rotary positions only)")
+    theta = parameters.get("rope_theta", config.get("rope_theta", 10000.0))
+    if type(theta) not in (int, float) or not theta > 0:
+        raise ValueError(f"{source}: rope_theta must be a positive number, got {theta!r}")
+    return float(theta)

@@ -11,10 +11,10 @@ Adding a family is its folder and one entry here (docs/architecture.md, "Where a
 >>> family_for_model_type("xlm-roberta").name
 'roberta'
 >>> sorted(MODEL_TYPES)
-['bert', 'distilbert', 'gemma3_text', 'modernbert', 'mpnet', 'qwen3', 'roberta', 'xlm-roberta']
+['bert', 'distilbert', 'gemma3_text', 'modernbert', 'mpnet', 'qwen2', 'qwen3', 'roberta', 't5', 'xlm-roberta']
 """
 
-from keras_sentemb.families import bert, distilbert, gemma3, modernbert, mpnet, qwen3, roberta
+from keras_sentemb.families import bert, distilbert, gemma3, modernbert, mpnet, qwen2, qwen3, roberta, t5
 
 FAMILIES = (
     bert.FAMILY,
@@ -24,6 +24,8 @@ FAMILIES = (
     modernbert.FAMILY,
     gemma3.FAMILY,
     qwen3.FAMILY,
+    qwen2.FAMILY,
+    t5.FAMILY,
 )
 MODEL_TYPES = {model_type: family for family in FAMILIES for model_type in family.model_types}
 

@@ -30,7 +30,7 @@ Effective Transformer runs BERT): Σℓ rows instead of N·max ℓ.
 
 import tensorflow as tf
 
-from keras_sentemb.families.inference_ops import MASKED, masked_score
+from keras_sentemb.families.inference_ops import masked_score
 
 # Attention groups a request of texts laid one after another is cut into: 1 pads every text's attention
 # to the longest text; 4 took requests of 32 STS-B sentences from 0.86x to 1.0x `encode`'s speed on 2 cores.
@@ -64,14 +64,16 @@ def _full_attention(query, key, value, key_mask, bias, visible, scale, soft_cap)
     scores = tf.matmul(query, key, transpose_b=True) * scale
     if soft_cap:
         scores = tf.tanh(scores / soft_cap) * soft_cap
-    additive = None
+    # float32 in the runtimes' graphs; a Keras layer's compute dtype (bfloat16 in mixed precision) there
+    dtype, additive = scores.dtype, None
     if key_mask is not None:
-        additive = tf.reshape(1.0 - tf.cast(key_mask, tf.float32), tf.stack([tf.shape(key_mask)[0], 1, 1, -1])) * MASKED
+        real = tf.cast(key_mask, dtype)
+        additive = tf.reshape(1 - real, tf.stack([tf.shape(key_mask)[0], 1, 1, -1])) * masked_score(dtype)
     if visible is not None:
-        window = _window_mask(tf.shape(scores)[-2], tf.shape(scores)[-1], *visible)
+        window = _window_mask(tf.shape(scores)[-2], tf.shape(scores)[-1], *visible, dtype=dtype)
         additive = window if additive is None else additive + window
     if bias is not None:
-        scores += bias
+        scores += tf.cast(bias, dtype)
     if additive is not None:
         scores += additive
     context = tf.matmul(tf.nn.softmax(scores, axis=-1), value)  # [n, heads, T′, D]
@@ -128,7 +130,7 @@ def attention_in_windows(query, key, value, key_mask, window, scale):
     )
 
 
-def _window_mask(queries, keys, before, after):
+def _window_mask(queries, keys, before, after, dtype=tf.float32):
     """[1, 1, T′, T] additive: 0 where i − j ≤ before and j − i ≤ after (the last T′ query positions)."""
     i = tf.expand_dims(tf.range(keys - queries, keys), 1)
     j = tf.expand_dims(tf.range(keys), 0)
@@ -137,7 +139,7 @@ def _window_mask(queries, keys, before, after):
         seen = tf.logical_and(seen, i - j <= before)
     if after is not None:
         seen = tf.logical_and(seen, j - i <= after)
-    return tf.reshape(1.0 - tf.cast(seen, tf.float32), tf.stack([1, 1, queries, keys])) * MASKED
+    return tf.reshape(1 - tf.cast(seen, dtype), tf.stack([1, 1, queries, keys])) * masked_score(dtype)
 
 
 class PaddedTokens:

@@ -48,16 +48,13 @@ _IGNORED = re.compile(
 
 # Text models keras-hub converts from Hugging Face that this loader does not build, and why.
 _DECODER = (
-    "keras-hub converts its weights, but of the decoders this loader builds Qwen3's and Gemma 3's text model "
-    "only; this one's attention, norms or tokenizer differ and are not built here yet"
+    "keras-hub converts its weights, but of the decoders this loader builds Qwen3's, Qwen2's and Gemma 3's text "
+    "model only; this one's attention, norms or tokenizer differ and are not built here yet"
 )
 KERAS_HUB_CONVERTS_ONLY = {
     "albert": "keras-hub converts its weights, but its tokenizer.json (NFKD, accent stripping and lower-casing "
     "before SentencePiece) is not reproduced in-graph yet",
-    **{
-        name: _DECODER
-        for name in ("gemma", "gemma2", "gemma3", "gpt2", "llama", "mistral", "mixtral", "qwen2", "smollm3")
-    },
+    **{name: _DECODER for name in ("gemma", "gemma2", "gemma3", "gpt2", "llama", "mistral", "mixtral", "smollm3")},
 }
 
 

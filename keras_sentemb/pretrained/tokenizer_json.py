@@ -289,16 +289,21 @@ def unigram_arguments(folder, lowercase=None):
         metaspace_settings(spec.get("pre_tokenizer"))
     except ValueError as error:
         raise ValueError(f"{path}: {error}") from None
-    cls_token, sep_token = _template_tokens(path, spec.get("post_processor"))
+    start_tokens, end_tokens = template_tokens(path, spec.get("post_processor"))
     config = read_json_if_present(folder, "tokenizer_config.json")
     tokenizer_spec = {key: spec.get(key) for key in ("normalizer", "pre_tokenizer", "model", "added_tokens")}
     unk_id = model.get("unk_id")
+    pad_token = _token_name(config.get("pad_token")) or (spec.get("padding") or {}).get("pad_token", "<pad>")
+    if len(start_tokens) == 1 and len(end_tokens) == 1:  # `cls $A sep` (XLM-RoBERTa's)
+        roles = {"cls_token": start_tokens[0], "sep_token": end_tokens[0], "mask_token": "<mask>"}
+    else:  # the template as it is (T5's `$A </s>`); the roles it does not use name the padding token
+        roles = {"start_tokens": start_tokens, "end_tokens": end_tokens, "cls_token": pad_token, "sep_token": pad_token}
+        roles["mask_token"] = pad_token
     return {
         "tokenizer_spec": tokenizer_spec,
-        "cls_token": cls_token,
-        "sep_token": sep_token,
-        "pad_token": _token_name(config.get("pad_token")) or (spec.get("padding") or {}).get("pad_token", "<pad>"),
-        "mask_token": _token_name(config.get("mask_token")) or "<mask>",
+        **roles,
+        "pad_token": pad_token,
+        "mask_token": _token_name(config.get("mask_token")) or roles["mask_token"],
         "oov_token": model["vocab"][unk_id][0] if unk_id is not None else "<unk>",
     }
 

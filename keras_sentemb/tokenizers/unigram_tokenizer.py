@@ -50,13 +50,15 @@ class UnigramTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokenizers.
     its segmentation (`UnigramLattice`: Hugging Face's Viterbi in float64, its tie-breaking, fused unknowns).
     Added tokens ("<s>", "<mask>" with its `lstrip` …) are cut out of the raw text first. `content_ids`,
     `pack` and `content_id_rows` are those of every sentence tokenizer here; a sequence is `cls ids sep`
-    (`<s> … </s>`), as sentence-transformers packs one text for XLM-RoBERTa.
+    (`<s> … </s>`), as sentence-transformers packs one text for XLM-RoBERTa, or the file's template
+    `start_tokens ids end_tokens` (T5's `ids </s>`).
 
     Args:
         tokenizer_spec: tokenizer.json's `normalizer`, `pre_tokenizer`, `model` (Unigram: `vocab` as
             `[[piece, score], …]`, `unk_id`) and `added_tokens`.
         max_length: the longest packed sequence, special tokens included (≥ 3).
         cls_token, sep_token, pad_token, mask_token, oov_token: the model's special tokens.
+        start_tokens, end_tokens: the tokens around a text's ids (None: `cls_token`, `sep_token`).
 
     Example:
     >>> spec = {"normalizer": None, "pre_tokenizer": {"type": "Metaspace", "replacement": "▁",
@@ -79,9 +81,13 @@ class UnigramTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokenizers.
         pad_token="<pad>",
         mask_token="<mask>",
         oov_token="<unk>",
+        start_tokens=None,
+        end_tokens=None,
         **kwargs,
     ):
         self.pair_separators = checked_pair_separators(kwargs.pop("pair_separators", 1), "UnigramTokenizer")
+        self.start_tokens = None if start_tokens is None else tuple(start_tokens)
+        self.end_tokens = None if end_tokens is None else tuple(end_tokens)
         super().__init__(**kwargs)
         model = tokenizer_spec["model"]
         if model.get("type") != "Unigram" or model.get("byte_fallback"):
@@ -111,6 +117,9 @@ class UnigramTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokenizers.
             if token not in self._ids:
                 raise ValueError(f"UnigramTokenizer: the special token {token!r} ({name}) is not in the vocabulary")
             declare_special_token(self, token, name)
+        for token in (self.start_tokens or ()) + (self.end_tokens or ()):
+            if token not in self._ids:
+                raise ValueError(f"UnigramTokenizer: the template token {token!r} is not in the vocabulary")
         replacement, prepend, split, whitespace_split = metaspace_settings(tokenizer_spec.get("pre_tokenizer"))
         self.splitter = MetaspaceTextSplitter(
             tokenizer_spec.get("normalizer"),
@@ -191,4 +200,7 @@ class UnigramTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokenizers.
         )
         if self.pair_separators != 1:
             config["pair_separators"] = self.pair_separators
+        if self.start_tokens is not None or self.end_tokens is not None:
+            config["start_tokens"] = None if self.start_tokens is None else list(self.start_tokens)
+            config["end_tokens"] = None if self.end_tokens is None else list(self.end_tokens)
         return config

@@ -32,8 +32,10 @@ FOLDERS = {
     "modernbert": "modernbert_mean_prompts_new",
     "gemma3": "gemma3_mean_dense_prompts_new",
     "qwen3": "qwen3_lasttoken_prompts_new",
+    "qwen2": "qwen2_lasttoken_prompts_new",
+    "t5": "t5_gatedgelu_mean_dense_new",
 }
-DECODERS = ("qwen3",)
+DECODERS = ("qwen3", "qwen2")
 
 
 def assert_states_close(ours, theirs, tolerance=1e-5, scale=None):
@@ -162,9 +164,9 @@ def test_one_text_alone_gives_its_states_in_a_batch(encoders, name):
 
 
 # One family a way of reading the weights: keras-hub's TransformerEncoder through the BERT adapter (RoBERTa,
-# XLM-R and DistilBERT read theirs the same way), our MPNet layers, keras-hub's Qwen3 decoder through its
-# adapter, and a family LoRA does not reach (Gemma 3: its kernels are changed instead; ModernBERT likewise).
-WEIGHT_READERS = ("bert", "mpnet", "qwen3", "gemma3")
+# XLM-R and DistilBERT read theirs the same way), our MPNet layers, keras-hub's Qwen3 and Qwen2 decoders through
+# their adapters, and a family LoRA does not reach (Gemma 3: its kernels are changed instead; ModernBERT likewise).
+WEIGHT_READERS = ("bert", "mpnet", "qwen3", "qwen2", "gemma3")
 
 
 @pytest.mark.parametrize("name", WEIGHT_READERS)
@@ -215,10 +217,11 @@ def test_an_empty_batch_gives_empty_states(encoders):
 
 
 @pytest.mark.parametrize("side", ["right", "left"])
-def test_last_token_only_computes_the_last_block_at_each_rows_last_real_token(encoders, side):
-    backbone = encoders["qwen3"].backbone
+@pytest.mark.parametrize("name", DECODERS)
+def test_last_token_only_computes_the_last_block_at_each_rows_last_real_token(encoders, name, side):
+    backbone = encoders[name].backbone
     family = family_computing(backbone)
-    reference, ids, real = keras_states(backbone, sequences_of(encoders["qwen3"]), left=side == "left")
+    reference, ids, real = keras_states(backbone, sequences_of(encoders[name]), left=side == "left")
     last = family.last_token_states(backbone, PaddedTokens(ids, real.astype("int32")))[-1].numpy()
     last_index = [np.flatnonzero(row)[-1] for row in real]
     expected = np.stack([reference[-1][i, j] for i, j in enumerate(last_index)])
@@ -257,8 +260,9 @@ def test_keras_dtype_policy_is_float32_here():
     assert keras.config.floatx() == "float32"
 
 
-def test_last_token_pooling_runs_the_last_block_at_the_last_token_alone_in_the_fused_graph(encoders):
-    encoder = encoders["qwen3"]
+@pytest.mark.parametrize("name", DECODERS)
+def test_last_token_pooling_runs_the_last_block_at_the_last_token_alone_in_the_fused_graph(encoders, name):
+    encoder = encoders[name]
     assert encoder.pools_only_the_last_token() and encoder.openvino_graph_fn() is not encoder.embed_fn()
     ids = np.array([[3, 7, 8, 9, 2, 1, 4], [5, 10, 2, 6, 9, 1, 1], [1, 7, 7, 8, 9, 10, 2]], "int32")
     left = np.array([[1] * 7, [0, 0, 0, 1, 1, 1, 1], [0, 1, 1, 1, 1, 1, 1]], "int32")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from keras_sentemb.backbones import MPNetBackbone, relative_position_buckets
-from keras_sentemb.families.mpnet.relative_position_bias import distance_buckets
+from keras_sentemb.families.relative_position_bias import distance_buckets
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
 from tests.conftest import FIXTURES

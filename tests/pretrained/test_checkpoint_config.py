@@ -20,11 +20,15 @@ FAMILIES = {
     "roberta": ("roberta_mean_normalize_new", "num_hidden_layers", "hidden_size"),
     "xlm-roberta": ("xlm_roberta_mean_normalize_new", "num_hidden_layers", "hidden_size"),
     "qwen3": ("qwen3_lasttoken_prompts_new", "num_hidden_layers", "hidden_size"),
+    "qwen2": ("qwen2_lasttoken_prompts_new", "num_hidden_layers", "hidden_size"),
+    "t5": ("t5_relu_mean_dense_new", "num_layers", "d_model"),
     "modernbert": ("modernbert_mean_prompts_new", "num_hidden_layers", "hidden_size"),
     "gemma3_text": ("gemma3_mean_dense_prompts_new", "num_hidden_layers", "hidden_size"),
 }
-# Families whose head size is its own setting: heads × head size is checked against the projections.
-OWN_HEAD_SIZE = {"qwen3", "gemma3_text"}
+# Families whose head size is its own setting (its key): heads × head size is checked against the projections.
+OWN_HEAD_SIZE = {"qwen3": "head_dim", "gemma3_text": "head_dim", "t5": "d_kv"}
+GROUPED_QUERY = ("gemma3_text", "qwen3")  # key/value heads shared by groups of query heads
+HEADS = {"distilbert": "n_heads", "t5": "num_heads"}  # the heads' key where it is not num_attention_heads
 
 
 def folder_with(tmp_path, family, **changes):
@@ -43,7 +47,7 @@ def test_every_family_the_loader_builds_is_described():
 @pytest.mark.parametrize("family", FAMILIES)
 def test_a_vocabulary_the_checkpoint_does_not_have_is_refused_before_building(family, tmp_path):
     folder = folder_with(tmp_path, family, vocab_size=10**7)
-    embeddings = r"(word_embeddings|embed_tokens|tok_embeddings)\.weight"
+    embeddings = r"(word_embeddings|embed_tokens|tok_embeddings|shared)\.weight"
     with pytest.raises(ValueError, match=rf"config\.json: vocab_size=10000000 disagrees .*{embeddings}"):
         load_hugging_face_backbone(folder)
 
@@ -61,18 +65,20 @@ def test_the_layer_count_must_be_the_layers_present(family, tmp_path):
 @pytest.mark.parametrize("family", FAMILIES)
 def test_the_hidden_size_must_be_the_checkpoints_and_divide_among_the_heads(family, tmp_path):
     hidden = FAMILIES[family][2]
-    heads = "n_heads" if family == "distilbert" else "num_attention_heads"
+    heads = HEADS.get(family, "num_attention_heads")
     with pytest.raises(ValueError, match=rf"{hidden}=64 disagrees with the checkpoint"):
         load_hugging_face_backbone(folder_with(tmp_path / "a", family, **{hidden: 64}))
-    if family in OWN_HEAD_SIZE:  # 6 query heads share the 2 key/value heads evenly, but the checkpoint has 4
-        with pytest.raises(ValueError, match=rf"{heads}×head_dim=6×16 disagrees with the checkpoint: .*q_proj"):
+    if family in OWN_HEAD_SIZE:  # 6 query heads (sharing the 2 key/value heads evenly), but the checkpoint has 4
+        with pytest.raises(
+            ValueError, match=rf"{heads}(×{OWN_HEAD_SIZE[family]})?=6(×\d+)? disagrees with the checkpoint"
+        ):
             load_hugging_face_backbone(folder_with(tmp_path / "b", family, **{heads: 6}))
     else:
         with pytest.raises(ValueError, match=rf"{hidden}=32 is not a multiple of {heads}=5"):
             load_hugging_face_backbone(folder_with(tmp_path / "b", family, **{heads: 5}))
 
 
-@pytest.mark.parametrize("family", sorted(OWN_HEAD_SIZE))
+@pytest.mark.parametrize("family", GROUPED_QUERY)
 def test_key_value_heads_must_match_the_checkpoint_and_share_the_query_heads_evenly(family, tmp_path):
     with pytest.raises(ValueError, match=r"num_key_value_heads×head_dim=1×16 disagrees .*k_proj"):
         load_hugging_face_backbone(folder_with(tmp_path / "a", family, num_key_value_heads=1))

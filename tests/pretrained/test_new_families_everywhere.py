@@ -17,7 +17,13 @@ from keras_sentemb.export import export_serving_bundle
 from tests.conftest import FIXTURES
 from tests.export.test_serving_bundle import replay_warmups
 
-FAMILIES = ["qwen3_lasttoken_prompts_new", "modernbert_mean_prompts_new", "gemma3_mean_dense_prompts_new"]
+FAMILIES = [
+    "qwen3_lasttoken_prompts_new",
+    "qwen2_lasttoken_prompts_new",
+    "t5_gatedgelu_mean_dense_new",
+    "modernbert_mean_prompts_new",
+    "gemma3_mean_dense_prompts_new",
+]
 with open(os.path.join(FIXTURES, "minilm_reference", "sentences.json"), encoding="utf-8") as f:
     SENTENCES = json.load(f)
 

@@ -108,13 +108,13 @@ def test_an_unknown_pooling_mode_or_dense_activation_is_refused(tmp_path):
 
 @pytest.mark.parametrize(
     ("model_type", "why"),
-    [("t5", "no Keras implementation here"), ("qwen2", "Qwen3's and Gemma 3's text model only"), ("albert", "NFKD")],
+    [("funnel", "no Keras implementation here"), ("llama", "Qwen3's, Qwen2's and Gemma 3's"), ("albert", "NFKD")],
 )
 def test_an_architecture_we_do_not_compute_is_refused_by_name(model_type, why, tmp_path):
-    """Refused with why: keras-hub converts qwen2 and albert checkpoints, but this loader does not build them."""
+    """Refused with why: keras-hub converts llama and albert checkpoints, but this loader does not build them."""
     folder = copy_of("bert_mean_normalize_old", tmp_path)
     edit_json(folder / "config.json", lambda c: c.update(model_type=model_type))
-    supported = "supported: bert, distilbert, gemma3_text, modernbert, mpnet, qwen3, roberta, xlm-roberta"
+    supported = "supported: bert, distilbert, gemma3_text, modernbert, mpnet, qwen2, qwen3, roberta, t5, xlm-roberta"
     with pytest.raises(ValueError, match=f"model_type '{model_type}' is not supported \\(.*{why}.*\\); {supported}"):
         SentenceEncoder.from_pretrained(folder)
 

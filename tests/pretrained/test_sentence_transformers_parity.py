@@ -33,7 +33,7 @@ with open(os.path.join(FIXTURES, "hostile_texts", "texts.json"), encoding="utf-8
 
 # The 2021 encoders agree to 1e-5; a decoder with random N(0, 0.2) weights (Qwen3: SwiGLU, q/k norms,
 # rotary positions under left padding) to the issue's 1e-4 (measured 1.2e-5: float32 order of operations).
-TOLERANCE = {"qwen3": 1e-4}
+TOLERANCE = {"qwen3": 1e-4, "qwen2": 1e-4}
 
 
 @functools.cache
@@ -55,6 +55,8 @@ def test_every_layout_and_architecture_is_covered():
         "roberta",
         "xlm",
         "qwen3",
+        "qwen2",
+        "t5",
         "modernbert",
         "gemma3",
     }
@@ -117,6 +119,7 @@ SERVED = [
     "qwen3_lasttoken_prompts_new",  # a decoder: Qwen3's tokenizer (end-of-text appended, left padding), last token
     "modernbert_mean_prompts_new",  # local and global attention, NFC before byte-level BPE
     "gemma3_mean_dense_prompts_new",  # bidirectional sliding windows, byte-fallback BPE, <bos> … <eos>, Dense
+    "t5_relu_mean_dense_new",  # relative position buckets, a Unigram packed `ids </s>`, Dense
 ]
 
 

@@ -1,10 +1,10 @@
 """BERT from Hugging Face: config.json → `HuggingFaceBertBackbone`, checkpoint tensors → its weights."""
 
 from keras_sentemb.families.bert.hugging_face_bert_backbone import HuggingFaceBertBackbone
-from keras_sentemb.families.bert.keras_hub_adapter import encoder_blocks
 from keras_sentemb.families.config_dimensions import encoder_dimensions
 from keras_sentemb.families.family import ClassifierHead
 from keras_sentemb.families.hugging_face_weights import assign_norm, assign_post_norm_block, require_config_value
+from keras_sentemb.families.keras_hub_adapter import encoder_blocks
 
 DIMENSIONS = encoder_dimensions(type_vocab_size=2)
 CHECKPOINT_PREFIXES = ("bert.",)

@@ -15,8 +15,8 @@ Example:
 import keras
 import keras_hub
 
-from keras_sentemb.families.bert.keras_hub_adapter import set_feedforward_activation
 from keras_sentemb.families.hidden_activations import hidden_activation
+from keras_sentemb.families.keras_hub_adapter import set_feedforward_activation
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")

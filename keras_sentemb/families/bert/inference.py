@@ -21,8 +21,8 @@ True
 import keras_hub
 import tensorflow as tf
 
-from keras_sentemb.families.bert.keras_hub_adapter import encoder_blocks
 from keras_sentemb.families.inference_ops import float32_and_unquantised, keras_layer_norm, token_rows
+from keras_sentemb.families.keras_hub_adapter import encoder_blocks
 from keras_sentemb.families.post_norm_encoder import post_norm_states
 
 

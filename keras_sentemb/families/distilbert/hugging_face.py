@@ -2,10 +2,10 @@
 
 import keras_hub
 
-from keras_sentemb.families.bert.keras_hub_adapter import encoder_blocks
 from keras_sentemb.families.config_dimensions import REQUIRED, ArchitectureDimensions
 from keras_sentemb.families.hidden_activations import hidden_activation
 from keras_sentemb.families.hugging_face_weights import assign_norm, assign_post_norm_block
+from keras_sentemb.families.keras_hub_adapter import encoder_blocks
 
 DIMENSIONS = ArchitectureDimensions(
     integers={

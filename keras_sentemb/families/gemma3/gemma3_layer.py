@@ -6,6 +6,7 @@ import keras_hub
 from keras import ops
 
 from keras_sentemb.families.hidden_activations import hidden_activation
+from keras_sentemb.families.inference_ops import masked_score
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -150,8 +151,9 @@ class Gemma3Layer(keras.layers.Layer):
         scores = ops.einsum("bqhd,bkhd->bhqk", query, key) * ops.cast(self.query_pre_attn_scalar**-0.5, query.dtype)
         if self.soft_cap:
             scores = ops.tanh(scores / self.soft_cap) * self.soft_cap
-        lowest = ops.cast(-1e9 if scores.dtype == "float32" else -3e4, scores.dtype)
-        weights = ops.softmax(ops.where(self._attention_mask(padding_mask, length), scores, lowest), axis=-1)
+        weights = ops.softmax(
+            ops.where(self._attention_mask(padding_mask, length), scores, masked_score(scores.dtype)), axis=-1
+        )
         attended = ops.einsum("bhqk,bkhd->bqhd", weights, value)
         attended = ops.reshape(attended, (batch, length, self.num_query_heads * self.head_dim))
         x = x + self.post_attention_norm(self.attention_output(attended))

@@ -9,6 +9,7 @@ position bias shared by every block.
 bias(T) depends on i − j only, so texts laid one after another read it per attention group at the group's
 longest length (`token_layouts.FlatTokens`) and get the states they get alone.
 
+>>> import tensorflow as tf
 >>> from keras_sentemb.families.mpnet.mpnet_backbone import MPNetBackbone
 >>> from keras_sentemb.families.token_layouts import PaddedTokens
 >>> backbone = MPNetBackbone(vocabulary_size=20, num_layers=1, num_heads=2, hidden_dim=8,
@@ -19,12 +20,11 @@ longest length (`token_layouts.FlatTokens`) and get the states they get alone.
 True
 """
 
-import tensorflow as tf
-
-from keras_sentemb.families.inference_ops import float32_and_unquantised, keras_layer_norm, token_rows
+from keras_sentemb.families.inference_ops import float32_and_unquantised
 from keras_sentemb.families.mpnet.mpnet_backbone import MPNetBackbone
 from keras_sentemb.families.mpnet.mpnet_transformer_layer import MPNetTransformerLayer
 from keras_sentemb.families.post_norm_encoder import PostNormBlock, post_norm_states
+from keras_sentemb.families.roberta_positions import roberta_embedding_output
 
 
 def mpnet_block(layer):
@@ -51,22 +51,6 @@ def computes_mpnet(backbone):
         return False
     blocks = [mpnet_block(layer) for layer in backbone.transformer_layers]
     return float32_and_unquantised(backbone, [layer for block in blocks for layer in block.dense_layers])
-
-
-def roberta_embedding_output(embeddings, tokens, token_table=None, max_positions=None):
-    """An `MPNetEmbedding`'s output at inference, LN(E_token[id] + E_position[p]) with RoBERTa's positions p,
-    in the layout of `tokens`; `token_table` replaces the token table, `max_positions` keeps the position
-    rows a tokenizer packing that many tokens can reach (pad + 1 + max_positions)."""
-    pad = embeddings.pad_token_id
-    real = tf.cast(tf.not_equal(tokens.ids, pad), tf.int32)
-    positions = tokens.running_count(real) * real + pad
-    table = embeddings.position_embedding.embeddings
-    if max_positions is not None:
-        table = table[: pad + 1 + max_positions]
-    x = token_rows(embeddings.token_embedding.embeddings, tokens.ids, token_table) + tf.gather(
-        tf.convert_to_tensor(table), positions
-    )
-    return keras_layer_norm(embeddings.layer_norm, x)
 
 
 def mpnet_states(backbone, tokens, token_table=None, max_positions=None, projections=None):

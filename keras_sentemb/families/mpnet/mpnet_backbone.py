@@ -22,9 +22,9 @@ import keras
 import keras_hub
 
 from keras_sentemb.families.hidden_activations import hidden_activation
-from keras_sentemb.families.mpnet.mpnet_embedding import MPNetEmbedding
 from keras_sentemb.families.mpnet.mpnet_transformer_layer import MPNetTransformerLayer
-from keras_sentemb.families.mpnet.relative_position_bias import RelativePositionBias
+from keras_sentemb.families.relative_position_bias import RelativePositionBias
+from keras_sentemb.families.roberta_positions import MPNetEmbedding
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")

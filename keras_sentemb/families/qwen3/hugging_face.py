@@ -2,7 +2,7 @@
 
 import tensorflow as tf
 
-from keras_sentemb.families.config_dimensions import decoder_dimensions
+from keras_sentemb.families.config_dimensions import decoder_dimensions, rope_theta
 from keras_sentemb.families.hugging_face_weights import require_config_value, transposed
 from keras_sentemb.families.qwen3.hugging_face_qwen3_backbone import HuggingFaceQwen3Backbone
 from keras_sentemb.families.qwen3.keras_hub_adapter import decoder_blocks
@@ -10,20 +10,6 @@ from keras_sentemb.families.qwen3.keras_hub_adapter import decoder_blocks
 # Qwen3: every layer full attention (its sliding-window variant is not built)
 DIMENSIONS = decoder_dimensions(head_dim=128, layer_types=("full_attention",), rotary_bases=("rope_theta",))
 CHECKPOINT_PREFIXES = ("model.",)
-
-
-def rope_theta(config, source):
-    """`rope_theta` (transformers 4) or `rope_parameters.rope_theta` (transformers 5); scaling refused."""
-    parameters = config.get("rope_parameters") or {}
-    scaling = config.get("rope_scaling") or (
-        parameters if parameters.get("rope_type", "default") != "default" else None
-    )
-    if scaling:
-        raise ValueError(f"{source}: RoPE scaling {scaling!r} is not supported (plain rotary positions only)")
-    theta = parameters.get("rope_theta", config.get("rope_theta", 10000.0))
-    if type(theta) not in (int, float) or not theta > 0:
-        raise ValueError(f"{source}: rope_theta must be a positive number, got {theta!r}")
-    return float(theta)
 
 
 def build_qwen3(config, source, dtype):

@@ -14,36 +14,11 @@ tests/test_architecture.py fails on any such read outside the families' adapters
 (2, 1, 4)
 """
 
-import dataclasses
-
 from keras_hub.src.models.qwen3.qwen3_attention import Qwen3Attention
 from keras_hub.src.models.qwen3.qwen3_decoder import Qwen3TransformerDecoder
 from keras_hub.src.models.qwen3.qwen3_layernorm import Qwen3LayerNorm
 
-
-@dataclasses.dataclass(frozen=True)
-class DecoderBlock:
-    """The layers of one pre-norm decoder block with per-head query/key norms (Qwen3's)."""
-
-    input_norm: object
-    query: object
-    key: object
-    value: object
-    query_norm: object
-    key_norm: object
-    attention_output: object
-    rotary: object
-    query_heads: int
-    key_value_heads: int
-    head_dim: int
-    feedforward_norm: object
-    gate: object
-    up: object
-    down: object
-
-    @property
-    def dense_layers(self):
-        return [self.query, self.key, self.value, self.attention_output, self.gate, self.up, self.down]
+from keras_sentemb.families.pre_norm_decoder import DecoderBlock
 
 
 def decoder_block(block):

@@ -1,14 +1,24 @@
 """RoBERTa and XLM-RoBERTa from Hugging Face: config.json → `HuggingFaceRobertaBackbone`, tensors → weights."""
 
-from keras_sentemb.families.bert.hugging_face import BLOCK_TENSORS
-from keras_sentemb.families.bert.keras_hub_adapter import encoder_blocks
 from keras_sentemb.families.config_dimensions import encoder_dimensions
 from keras_sentemb.families.family import ClassifierHead
 from keras_sentemb.families.hugging_face_weights import assign_norm, assign_post_norm_block, require_config_value
+from keras_sentemb.families.keras_hub_adapter import encoder_blocks
 from keras_sentemb.families.roberta.hugging_face_roberta_backbone import HuggingFaceRobertaBackbone
 
 DIMENSIONS = encoder_dimensions(type_vocab_size=1, extra_integers={"pad_token_id": 1}, padding_in_positions=True)
 CHECKPOINT_PREFIXES = ("roberta.",)
+# keras-hub's block layers → RoBERTa's tensor names under encoder.layer.N (BERT's names)
+BLOCK_TENSORS = {
+    "query": "attention.self.query",
+    "key": "attention.self.key",
+    "value": "attention.self.value",
+    "attention_output": "attention.output.dense",
+    "attention_norm": "attention.output.LayerNorm",
+    "intermediate": "intermediate.dense",
+    "output": "output.dense",
+    "feedforward_norm": "output.LayerNorm",
+}
 
 
 def build_roberta(config, source, dtype):

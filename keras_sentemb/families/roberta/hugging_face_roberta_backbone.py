@@ -23,7 +23,7 @@ import keras
 import keras_hub
 
 from keras_sentemb.families.hidden_activations import hidden_activation
-from keras_sentemb.families.mpnet.mpnet_embedding import MPNetEmbedding
+from keras_sentemb.families.roberta_positions import MPNetEmbedding
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")

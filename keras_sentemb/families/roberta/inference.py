@@ -12,11 +12,11 @@ positions, the token-type row folded into the position table) and keras-hub's po
 True
 """
 
-from keras_sentemb.families.bert.keras_hub_adapter import encoder_blocks
 from keras_sentemb.families.inference_ops import float32_and_unquantised
-from keras_sentemb.families.mpnet.inference import roberta_embedding_output
+from keras_sentemb.families.keras_hub_adapter import encoder_blocks
 from keras_sentemb.families.post_norm_encoder import post_norm_states
 from keras_sentemb.families.roberta.hugging_face_roberta_backbone import HuggingFaceRobertaBackbone
+from keras_sentemb.families.roberta_positions import roberta_embedding_output
 
 
 def computes_roberta(backbone):

@@ -1,4 +1,5 @@
-"""MPNetEmbedding: token + position embeddings, positions counted as RoBERTa and MPNet count them.
+"""RoBERTa's positions, shared by RoBERTa, XLM-R and MPNet: `MPNetEmbedding` (token + position embeddings,
+positions counted from the ids) and `roberta_embedding_output`, the same at inference in any token layout.
 
     position(t) = pad_id + Σ_{s ≤ t} [id_s ≠ pad_id]     for a token that is not `pad_id`, else pad_id
     e_t         = Dropout(LN(E_tok[id_t] + E_pos[position(t)]))
@@ -16,7 +17,10 @@ Example:
 """
 
 import keras
+import tensorflow as tf
 from keras import ops
+
+from keras_sentemb.families.inference_ops import keras_layer_norm, token_rows
 
 
 def position_ids(token_ids, pad_token_id):
@@ -92,3 +96,19 @@ class MPNetEmbedding(keras.layers.Layer):
             "layer_norm_epsilon": self.layer_norm_epsilon,
             "dropout": self.dropout,
         }
+
+
+def roberta_embedding_output(embeddings, tokens, token_table=None, max_positions=None):
+    """An `MPNetEmbedding`'s output at inference, LN(E_token[id] + E_position[p]) with RoBERTa's positions p,
+    in the layout of `tokens`; `token_table` replaces the token table, `max_positions` keeps the position
+    rows a tokenizer packing that many tokens can reach (pad + 1 + max_positions)."""
+    pad = embeddings.pad_token_id
+    real = tf.cast(tf.not_equal(tokens.ids, pad), tf.int32)
+    positions = tokens.running_count(real) * real + pad
+    table = embeddings.position_embedding.embeddings
+    if max_positions is not None:
+        table = table[: pad + 1 + max_positions]
+    x = token_rows(embeddings.token_embedding.embeddings, tokens.ids, token_table) + tf.gather(
+        tf.convert_to_tensor(table), positions
+    )
+    return keras_layer_norm(embeddings.layer_norm, x)

@@ -1,0 +1,81 @@
+"""Qwen2 from Hugging Face: config.json → `HuggingFaceQwen2Backbone`, checkpoint tensors → its weights."""
+
+import tensorflow as tf
+
+from keras_sentemb.families.config_dimensions import EPSILON, REQUIRED, ArchitectureDimensions, rope_theta
+from keras_sentemb.families.hugging_face_weights import require_config_value, transposed
+from keras_sentemb.families.qwen2.hugging_face_qwen2_backbone import HuggingFaceQwen2Backbone
+from keras_sentemb.families.qwen2.keras_hub_adapter import decoder_blocks
+
+# Qwen2: every layer full attention, the head size hidden / query heads, biased q/k/v projections
+DIMENSIONS = ArchitectureDimensions(
+    integers={
+        "vocab_size": REQUIRED,
+        "hidden_size": REQUIRED,
+        "num_hidden_layers": REQUIRED,
+        "num_attention_heads": REQUIRED,
+        "num_key_value_heads": REQUIRED,
+        "intermediate_size": REQUIRED,
+        "max_position_embeddings": REQUIRED,
+    },
+    witnesses=(
+        ("vocab_size", "embed_tokens.weight", 0),
+        ("hidden_size", "embed_tokens.weight", 1),
+        ("hidden_size", "layers.0.self_attn.q_proj.weight", 0),
+        ("intermediate_size", "layers.0.mlp.up_proj.weight", 0),
+    ),
+    layers=("num_hidden_layers", r"layers\.(\d+)\."),
+    heads=("num_attention_heads", "hidden_size"),
+    numbers={"rms_norm_eps": EPSILON},
+    activations=("hidden_act",),
+    grouped=("num_attention_heads", "num_key_value_heads"),
+    layer_types=("full_attention",),
+    rope="one",
+    rotary_bases=("rope_theta",),
+)
+CHECKPOINT_PREFIXES = ("model.",)
+
+
+def build_qwen2(config, source, dtype):
+    require_config_value(config, "hidden_act", "silu", source)
+    require_config_value(config, "use_sliding_window", False, source)
+    return HuggingFaceQwen2Backbone(
+        vocabulary_size=config["vocab_size"],
+        num_layers=config["num_hidden_layers"],
+        num_query_heads=config["num_attention_heads"],
+        num_key_value_heads=config["num_key_value_heads"],
+        hidden_dim=config["hidden_size"],
+        intermediate_dim=config["intermediate_size"],
+        rope_max_wavelength=rope_theta(config, source),
+        layer_norm_epsilon=config.get("rms_norm_eps", 1e-6),
+        max_sequence_length=config["max_position_embeddings"],
+        dtype=dtype,
+    )
+
+
+def load_qwen2_weights(backbone, tensors):
+    tensors.assign(backbone.token_embedding.embeddings, "embed_tokens.weight")
+    for index, block in enumerate(decoder_blocks(backbone)):
+        at = f"layers.{index}"
+        for dense, name in (
+            (block.query, "q_proj"),
+            (block.key, "k_proj"),
+            (block.value, "v_proj"),
+            (block.attention_output, "o_proj"),
+        ):
+            # [out, in] → the einsum kernel ([hidden, heads, head_dim] or [heads, head_dim, hidden])
+            tensors.assign(
+                dense.kernel,
+                f"{at}.self_attn.{name}.weight",
+                lambda w, d=dense: tf.reshape(transposed(w), d.kernel.shape),
+            )
+            if dense.bias is not None:  # q, k, v: [out] → [heads, head_dim]
+                tensors.assign(
+                    dense.bias, f"{at}.self_attn.{name}.bias", lambda b, d=dense: tf.reshape(b, d.bias.shape)
+                )
+        tensors.assign(block.input_norm.scale, f"{at}.input_layernorm.weight")
+        tensors.assign(block.feedforward_norm.scale, f"{at}.post_attention_layernorm.weight")
+        tensors.assign_linear(block.gate, f"{at}.mlp.gate_proj")
+        tensors.assign_linear(block.up, f"{at}.mlp.up_proj")
+        tensors.assign_linear(block.down, f"{at}.mlp.down_proj")
+    tensors.assign(backbone.layer_norm.scale, "norm.weight")

@@ -34,7 +34,10 @@ def masked_score(dtype):
 
 
 def layer_norm(x, epsilon, gamma, beta=None):
-    """(x − mean) / sqrt(var + ε) · γ + β over the last axis (β: None for a norm without bias)."""
+    """(x − mean) / sqrt(var + ε) · γ + β over the last axis (β: None for a norm without bias); in float32
+    for a reduced-precision x (a mixed-precision Keras layer's), as Keras' own norms compute."""
+    if x.dtype != tf.float32:
+        return tf.cast(layer_norm(tf.cast(x, tf.float32), epsilon, _float32(gamma), _float32(beta)), x.dtype)
     mean = tf.reduce_mean(x, axis=[-1], keepdims=True)
     centred = x - mean
     variance = tf.reduce_mean(centred * centred, axis=[-1], keepdims=True)
@@ -47,8 +50,15 @@ def keras_layer_norm(layer, x):
     return layer_norm(x, layer.epsilon, layer.gamma, layer.beta if layer.center else None)
 
 
+def _float32(value):
+    return None if value is None else tf.cast(tf.convert_to_tensor(value), tf.float32)
+
+
 def rms_norm(x, epsilon, scale, offset=0.0):
-    """x / sqrt(mean(x²) + ε) · (offset + γ) over the last axis (Gemma: offset 1, Qwen3: 0)."""
+    """x / sqrt(mean(x²) + ε) · (offset + γ) over the last axis (Gemma: offset 1, Qwen3: 0); in float32 for a
+    reduced-precision x."""
+    if x.dtype != tf.float32:
+        return tf.cast(rms_norm(tf.cast(x, tf.float32), epsilon, _float32(scale), offset), x.dtype)
     variance = tf.reduce_mean(x * x, axis=[-1], keepdims=True)
     return x * tf.math.rsqrt(variance + epsilon) * (offset + tf.convert_to_tensor(scale))
 
@@ -63,13 +73,13 @@ def dense(layer, x, kernel_input_axes=1):
     """x·W (+ b) of a `Dense` / `EinsumDense` layer without its activation, for x [..., inputs]: the kernel
     flattened to [inputs, outputs] (`kernel_input_axes` leading axes of it are the inputs: 2 for an output
     projection [heads, size, hidden])."""
-    kernel = tf.convert_to_tensor(layer.kernel)
+    kernel = tf.cast(tf.convert_to_tensor(layer.kernel), x.dtype)  # (a mixed-precision layer's compute dtype)
     inputs = 1
     for size in kernel.shape[:kernel_input_axes]:
         inputs *= size
     y = tf.matmul(x, tf.reshape(kernel, [inputs, -1]))
     bias = getattr(layer, "bias", None)
-    return y if bias is None else y + tf.reshape(bias, [-1])
+    return y if bias is None else y + tf.cast(tf.reshape(bias, [-1]), x.dtype)
 
 
 def merged_projection(layers):
@@ -122,7 +132,10 @@ def rotary_tables(positions, size, base, scaling_factor=1.0):
 def rotate(u, cos, sin):
     """RoPE on u [..., heads, size] with tables [..., size] of its tokens: u·cos + rotate_half(u)·sin."""
     first, second = tf.split(u, 2, axis=-1)
-    cos, sin = tf.expand_dims(cos, -2), tf.expand_dims(sin, -2)  # over the heads (no new-axis slices: LiteRT)
+    cos, sin = (
+        tf.expand_dims(tf.cast(cos, u.dtype), -2),
+        tf.expand_dims(tf.cast(sin, u.dtype), -2),
+    )  # over the heads (no new-axis slices: LiteRT)
     return u * cos + tf.concat([-second, first], axis=-1) * sin
 
 

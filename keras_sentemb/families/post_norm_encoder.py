@@ -5,8 +5,8 @@
     x       = LN₁(x + A·W_o + b_o);   x = LN₂(x + W₂·act(W₁·x + b₁) + b₂)
 
 `PostNormBlock` names a block's layers, whoever built them (keras-hub's `TransformerEncoder`, through the
-BERT family's adapter; MPNet's own layer); `post_norm_block` computes it in any token layout, the weights
-read at call time (LoRA-merged kernels included).
+BERT family's adapter; MPNet's own layer, whose call is `post_norm_block` over a padded batch);
+`post_norm_block` computes it in any token layout, the weights read at call time (LoRA-merged kernels included).
 """
 
 import dataclasses
@@ -49,16 +49,23 @@ class PostNormBlock:
         return merged_projection([self.query, self.key, self.value])
 
 
-def post_norm_block(block, x, tokens, projection=None, bias=None):
+def _no_dropout(x):
+    return x
+
+
+def post_norm_block(block, x, tokens, projection=None, bias=None, dropout=_no_dropout):
     """`block` (a `PostNormBlock`) on states x [..., hidden] laid out as `tokens` says; `projection`: its
     `merged_projection()` computed earlier (kept as variables by the serving module), or None; `bias`: the
-    layout's additive attention bias (MPNet's relative positions), or None."""
+    layout's additive attention bias (MPNet's relative positions), or None; `dropout`: applied to the attention
+    weights and to both residual branches (a Keras layer's, in training)."""
     kernel, projection_bias = block.merged_projection() if projection is None else projection
-    qkv = tf.nn.bias_add(tf.matmul(x, kernel), projection_bias)
+    qkv = tf.nn.bias_add(tf.matmul(x, tf.cast(kernel, x.dtype)), tf.cast(projection_bias, x.dtype))
     query, key, value = (split_heads(part, block.heads) for part in tf.split(qkv, 3, axis=-1))
-    context = tokens.attend(query, key, value, bias=bias)
-    x = keras_layer_norm(block.attention_norm, x + dense(block.attention_output, context, block.output_input_axes))
-    return keras_layer_norm(block.feedforward_norm, x + block.output(block.intermediate(x)))
+    options = {} if dropout is _no_dropout else {"dropout": dropout}
+    context = tokens.attend(query, key, value, bias=bias, **options)
+    attended = dropout(dense(block.attention_output, context, block.output_input_axes))
+    x = keras_layer_norm(block.attention_norm, x + attended)
+    return keras_layer_norm(block.feedforward_norm, x + dropout(block.output(block.intermediate(x))))
 
 
 def post_norm_states(blocks, x, tokens, projections=None, bias=None):

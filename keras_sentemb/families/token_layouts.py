@@ -37,25 +37,28 @@ from keras_sentemb.families.inference_ops import masked_score
 ATTENTION_GROUPS = 4
 
 
-def attention(query, key, value, key_mask=None, bias=None, visible=None, scale=None, soft_cap=None, in_blocks=False):
+def attention(
+    query, key, value, key_mask=None, bias=None, visible=None, scale=None, soft_cap=None, in_blocks=False, dropout=None
+):
     """Self-attention of texts side by side: query [n, T, heads, D] (T′ query rows), key and value
     [n, T, groups, D] → context [n, T′, heads·D]. `key_mask` [n, T] (1 for a real key) or None; `bias`
     [1 or n, heads, T′, T] additive or None; `visible` = (before, after): key j is seen by query i when
     i − j ≤ before and j − i ≤ after (None: unbounded); `scale` defaults to 1/√D. `in_blocks`: a window
     `visible` = (w, w) of self-attention (T′ = T) computed by `attention_in_windows` (ModernBERT's local
-    layers, as its Keras layer computes them)."""
+    layers, as its Keras layer computes them). `dropout`: applied to the attention weights (a Keras layer's,
+    in training)."""
     heads, groups, size = query.shape[-2], key.shape[-2], query.shape[-1]
     scale = size**-0.5 if scale is None else scale
     if in_blocks:
-        if visible is None or visible[0] is None or visible[0] != visible[1] or bias is not None or soft_cap:
+        if visible is None or visible[0] is None or visible[0] != visible[1] or bias is not None or soft_cap or dropout:
             raise ValueError(f"in_blocks computes a window (w, w) without bias or soft cap, got visible={visible!r}")
         if groups != heads:
             key, value = (tf.repeat(t, heads // groups, axis=2) for t in (key, value))
         return attention_in_windows(query, key, value, key_mask, visible[0], scale)
-    return _full_attention(query, key, value, key_mask, bias, visible, scale, soft_cap)
+    return _full_attention(query, key, value, key_mask, bias, visible, scale, soft_cap, dropout)
 
 
-def _full_attention(query, key, value, key_mask, bias, visible, scale, soft_cap):
+def _full_attention(query, key, value, key_mask, bias, visible, scale, soft_cap, dropout=None):
     """`attention` as one [n, heads, T′, T] softmax."""
     heads, groups, size = query.shape[-2], key.shape[-2], query.shape[-1]
     query, key, value = (tf.transpose(t, [0, 2, 1, 3]) for t in (query, key, value))  # [n, heads, T, D]
@@ -76,7 +79,8 @@ def _full_attention(query, key, value, key_mask, bias, visible, scale, soft_cap)
         scores += tf.cast(bias, dtype)
     if additive is not None:
         scores += additive
-    context = tf.matmul(tf.nn.softmax(scores, axis=-1), value)  # [n, heads, T′, D]
+    weights = tf.nn.softmax(scores, axis=-1)
+    context = tf.matmul(weights if dropout is None else dropout(weights), value)  # [n, heads, T′, D]
     context = tf.transpose(context, [0, 2, 1, 3])
     return tf.reshape(context, tf.concat([tf.shape(context)[:2], [heads * size]], axis=0))
 
@@ -151,6 +155,12 @@ class PaddedTokens:
         self.ids = tf.convert_to_tensor(token_ids, tf.int32)
         self.padding_mask = tf.convert_to_tensor(padding_mask)
         self.length = tf.shape(self.ids)[1]
+
+    @classmethod
+    def of_mask(cls, padding_mask):
+        """The layout of a padded batch known by its mask alone (a Keras layer's call: its blocks read no ids)."""
+        mask = tf.convert_to_tensor(padding_mask)
+        return cls(tf.cast(mask, tf.int32), mask)
 
     def positions(self):
         return tf.broadcast_to(tf.expand_dims(tf.range(self.length), 0), tf.shape(self.ids))

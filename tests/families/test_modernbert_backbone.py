@@ -6,7 +6,7 @@ import pytest
 import tensorflow as tf
 
 from keras_sentemb.backbones import ModernBertBackbone
-from keras_sentemb.families.modernbert.modernbert_layer import ModernBertLayer
+from keras_sentemb.families.token_layouts import attention
 from tests.layer_test_case import run_model_test
 
 TOKENS = {
@@ -36,15 +36,20 @@ def masked_local_attention(query, key, value, padding_mask, window):
     return np.einsum("bhqk,bkhd->bqhd", weights, value)
 
 
+def local_attention(query, key, value, padding_mask, window=4):
+    """What a local ModernBERT layer (its call and every runtime's graph) attends with: [batch, T, heads, D]."""
+    attended = attention(query, key, value, padding_mask, visible=(window, window), in_blocks=True)
+    return tf.reshape(attended, tf.shape(query))
+
+
 @pytest.mark.parametrize("length", [1, 3, 4, 5, 9, 12, 23])
 def test_local_attention_by_blocks_is_the_masked_softmax_on_every_real_token(length):
     """Lengths under, at, between and over multiples of the window (4); the second text padded."""
-    layer = ModernBertLayer(8, 2, 12, window=4)
     rng = np.random.default_rng(length)
     query, key, value = (rng.normal(size=(2, length, 2, 4)).astype("float32") for _ in range(3))
     padding_mask = np.ones((2, length), "int32")
     padding_mask[1, (length + 1) // 2 :] = 0
-    ours = np.asarray(layer._local_attention(query, key, value, padding_mask))
+    ours = np.asarray(local_attention(query, key, value, padding_mask))
     expected = masked_local_attention(query, key, value, padding_mask, window=4)
     real = padding_mask.astype(bool)
     np.testing.assert_allclose(ours[real], expected[real], atol=2e-6)
@@ -52,11 +57,10 @@ def test_local_attention_by_blocks_is_the_masked_softmax_on_every_real_token(len
 
 def test_local_attention_traces_for_any_batch_and_length():
     """One graph with unknown batch and length, as `encode` and the SavedModel trace it."""
-    layer = ModernBertLayer(8, 2, 12, window=4)
     spec = tf.TensorSpec((None, None, 2, 4), tf.float32)
-    traced = tf.function(layer._local_attention).get_concrete_function(
-        spec, spec, spec, tf.TensorSpec((None, None), tf.int32)
-    )
+    traced = tf.function(
+        lambda query, key, value, mask: local_attention(query, key, value, mask)
+    ).get_concrete_function(spec, spec, spec, tf.TensorSpec((None, None), tf.int32))
     rng = np.random.default_rng(0)
     for batch, length in ((1, 2), (3, 11), (2, 40)):
         query, key, value = (rng.normal(size=(batch, length, 2, 4)).astype("float32") for _ in range(3))

@@ -3,10 +3,10 @@ bidirectional, global or sliding-window."""
 
 import keras
 import keras_hub
-from keras import ops
 
 from keras_sentemb.families.hidden_activations import hidden_activation
-from keras_sentemb.families.inference_ops import masked_score
+from keras_sentemb.families.inference_ops import dense, rms_norm, rotary_tables_of, rotate, split_heads
+from keras_sentemb.families.token_layouts import PaddedTokens
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -14,7 +14,7 @@ class GemmaRMSNorm(keras.layers.Layer):
     """Gemma's RMSNorm over the last axis, in float32: y = x / √(mean(x²) + ε) · (1 + w), w starting at 0.
 
     Example:
-    >>> [round(float(v), 4) for v in GemmaRMSNorm()(ops.convert_to_tensor([[3.0, 4.0]]))[0]]
+    >>> [round(float(v), 4) for v in GemmaRMSNorm()(keras.ops.convert_to_tensor([[3.0, 4.0]]))[0]]
     [0.8485, 1.1314]
     """
 
@@ -27,9 +27,7 @@ class GemmaRMSNorm(keras.layers.Layer):
         self.built = True
 
     def call(self, x):
-        x32 = ops.cast(x, "float32")
-        normed = x32 * ops.rsqrt(ops.mean(ops.square(x32), axis=-1, keepdims=True) + self.epsilon)
-        return ops.cast(normed * (1.0 + ops.cast(self.scale, "float32")), x.dtype)
+        return gemma_norm(self, x)
 
     def get_config(self):
         return {**super().get_config(), "epsilon": self.epsilon}
@@ -51,7 +49,7 @@ class Gemma3Layer(keras.layers.Layer):
 
     Example:
     >>> layer = Gemma3Layer(8, 2, 1, 4, 16, rope_theta=10000.0, window=2, bidirectional=True)
-    >>> tuple(layer(ops.ones((1, 5, 8)), padding_mask=ops.ones((1, 5), "int32")).shape)
+    >>> tuple(layer(keras.ops.ones((1, 5, 8)), padding_mask=keras.ops.ones((1, 5), "int32")).shape)
     (1, 5, 8)
     """
 
@@ -126,40 +124,9 @@ class Gemma3Layer(keras.layers.Layer):
         self.down.build((*input_shape[:-1], self.intermediate_dim))
         self.built = True
 
-    def _attention_mask(self, padding_mask, length):
-        """[batch, 1, T, T] booleans: which keys each query sees."""
-        mask = ops.cast(padding_mask, "bool")[:, None, None, :]
-        positions = ops.arange(length)
-        offset = positions[:, None] - positions[None, :]  # i − j
-        allowed = None
-        if not self.bidirectional:
-            allowed = offset >= 0
-        if self.window is not None:
-            near = (ops.abs(offset) if self.bidirectional else offset) < self.window
-            allowed = near if allowed is None else ops.logical_and(allowed, near)
-        return mask if allowed is None else ops.logical_and(mask, allowed[None, None, :, :])
-
     def call(self, x, padding_mask):
-        batch, length = ops.shape(x)[0], ops.shape(x)[1]
-        normed = self.input_norm(x)
-        query = self.query_norm(ops.reshape(self.query(normed), (batch, length, self.num_query_heads, self.head_dim)))
-        key = self.key_norm(ops.reshape(self.key(normed), (batch, length, self.num_key_value_heads, self.head_dim)))
-        value = ops.reshape(self.value(normed), (batch, length, self.num_key_value_heads, self.head_dim))
-        query, key = self.rotary(query), self.rotary(key)
-        groups = self.num_query_heads // self.num_key_value_heads
-        key, value = ops.repeat(key, groups, axis=2), ops.repeat(value, groups, axis=2)
-        scores = ops.einsum("bqhd,bkhd->bhqk", query, key) * ops.cast(self.query_pre_attn_scalar**-0.5, query.dtype)
-        if self.soft_cap:
-            scores = ops.tanh(scores / self.soft_cap) * self.soft_cap
-        weights = ops.softmax(
-            ops.where(self._attention_mask(padding_mask, length), scores, masked_score(scores.dtype)), axis=-1
-        )
-        attended = ops.einsum("bhqk,bkhd->bqhd", weights, value)
-        attended = ops.reshape(attended, (batch, length, self.num_query_heads * self.head_dim))
-        x = x + self.post_attention_norm(self.attention_output(attended))
-        normed = self.pre_feedforward_norm(x)
-        mlp = self.down(hidden_activation(self.activation)(self.gate(normed)) * self.up(normed))
-        return x + self.post_feedforward_norm(mlp)
+        tokens = PaddedTokens.of_mask(padding_mask)
+        return gemma3_block(self, x, tokens, tokens.positions())
 
     def compute_output_shape(self, input_shape):
         return input_shape
@@ -182,3 +149,38 @@ class Gemma3Layer(keras.layers.Layer):
             "attention_bias": self.attention_bias,
             "activation": self.activation,
         }
+
+
+def gemma_norm(layer, x):
+    """A `GemmaRMSNorm`'s output in `rms_norm`'s form: x / sqrt(mean(x²) + ε) · (1 + w)."""
+    return rms_norm(x, layer.epsilon, layer.scale, offset=1.0)
+
+
+def _visible(layer):
+    """The keys a query sees: (before, after) as `token_layouts.attention` takes it."""
+    after = None if layer.bidirectional else 0
+    if layer.window is None:
+        return None if layer.bidirectional else (None, 0)
+    return (layer.window - 1, layer.window - 1 if layer.bidirectional else after)
+
+
+def gemma3_block(layer, x, tokens, positions):
+    """One `Gemma3Layer` on x [..., hidden] laid out as `tokens` says: its call (a padded batch) and every
+    runtime's graph (`inference.gemma3_states`) compute this."""
+    normed = gemma_norm(layer.input_norm, x)
+    query = gemma_norm(layer.query_norm, split_heads(dense(layer.query, normed), layer.num_query_heads))
+    key = gemma_norm(layer.key_norm, split_heads(dense(layer.key, normed), layer.num_key_value_heads))
+    value = split_heads(dense(layer.value, normed), layer.num_key_value_heads)
+    cos, sin = rotary_tables_of(layer.rotary, positions, layer.head_dim)
+    context = tokens.attend(
+        rotate(query, cos, sin),
+        rotate(key, cos, sin),
+        value,
+        visible=_visible(layer),
+        scale=layer.query_pre_attn_scalar**-0.5,
+        soft_cap=layer.soft_cap,
+    )
+    x = x + gemma_norm(layer.post_attention_norm, dense(layer.attention_output, context))
+    normed = gemma_norm(layer.pre_feedforward_norm, x)
+    mlp = dense(layer.down, hidden_activation(layer.activation)(dense(layer.gate, normed)) * dense(layer.up, normed))
+    return x + gemma_norm(layer.post_feedforward_norm, mlp)

@@ -21,16 +21,10 @@ when causal).
 True
 """
 
-from keras_sentemb.families.gemma3.gemma3_layer import Gemma3Layer
+from keras_sentemb.families.gemma3.gemma3_layer import Gemma3Layer, gemma3_block, gemma_norm
 from keras_sentemb.families.gemma3.gemma3_text_backbone import Gemma3TextBackbone
-from keras_sentemb.families.hidden_activations import hidden_activation
 from keras_sentemb.families.inference_ops import (
-    dense,
     float32_and_unquantised,
-    rms_norm,
-    rotary_tables_of,
-    rotate,
-    split_heads,
     token_rows,
 )
 
@@ -48,39 +42,6 @@ def computes_gemma3(backbone):
     return float32_and_unquantised(backbone, [d for layer in backbone.transformer_layers for d in _dense_layers(layer)])
 
 
-def _norm(layer, x):
-    return rms_norm(x, layer.epsilon, layer.scale, offset=1.0)
-
-
-def _visible(layer):
-    """The keys a query sees: (before, after) as `token_layouts.attention` takes it."""
-    after = None if layer.bidirectional else 0
-    if layer.window is None:
-        return None if layer.bidirectional else (None, 0)
-    return (layer.window - 1, layer.window - 1 if layer.bidirectional else after)
-
-
-def gemma3_block(layer, x, tokens, positions):
-    """One `Gemma3Layer` on x [..., hidden] laid out as `tokens` says."""
-    normed = _norm(layer.input_norm, x)
-    query = _norm(layer.query_norm, split_heads(dense(layer.query, normed), layer.num_query_heads))
-    key = _norm(layer.key_norm, split_heads(dense(layer.key, normed), layer.num_key_value_heads))
-    value = split_heads(dense(layer.value, normed), layer.num_key_value_heads)
-    cos, sin = rotary_tables_of(layer.rotary, positions, layer.head_dim)
-    context = tokens.attend(
-        rotate(query, cos, sin),
-        rotate(key, cos, sin),
-        value,
-        visible=_visible(layer),
-        scale=layer.query_pre_attn_scalar**-0.5,
-        soft_cap=layer.soft_cap,
-    )
-    x = x + _norm(layer.post_attention_norm, dense(layer.attention_output, context))
-    normed = _norm(layer.pre_feedforward_norm, x)
-    mlp = dense(layer.down, hidden_activation(layer.activation)(dense(layer.gate, normed)) * dense(layer.up, normed))
-    return x + _norm(layer.post_feedforward_norm, mlp)
-
-
 def gemma3_states(backbone, tokens, token_table=None, max_positions=None, projections=None):
     """Every block's output (first to last, the last through the final norm) for `tokens`; `token_table`
     replaces the token table."""
@@ -90,5 +51,5 @@ def gemma3_states(backbone, tokens, token_table=None, max_positions=None, projec
     for layer in backbone.transformer_layers:
         x = gemma3_block(layer, x, tokens, positions)
         states.append(x)
-    states[-1] = _norm(backbone.final_norm, states[-1])
+    states[-1] = gemma_norm(backbone.final_norm, states[-1])
     return states

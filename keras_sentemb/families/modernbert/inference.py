@@ -6,10 +6,11 @@
     out = LN_final(x_L)
 
 bidirectional attention over real tokens, closed to |i − j| ≤ window in a local layer (its own rotary base).
-Local attention is computed by blocks here as in the Keras layer (`token_layouts.attention_in_windows`,
-T·3B scores with B = min(T, window), not T²): a 2,048-token text's local layers cost as much as four
+A block is `modernbert_layer.modernbert_block`, which the Keras layer's call runs too. Local attention is
+computed by blocks (`token_layouts.attention_in_windows`, T·3B scores with B = min(T, window), not T²): a 2,048-token text's local layers cost as much as four
 512-token texts'.
 
+>>> import tensorflow as tf
 >>> from keras_sentemb.families.modernbert.modernbert_backbone import ModernBertBackbone
 >>> from keras_sentemb.families.token_layouts import PaddedTokens
 >>> backbone = ModernBertBackbone(vocabulary_size=20, num_layers=2, num_heads=2, hidden_dim=8,
@@ -20,20 +21,13 @@ T·3B scores with B = min(T, window), not T²): a 2,048-token text's local layer
 True
 """
 
-import tensorflow as tf
-
-from keras_sentemb.families.hidden_activations import hidden_activation
 from keras_sentemb.families.inference_ops import (
-    dense,
     float32_and_unquantised,
     keras_layer_norm,
-    rotary_tables_of,
-    rotate,
-    split_heads,
     token_rows,
 )
 from keras_sentemb.families.modernbert.modernbert_backbone import ModernBertBackbone
-from keras_sentemb.families.modernbert.modernbert_layer import ModernBertLayer
+from keras_sentemb.families.modernbert.modernbert_layer import ModernBertLayer, modernbert_block
 
 
 def _dense_layers(layer):
@@ -47,18 +41,6 @@ def computes_modernbert(backbone):
     if any(type(layer) is not ModernBertLayer for layer in backbone.transformer_layers):
         return False
     return float32_and_unquantised(backbone, [d for layer in backbone.transformer_layers for d in _dense_layers(layer)])
-
-
-def modernbert_block(layer, x, tokens, positions):
-    """One `ModernBertLayer` on x [..., hidden] laid out as `tokens` says."""
-    normed = x if layer.attention_norm is None else keras_layer_norm(layer.attention_norm, x)
-    query, key, value = (split_heads(part, layer.num_heads) for part in tf.split(dense(layer.qkv, normed), 3, axis=-1))
-    cos, sin = rotary_tables_of(layer.rotary, positions, layer.head_dim)
-    local = {} if layer.window is None else {"visible": (layer.window, layer.window), "in_blocks": True}
-    context = tokens.attend(rotate(query, cos, sin), rotate(key, cos, sin), value, **local)
-    x = x + dense(layer.attention_output, context)
-    hidden, gate = tf.split(dense(layer.mlp_input, keras_layer_norm(layer.mlp_norm, x)), 2, axis=-1)
-    return x + dense(layer.mlp_output, hidden_activation(layer.activation)(hidden) * gate)
 
 
 def modernbert_states(backbone, tokens, token_table=None, max_positions=None, projections=None):

@@ -2,11 +2,11 @@
 
 import keras
 import keras_hub
-from keras import ops
+import tensorflow as tf
 
 from keras_sentemb.families.hidden_activations import hidden_activation
-from keras_sentemb.families.inference_ops import masked_score
-from keras_sentemb.families.token_layouts import attention_in_windows
+from keras_sentemb.families.inference_ops import dense, keras_layer_norm, rotary_tables_of, rotate, split_heads
+from keras_sentemb.families.token_layouts import PaddedTokens
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -16,7 +16,8 @@ class ModernBertLayer(keras.layers.Layer):
         a   = x + Wo · Attention(RoPE_θ(q), RoPE_θ(k), v),   (q, k, v) = Wqkv · LN_attn(x)
         out = a + Wo' · (GELU(u) ⊙ g),                        (u, g) = Wi · LN_mlp(a)
 
-    with bidirectional attention softmax(q·kᵀ/√d_head + M) over real tokens, M also closing keys
+    (`modernbert_block`, the runtimes' math too) with bidirectional attention softmax(q·kᵀ/√d_head + M) over
+    real tokens, M also closing keys
     further than `window` positions away in a local layer (|i − j| ≤ window, `window` being half of the
     config's `local_attention`); `LN_attn` is the identity in the first block (`first=True`); the
     norms have no bias unless `norm_bias`; the projections none unless `attention_bias`/`mlp_bias`.
@@ -31,7 +32,7 @@ class ModernBertLayer(keras.layers.Layer):
 
     Example:
     >>> layer = ModernBertLayer(8, 2, 12, rope_theta=10000.0, window=1)
-    >>> tuple(layer(ops.ones((1, 4, 8)), padding_mask=ops.ones((1, 4), "int32")).shape)
+    >>> tuple(layer(keras.ops.ones((1, 4, 8)), padding_mask=keras.ops.ones((1, 4), "int32")).shape)
     (1, 4, 8)
     """
 
@@ -91,33 +92,9 @@ class ModernBertLayer(keras.layers.Layer):
         self.mlp_output.build((*input_shape[:-1], self.intermediate_dim))
         self.built = True
 
-    def _global_attention(self, query, key, value, padding_mask):
-        """softmax(q·kᵀ/√d_head + M)·v over every real key: [batch, T, heads, head_dim]."""
-        scores = ops.einsum("bqhd,bkhd->bhqk", query, key) * ops.cast(self.head_dim**-0.5, query.dtype)
-        mask = ops.cast(padding_mask, "bool")[:, None, None, :]
-        weights = ops.softmax(ops.where(mask, scores, masked_score(scores.dtype)), axis=-1)
-        return ops.einsum("bhqk,bkhd->bqhd", weights, value)
-
-    def _local_attention(self, query, key, value, padding_mask):
-        """The same softmax restricted to |i − j| ≤ window, computed block by block (`attention_in_windows`,
-        the function every runtime's graph calls): [batch, T, heads, head_dim]. T·3B score entries instead
-        of T² (B = min(T, window)), so a 2,048-token text's local layers compute as many scores as four
-        512-token ones (ModernBERT-base: window 64; its time is what benchmarks/family_speed.py measures)."""
-        batch, length = ops.shape(query)[0], ops.shape(query)[1]
-        attended = attention_in_windows(query, key, value, padding_mask, self.window, self.head_dim**-0.5)
-        return ops.reshape(attended, (batch, length, self.num_heads, self.head_dim))
-
     def call(self, x, padding_mask):
-        batch, length = ops.shape(x)[0], ops.shape(x)[1]
-        normed = x if self.attention_norm is None else self.attention_norm(x)
-        qkv = ops.reshape(self.qkv(normed), (batch, length, 3, self.num_heads, self.head_dim))
-        query, key, value = qkv[:, :, 0], qkv[:, :, 1], qkv[:, :, 2]
-        query, key = self.rotary(query), self.rotary(key)
-        attention = self._global_attention if self.window is None else self._local_attention
-        attended = ops.reshape(attention(query, key, value, padding_mask), (batch, length, self.hidden_dim))
-        x = x + self.attention_output(attended)
-        hidden, gate = ops.split(self.mlp_input(self.mlp_norm(x)), 2, axis=-1)
-        return x + self.mlp_output(hidden_activation(self.activation)(hidden) * gate)
+        tokens = PaddedTokens.of_mask(padding_mask)
+        return modernbert_block(self, x, tokens, tokens.positions())
 
     def compute_output_shape(self, input_shape):
         return input_shape
@@ -137,3 +114,17 @@ class ModernBertLayer(keras.layers.Layer):
             "mlp_bias": self.mlp_bias,
             "activation": self.activation,
         }
+
+
+def modernbert_block(layer, x, tokens, positions):
+    """One `ModernBertLayer` on x [..., hidden] laid out as `tokens` says: its call (a padded batch) and every
+    runtime's graph (`inference.modernbert_states`) compute this. Local layers attend by blocks
+    (`attention_in_windows`: T·3B scores, B = min(T, window)), global ones over every real key."""
+    normed = x if layer.attention_norm is None else keras_layer_norm(layer.attention_norm, x)
+    query, key, value = (split_heads(part, layer.num_heads) for part in tf.split(dense(layer.qkv, normed), 3, axis=-1))
+    cos, sin = rotary_tables_of(layer.rotary, positions, layer.head_dim)
+    local = {} if layer.window is None else {"visible": (layer.window, layer.window), "in_blocks": True}
+    context = tokens.attend(rotate(query, cos, sin), rotate(key, cos, sin), value, **local)
+    x = x + dense(layer.attention_output, context)
+    hidden, gate = tf.split(dense(layer.mlp_input, keras_layer_norm(layer.mlp_norm, x)), 2, axis=-1)
+    return x + dense(layer.mlp_output, hidden_activation(layer.activation)(hidden) * gate)

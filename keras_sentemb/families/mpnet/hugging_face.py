@@ -3,8 +3,8 @@
 from keras_sentemb.families.config_dimensions import encoder_dimensions
 from keras_sentemb.families.family import ClassifierHead
 from keras_sentemb.families.hugging_face_weights import assign_norm, assign_post_norm_block
-from keras_sentemb.families.mpnet.inference import mpnet_block
 from keras_sentemb.families.mpnet.mpnet_backbone import MPNetBackbone
+from keras_sentemb.families.mpnet.mpnet_transformer_layer import mpnet_block
 
 DIMENSIONS = encoder_dimensions(
     type_vocab_size=None,

@@ -22,25 +22,9 @@ True
 
 from keras_sentemb.families.inference_ops import float32_and_unquantised
 from keras_sentemb.families.mpnet.mpnet_backbone import MPNetBackbone
-from keras_sentemb.families.mpnet.mpnet_transformer_layer import MPNetTransformerLayer
-from keras_sentemb.families.post_norm_encoder import PostNormBlock, post_norm_states
+from keras_sentemb.families.mpnet.mpnet_transformer_layer import MPNetTransformerLayer, mpnet_block
+from keras_sentemb.families.post_norm_encoder import post_norm_states
 from keras_sentemb.families.roberta_positions import roberta_embedding_output
-
-
-def mpnet_block(layer):
-    """The `PostNormBlock` of an `MPNetTransformerLayer` (its own public layers)."""
-    return PostNormBlock(
-        query=layer.query,
-        key=layer.key,
-        value=layer.value,
-        attention_output=layer.attention_output,
-        output_input_axes=1,
-        heads=layer.num_heads,
-        attention_norm=layer.attention_layer_norm,
-        intermediate=layer.feedforward_intermediate_dense,
-        output=layer.feedforward_output_dense,
-        feedforward_norm=layer.feedforward_layer_norm,
-    )
 
 
 def computes_mpnet(backbone):

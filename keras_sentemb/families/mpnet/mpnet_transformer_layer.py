@@ -1,11 +1,12 @@
 """MPNetTransformerLayer: one post-layer-norm transformer block whose attention adds a position bias.
 
-    scores    = Q·Kᵀ / √d + bias + (1 − mask)·(−10⁹)            bias: `RelativePositionBias`, [1, H, T, T]
+    scores    = Q·Kᵀ / √d + bias + M                             bias: `RelativePositionBias`, [1, H, T, T]
     x         = LN₁(x + softmax(scores)·V·W_o + b_o)
     x         = LN₂(x + act(x·W₁ + b₁)·W₂ + b₂)
 
 as Hugging Face's `MPNetLayer` computes it (dropout after the attention probabilities, the attention
-output and the feed-forward output, at training only). The dense layers carry keras-hub's names
+output and the feed-forward output, at training only): `post_norm_encoder.post_norm_block`, every runtime's
+math, over a padded batch. The dense layers carry keras-hub's names
 (`query`, `key`, `value`, `attention_output`, `feedforward_intermediate_dense`,
 `feedforward_output_dense`), so `Backbone.enable_lora` and `ALL_TRANSFORMER_DENSE_LAYERS` find them.
 
@@ -20,7 +21,8 @@ Example:
 import keras
 from keras import ops
 
-from keras_sentemb.families.inference_ops import MASKED
+from keras_sentemb.families.post_norm_encoder import PostNormBlock, post_norm_block
+from keras_sentemb.families.token_layouts import PaddedTokens
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
@@ -77,29 +79,18 @@ class MPNetTransformerLayer(keras.layers.Layer):
         self.feedforward_layer_norm = keras.layers.LayerNormalization(name="feedforward_layer_norm", **norm)
         self.attention_layer_norm.build(input_shape)
         self.feedforward_layer_norm.build(input_shape)
-        self.attention_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy)
-        self.output_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy)
-        self.feedforward_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy)
-
-    def _heads(self, x):
-        batch, length = ops.shape(x)[0], ops.shape(x)[1]
-        return ops.transpose(ops.reshape(x, (batch, length, self.num_heads, self.head_dim)), (0, 2, 1, 3))
+        self.dropout_layer = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy)
 
     def call(self, x, position_bias, padding_mask=None, training=None):
-        query, key, value = self._heads(self.query(x)), self._heads(self.key(x)), self._heads(self.value(x))
-        scores = ops.matmul(query, ops.transpose(key, (0, 1, 3, 2))) * ops.cast(self.head_dim**-0.5, query.dtype)
-        scores = ops.cast(scores, "float32") + ops.cast(position_bias, "float32")
-        if padding_mask is not None:
-            keep = ops.cast(padding_mask, "float32")[:, None, None, :]
-            scores = scores + (1.0 - keep) * MASKED
-        probabilities = self.attention_dropout(ops.cast(ops.softmax(scores, axis=-1), query.dtype), training=training)
-        context = ops.transpose(ops.matmul(probabilities, value), (0, 2, 1, 3))
-        batch, length = ops.shape(x)[0], ops.shape(x)[1]
-        context = ops.reshape(context, (batch, length, self.num_heads * self.head_dim))
-        attended = self.output_dropout(self.attention_output(context), training=training)
-        x = self.attention_layer_norm(x + attended)
-        feedforward = self.feedforward_output_dense(self.feedforward_intermediate_dense(x))
-        return self.feedforward_layer_norm(x + self.feedforward_dropout(feedforward, training=training))
+        if padding_mask is None:
+            padding_mask = ops.ones(ops.shape(x)[:2], "int32")
+        return post_norm_block(
+            mpnet_block(self),
+            x,
+            PaddedTokens.of_mask(padding_mask),
+            bias=lambda length: position_bias,
+            dropout=lambda y: self.dropout_layer(y, training=training),
+        )
 
     def compute_output_shape(self, input_shape):
         return input_shape
@@ -113,3 +104,19 @@ class MPNetTransformerLayer(keras.layers.Layer):
             "dropout": self.dropout,
             "layer_norm_epsilon": self.layer_norm_epsilon,
         }
+
+
+def mpnet_block(layer):
+    """The `PostNormBlock` of an `MPNetTransformerLayer` (its own public layers)."""
+    return PostNormBlock(
+        query=layer.query,
+        key=layer.key,
+        value=layer.value,
+        attention_output=layer.attention_output,
+        output_input_axes=1,
+        heads=layer.num_heads,
+        attention_norm=layer.attention_layer_norm,
+        intermediate=layer.feedforward_intermediate_dense,
+        output=layer.feedforward_output_dense,
+        feedforward_norm=layer.feedforward_layer_norm,
+    )

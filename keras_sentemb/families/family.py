@@ -11,6 +11,26 @@ instead of testing backbone classes in `if/elif` chains.
 import dataclasses
 from collections.abc import Callable
 
+# The dense layers of a block LoRA adapts, by the names keras-hub's `Backbone.enable_lora` matches: "attention"
+# (the query and value projections, keras-hub's default) and "all" (every dense layer of a block). These are
+# the names of keras-hub's `TransformerEncoder` (BERT, RoBERTa, DistilBERT) and of our MPNet layer.
+TRANSFORMER_ENCODER_LORA = {
+    "attention": ("query", "value"),
+    "all": (
+        "query",
+        "key",
+        "value",
+        "attention_output",
+        "feedforward_intermediate_dense",
+        "feedforward_output_dense",
+    ),
+}
+# keras-hub's Qwen decoders and our T5 layer: the same names with a gate in the feed-forward.
+GATED_FEEDFORWARD_LORA = {
+    "attention": ("query", "value"),
+    "all": TRANSFORMER_ENCODER_LORA["all"][:-1] + ("feedforward_gate_dense", "feedforward_output_dense"),
+}
+
 
 @dataclasses.dataclass(frozen=True)
 class Family:
@@ -35,6 +55,9 @@ class Family:
             the ids that are not padding), so its ids cannot be renumbered (a pruned LiteRT vocabulary).
         classifier_head: config → the `ClassifierHead` of its `*ForSequenceClassification` (what a reranker
             folder of the family scores with), or None when the family has none here.
+        backbone_types: the backbone classes of the family at any dtype (`registry.family_of`).
+        lora_targets: {"attention": names, "all": names}: the layer names of a block LoRA adapts for each
+            choice (`registry.lora_layer_names`).
     """
 
     name: str
@@ -49,6 +72,8 @@ class Family:
     last_token_states: Callable | None = None
     positions_read_ids: bool = False
     classifier_head: Callable | None = None
+    backbone_types: tuple = ()
+    lora_targets: dict = dataclasses.field(default_factory=lambda: TRANSFORMER_ENCODER_LORA)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -4,7 +4,8 @@
   `model_type` (the loader's question);
 - `family_computing(backbone)`: the family whose inference math computes this backbone (float32, unquantised,
   its own block types), or None (every runtime's question: the fused OpenVINO and LiteRT graphs, the
-  unpadded SavedModel).
+  unpadded SavedModel);
+- `family_of(backbone)`: the family of its class at any dtype (what LoRA adapts: `lora_layer_names`).
 
 Adding a family is its folder and one entry here (docs/architecture.md, "Where a new family goes").
 
@@ -15,6 +16,7 @@ Adding a family is its folder and one entry here (docs/architecture.md, "Where a
 """
 
 from keras_sentemb.families import bert, distilbert, gemma3, modernbert, mpnet, qwen2, qwen3, roberta, t5
+from keras_sentemb.families.family import TRANSFORMER_ENCODER_LORA
 
 FAMILIES = (
     bert.FAMILY,
@@ -33,6 +35,36 @@ MODEL_TYPES = {model_type: family for family in FAMILIES for model_type in famil
 def family_for_model_type(model_type):
     """The `Family` that loads config.json's `model_type`; KeyError for any other."""
     return MODEL_TYPES[model_type]
+
+
+def family_of(backbone):
+    """The `Family` whose backbone class `backbone` is (at any dtype, quantised or not), or None."""
+    return next((family for family in FAMILIES if isinstance(backbone, family.backbone_types)), None)
+
+
+LORA_CHOICES = ("attention", "all")
+
+
+def lora_layer_names(backbone, targets=None):
+    """The layer names keras-hub's `enable_lora` adapts in `backbone` for `targets`: "attention" (None) or
+    "all" read the backbone's family (`Family.lora_targets`; keras-hub's own default and the
+    `TransformerEncoder` names for a backbone of no family here), a sequence of names is taken as it is.
+
+    >>> import keras_hub
+    >>> from keras_sentemb.families.modernbert.modernbert_backbone import ModernBertBackbone
+    >>> lora_layer_names(ModernBertBackbone(vocabulary_size=20, num_layers=1, num_heads=2, hidden_dim=8,
+    ...                                     intermediate_dim=12), "attention")
+    ['qkv']
+    """
+    if targets is not None and not isinstance(targets, str):
+        return list(targets)
+    choice = "attention" if targets is None else targets
+    if choice not in LORA_CHOICES:
+        raise ValueError(f"LoRA targets {targets!r}: one of {', '.join(LORA_CHOICES)}, or a sequence of layer names")
+    family = family_of(backbone)
+    if family is None:
+        return None if choice == "attention" else list(TRANSFORMER_ENCODER_LORA["all"])
+    return list(family.lora_targets[choice])
 
 
 def family_computing(backbone):

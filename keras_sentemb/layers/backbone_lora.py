@@ -15,8 +15,9 @@ ALL_TRANSFORMER_DENSE_LAYERS = (
     "feedforward_output_dense",
 )
 
-# The LoRA target choices of the training scripts (`--lora-targets`): None = keras-hub's default.
-LORA_TARGETS = {"attention": None, "all": ALL_TRANSFORMER_DENSE_LAYERS}
+# The LoRA target choices of the training scripts (`--lora-targets`), as a model's `enable_lora` takes them:
+# its family names the layers of each (`families.registry.lora_layer_names`; ModernBERT's fused "qkv", …).
+LORA_TARGETS = {"attention": "attention", "all": "all"}
 
 
 def enable_backbone_lora(backbone, rank, target_layer_names=None):
@@ -30,6 +31,11 @@ def enable_backbone_lora(backbone, rank, target_layer_names=None):
     """
     if not isinstance(rank, int) or rank < 1:
         raise ValueError(f"rank must be a positive int, got {rank!r}")
+    if isinstance(target_layer_names, str):
+        raise ValueError(
+            f"target_layer_names must be layer names, got {target_layer_names!r}: a model's enable_lora takes "
+            '"attention" or "all" and names its family\'s layers'
+        )
     backbone.enable_lora(rank, target_layer_names=target_layer_names)
     for variable in backbone.trainable_weights:
         if "lora_kernel" not in variable.path:

@@ -12,6 +12,7 @@ import numpy as np
 from keras_sentemb.data.length_buckets import pack_sequence_rows
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.families.hidden_activations import hidden_activation
+from keras_sentemb.families.registry import lora_layer_names
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
 from keras_sentemb.layers.siamese_pooler import SiamesePooler
 from keras_sentemb.models.embedding_model import EmbeddingModel, check_batch_size
@@ -272,11 +273,12 @@ class CrossEncoder(EmbeddingModel, PipelineTraining, keras.Model):
         self.head_is_new = False
         return history
 
-    def enable_lora(self, rank: int, target_layer_names: Sequence[str] | None = None) -> None:
-        """Trains rank-`rank` LoRA adapters of the backbone's query/value projections and
-        the new head only (the pretrained weights, BERT's pooler included, stay frozen), so
-        the fine-tuned model is stored as a small delta on the pinned base."""
-        enable_backbone_lora(self.backbone, rank, target_layer_names)
+    def enable_lora(self, rank: int, target_layer_names: Sequence[str] | str | None = None) -> None:
+        """Trains rank-`rank` LoRA adapters of the backbone's query/value projections ("attention", None), of
+        every dense layer of a block ("all"), or of the layers named, and the new head only (the pretrained
+        weights, BERT's pooler included, stay frozen), so the fine-tuned model is stored as a small delta on
+        the pinned base (see `SentenceEncoder.enable_lora`)."""
+        enable_backbone_lora(self.backbone, rank, lora_layer_names(self.backbone, target_layer_names))
         self.forget_traced_functions()
 
     # ------------------------------------------------------------------ inference

@@ -14,7 +14,7 @@ from keras_sentemb.chunking.chunked_embeddings import ChunkedEmbeddings
 from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.data.prompts import document_prompt, query_prompt, resolve_prompt
 from keras_sentemb.data.text_inputs import validate_texts
-from keras_sentemb.families.registry import family_computing
+from keras_sentemb.families.registry import family_computing, lora_layer_names
 from keras_sentemb.families.token_layouts import FlatTokens, OneText, PaddedTokens, to_padded
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
 from keras_sentemb.layers.leading_features import LeadingFeatures
@@ -601,12 +601,14 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         return self.encode(texts, prompt_name=prompt_name, prompt=prompt, **kwargs)
 
     # ------------------------------------------------------------------ LoRA
-    def enable_lora(self, rank: int, target_layer_names: Sequence[str] | None = None) -> None:
-        """Freezes the backbone and adds rank-`rank` LoRA adapters to its attention query
-        and value projections (keras-hub `Backbone.enable_lora`): W' = W + B·A with A, B
-        of rank r trained, W frozen. Save only the adapters with `save_lora_weights`.
+    def enable_lora(self, rank: int, target_layer_names: Sequence[str] | str | None = None) -> None:
+        """Freezes the backbone and adds rank-`rank` LoRA adapters (keras-hub `Backbone.enable_lora`):
+        W' = W + B·A with A, B of rank r trained, W frozen. `target_layer_names`: "attention" (None: the query
+        and value projections; ModernBERT's fused "qkv"), "all" (every dense layer of a block), each as the
+        backbone's family names them (`families.registry.lora_layer_names`), or layer names. Save only the
+        adapters with `save_lora_weights`.
         """
-        enable_backbone_lora(self.backbone, rank, target_layer_names)
+        enable_backbone_lora(self.backbone, rank, lora_layer_names(self.backbone, target_layer_names))
         self.forget_traced_functions()
 
     def save_lora_weights(self, filepath: str | os.PathLike) -> None:

@@ -1,6 +1,8 @@
 """The BERT family: keras-hub's `BertBackbone` (as `HuggingFaceBertBackbone`, computing its config's
 activation), loaded from Hugging Face `bert` folders, its inference math in `inference.py`."""
 
+import keras_hub
+
 from keras_sentemb.families.bert.hugging_face import (
     CHECKPOINT_PREFIXES,
     DIMENSIONS,
@@ -22,4 +24,5 @@ FAMILY = Family(
     computes=computes_bert,
     states=bert_states,
     projections=bert_projections,
+    backbone_types=(keras_hub.models.BertBackbone,),
 )

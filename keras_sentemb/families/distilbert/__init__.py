@@ -1,6 +1,8 @@
 """The DistilBERT family: keras-hub's `DistilBertBackbone`, loaded from Hugging Face `distilbert` folders,
 its inference math in `inference.py`."""
 
+import keras_hub
+
 from keras_sentemb.families.distilbert.hugging_face import (
     CHECKPOINT_PREFIXES,
     DIMENSIONS,
@@ -24,4 +26,5 @@ FAMILY = Family(
     computes=computes_distilbert,
     states=distilbert_states,
     projections=distilbert_projections,
+    backbone_types=(keras_hub.models.DistilBertBackbone,),
 )

@@ -2,6 +2,7 @@
 for Hugging Face configs), loaded from Hugging Face `gemma3_text` folders, its inference math in `inference.py`."""
 
 from keras_sentemb.families.family import Family
+from keras_sentemb.families.gemma3.gemma3_text_backbone import Gemma3TextBackbone
 from keras_sentemb.families.gemma3.hugging_face import (
     CHECKPOINT_PREFIXES,
     DIMENSIONS,
@@ -19,4 +20,9 @@ FAMILY = Family(
     load_weights=load_gemma3_weights,
     computes=computes_gemma3,
     states=gemma3_states,
+    backbone_types=(Gemma3TextBackbone,),
+    lora_targets={
+        "attention": ("query", "value"),
+        "all": ("query", "key", "value", "attention_output", "gate", "up", "down"),
+    },
 )

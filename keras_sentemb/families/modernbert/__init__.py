@@ -10,6 +10,7 @@ from keras_sentemb.families.modernbert.hugging_face import (
     modernbert_classifier_head,
 )
 from keras_sentemb.families.modernbert.inference import computes_modernbert, modernbert_states
+from keras_sentemb.families.modernbert.modernbert_backbone import ModernBertBackbone
 
 FAMILY = Family(
     name="modernbert",
@@ -21,4 +22,6 @@ FAMILY = Family(
     load_weights=load_modernbert_weights,
     computes=computes_modernbert,
     states=modernbert_states,
+    backbone_types=(ModernBertBackbone,),
+    lora_targets={"attention": ("qkv",), "all": ("qkv", "attention_output", "mlp_input", "mlp_output")},
 )

@@ -10,6 +10,7 @@ from keras_sentemb.families.mpnet.hugging_face import (
     mpnet_classifier_head,
 )
 from keras_sentemb.families.mpnet.inference import computes_mpnet, mpnet_projections, mpnet_states
+from keras_sentemb.families.mpnet.mpnet_backbone import MPNetBackbone
 
 FAMILY = Family(
     name="mpnet",
@@ -23,4 +24,5 @@ FAMILY = Family(
     states=mpnet_states,
     positions_read_ids=True,
     projections=mpnet_projections,
+    backbone_types=(MPNetBackbone,),
 )

@@ -1,7 +1,9 @@
 """The Qwen2 family (gte-Qwen2's shape): keras-hub's `QwenBackbone` (as `HuggingFaceQwen2Backbone`), loaded from
 Hugging Face `qwen2` folders, its inference math the pre-norm decoder of `families/pre_norm_decoder.py`."""
 
-from keras_sentemb.families.family import Family
+import keras_hub
+
+from keras_sentemb.families.family import GATED_FEEDFORWARD_LORA, Family
 from keras_sentemb.families.qwen2.hugging_face import CHECKPOINT_PREFIXES, DIMENSIONS, build_qwen2, load_qwen2_weights
 from keras_sentemb.families.qwen2.inference import computes_qwen2, qwen2_last_token_states, qwen2_states
 
@@ -15,4 +17,6 @@ FAMILY = Family(
     computes=computes_qwen2,
     states=qwen2_states,
     last_token_states=qwen2_last_token_states,
+    backbone_types=(keras_hub.models.QwenBackbone,),
+    lora_targets=GATED_FEEDFORWARD_LORA,
 )

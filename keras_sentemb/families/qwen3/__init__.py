@@ -1,7 +1,9 @@
 """The Qwen3 family (Qwen3-Embedding): keras-hub's `Qwen3Backbone` (as `HuggingFaceQwen3Backbone`, through
 `keras_hub_adapter`), loaded from Hugging Face `qwen3` folders, its inference math in `inference.py`."""
 
-from keras_sentemb.families.family import Family
+import keras_hub
+
+from keras_sentemb.families.family import GATED_FEEDFORWARD_LORA, Family
 from keras_sentemb.families.qwen3.hugging_face import CHECKPOINT_PREFIXES, DIMENSIONS, build_qwen3, load_qwen3_weights
 from keras_sentemb.families.qwen3.inference import computes_qwen3, qwen3_last_token_states, qwen3_states
 
@@ -15,4 +17,6 @@ FAMILY = Family(
     computes=computes_qwen3,
     states=qwen3_states,
     last_token_states=qwen3_last_token_states,
+    backbone_types=(keras_hub.models.Qwen3Backbone,),
+    lora_targets=GATED_FEEDFORWARD_LORA,
 )

@@ -9,6 +9,7 @@ from keras_sentemb.families.roberta.hugging_face import (
     load_roberta_weights,
     roberta_classifier_head,
 )
+from keras_sentemb.families.roberta.hugging_face_roberta_backbone import HuggingFaceRobertaBackbone
 from keras_sentemb.families.roberta.inference import computes_roberta, roberta_projections, roberta_states
 
 FAMILY = Family(
@@ -23,4 +24,5 @@ FAMILY = Family(
     states=roberta_states,
     positions_read_ids=True,
     projections=roberta_projections,
+    backbone_types=(HuggingFaceRobertaBackbone,),
 )

@@ -2,7 +2,8 @@
 transformers' own classes) run by each runtime against the Keras model, max |Δ| of the unit vectors and the
 lowest cosine (tests/families/runtime_matrix.py; the bars are tests/families/test_runtime_matrix.py's).
 
-    python benchmarks/family_runtime_matrix.py          # ~8 minutes on 2 cores
+    python benchmarks/family_runtime_matrix.py          # ~10 minutes on 2 cores
+    python benchmarks/family_runtime_matrix.py t5 qwen2 # just these families' rows
 
 A cell is "max |Δ| (cosine ≥ c) — what ran", or the runtime's refusal.
 """
@@ -21,12 +22,17 @@ from tests.families.runtime_matrix import RUNTIMES, RuntimeRefused, bar_of, cell
 from tests.families.test_family_math import FOLDERS  # noqa: E402
 
 
-def main():
+def main(families=()):
+    unknown = sorted(set(families) - set(FOLDERS))
+    if unknown:
+        raise SystemExit(f"unknown families {unknown}; the matrix has {', '.join(FOLDERS)}")
     print(f"machine: {machine_description()}; CPU flags: {cpu_flags()}")
     print("| family (folder) | Keras (reference) | " + " | ".join(RUNTIMES) + " |")
     print("|---|---|" + "---|" * len(RUNTIMES))
     failures = []
     for family, folder in FOLDERS.items():
+        if families and family not in families:
+            continue
         encoder = encoder_of(family)
         cells = []
         for runtime in RUNTIMES:
@@ -47,4 +53,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

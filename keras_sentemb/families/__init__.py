@@ -13,7 +13,7 @@
       config_dimensions.py what each family's builder reads from config.json, and what it must mean
       hugging_face_weights.py  torch Linear → Keras kernel, layer norms, attention projections
       hidden_activations.py    Hugging Face's activation names, as Keras functions
-      <family>/            bert, distilbert, roberta (+ XLM-R), mpnet, modernbert, gemma3, qwen3, qwen2:
+      <family>/            bert, distilbert, roberta (+ XLM-R), mpnet, modernbert, gemma3, qwen3, qwen2, t5:
                            its backbone (ours, or a keras-hub one with its adapter: the only reader of
                            keras-hub's private attributes), hugging_face.py, inference.py; no family
                            folder imports another (pyproject.toml's import-linter contract)

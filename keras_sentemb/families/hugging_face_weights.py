@@ -15,6 +15,25 @@ def transposed(value):
     return tf.transpose(value)
 
 
+def reshaped(shape, transform=None):
+    """A transform for `CheckpointTensors.assign`: `transform(value)` reshaped to `shape` (an einsum kernel
+    [hidden, heads, size], a bias [heads, size]) when it holds that many numbers, else left as it is, so that the
+    assignment's shape check names the tensor and both shapes.
+
+    >>> reshaped((2, 3))(tf.zeros([6])).shape.as_list(), reshaped((2, 3))(tf.zeros([5])).shape.as_list()
+    ([2, 3], [5])
+    """
+
+    def apply(value):
+        value = value if transform is None else transform(value)
+        size = 1
+        for length in shape:
+            size *= int(length)
+        return tf.reshape(value, shape) if int(tf.size(value)) == size else value
+
+    return apply
+
+
 def assign_norm(tensors, layer, name):
     """A LayerNorm stored as weight/bias (current) or gamma/beta (TF-era BERT checkpoints)."""
     gamma, beta = ("weight", "bias") if f"{name}.weight" in tensors else ("gamma", "beta")

@@ -53,19 +53,20 @@ def _no_dropout(x):
     return x
 
 
-def post_norm_block(block, x, tokens, projection=None, bias=None, dropout=_no_dropout):
+def post_norm_block(block, x, tokens, projection=None, bias=None, dropouts=None):
     """`block` (a `PostNormBlock`) on states x [..., hidden] laid out as `tokens` says; `projection`: its
     `merged_projection()` computed earlier (kept as variables by the serving module), or None; `bias`: the
-    layout's additive attention bias (MPNet's relative positions), or None; `dropout`: applied to the attention
-    weights and to both residual branches (a Keras layer's, in training)."""
+    layout's additive attention bias (MPNet's relative positions), or None; `dropouts`: (attention weights,
+    attention output, feed-forward output) callables, a Keras layer's dropout in training, or None."""
+    weights_dropout, attention_dropout, feedforward_dropout = dropouts or (None, _no_dropout, _no_dropout)
     kernel, projection_bias = block.merged_projection() if projection is None else projection
     qkv = tf.nn.bias_add(tf.matmul(x, tf.cast(kernel, x.dtype)), tf.cast(projection_bias, x.dtype))
     query, key, value = (split_heads(part, block.heads) for part in tf.split(qkv, 3, axis=-1))
-    options = {} if dropout is _no_dropout else {"dropout": dropout}
+    options = {} if weights_dropout is None else {"dropout": weights_dropout}
     context = tokens.attend(query, key, value, bias=bias, **options)
-    attended = dropout(dense(block.attention_output, context, block.output_input_axes))
+    attended = attention_dropout(dense(block.attention_output, context, block.output_input_axes))
     x = keras_layer_norm(block.attention_norm, x + attended)
-    return keras_layer_norm(block.feedforward_norm, x + dropout(block.output(block.intermediate(x))))
+    return keras_layer_norm(block.feedforward_norm, x + feedforward_dropout(block.output(block.intermediate(x))))
 
 
 def post_norm_states(blocks, x, tokens, projections=None, bias=None):

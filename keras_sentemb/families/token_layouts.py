@@ -51,7 +51,9 @@ def attention(
     scale = size**-0.5 if scale is None else scale
     if in_blocks:
         if visible is None or visible[0] is None or visible[0] != visible[1] or bias is not None or soft_cap or dropout:
-            raise ValueError(f"in_blocks computes a window (w, w) without bias or soft cap, got visible={visible!r}")
+            raise ValueError(
+                f"in_blocks computes a window (w, w) without bias, soft cap or dropout, got visible={visible!r}"
+            )
         if groups != heads:
             key, value = (tf.repeat(t, heads // groups, axis=2) for t in (key, value))
         return attention_in_windows(query, key, value, key_mask, visible[0], scale)

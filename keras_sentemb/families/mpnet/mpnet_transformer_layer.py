@@ -79,7 +79,10 @@ class MPNetTransformerLayer(keras.layers.Layer):
         self.feedforward_layer_norm = keras.layers.LayerNormalization(name="feedforward_layer_norm", **norm)
         self.attention_layer_norm.build(input_shape)
         self.feedforward_layer_norm.build(input_shape)
-        self.dropout_layer = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy)
+        # three sublayers, in this order: a zoo artifact finds each sublayer's assets by its position
+        self.attention_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy)
+        self.output_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy)
+        self.feedforward_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy)
 
     def call(self, x, position_bias, padding_mask=None, training=None):
         if padding_mask is None:
@@ -89,7 +92,10 @@ class MPNetTransformerLayer(keras.layers.Layer):
             x,
             PaddedTokens.of_mask(padding_mask),
             bias=lambda length: position_bias,
-            dropout=lambda y: self.dropout_layer(y, training=training),
+            dropouts=tuple(
+                lambda y, layer=layer: layer(y, training=training)
+                for layer in (self.attention_dropout, self.output_dropout, self.feedforward_dropout)
+            ),
         )
 
     def compute_output_shape(self, input_shape):

@@ -1,9 +1,7 @@
 """Qwen2 from Hugging Face: config.json → `HuggingFaceQwen2Backbone`, checkpoint tensors → its weights."""
 
-import tensorflow as tf
-
 from keras_sentemb.families.config_dimensions import EPSILON, REQUIRED, ArchitectureDimensions, rope_theta
-from keras_sentemb.families.hugging_face_weights import require_config_value, transposed
+from keras_sentemb.families.hugging_face_weights import require_config_value, reshaped, transposed
 from keras_sentemb.families.qwen2.hugging_face_qwen2_backbone import HuggingFaceQwen2Backbone
 from keras_sentemb.families.qwen2.keras_hub_adapter import decoder_blocks
 
@@ -67,12 +65,10 @@ def load_qwen2_weights(backbone, tensors):
             tensors.assign(
                 dense.kernel,
                 f"{at}.self_attn.{name}.weight",
-                lambda w, d=dense: tf.reshape(transposed(w), d.kernel.shape),
+                reshaped(dense.kernel.shape, transposed),
             )
             if dense.bias is not None:  # q, k, v: [out] → [heads, head_dim]
-                tensors.assign(
-                    dense.bias, f"{at}.self_attn.{name}.bias", lambda b, d=dense: tf.reshape(b, d.bias.shape)
-                )
+                tensors.assign(dense.bias, f"{at}.self_attn.{name}.bias", reshaped(dense.bias.shape))
         tensors.assign(block.input_norm.scale, f"{at}.input_layernorm.weight")
         tensors.assign(block.feedforward_norm.scale, f"{at}.post_attention_layernorm.weight")
         tensors.assign_linear(block.gate, f"{at}.mlp.gate_proj")

@@ -1,9 +1,7 @@
 """Qwen3 from Hugging Face: config.json → `HuggingFaceQwen3Backbone`, checkpoint tensors → its weights."""
 
-import tensorflow as tf
-
 from keras_sentemb.families.config_dimensions import decoder_dimensions, rope_theta
-from keras_sentemb.families.hugging_face_weights import require_config_value, transposed
+from keras_sentemb.families.hugging_face_weights import require_config_value, reshaped, transposed
 from keras_sentemb.families.qwen3.hugging_face_qwen3_backbone import HuggingFaceQwen3Backbone
 from keras_sentemb.families.qwen3.keras_hub_adapter import decoder_blocks
 
@@ -46,7 +44,7 @@ def load_qwen3_weights(backbone, tensors):
             tensors.assign(
                 dense.kernel,
                 f"{at}.self_attn.{name}.weight",
-                lambda w, d=dense: tf.reshape(transposed(w), d.kernel.shape),
+                reshaped(dense.kernel.shape, transposed),
             )
         tensors.assign(block.query_norm.scale, f"{at}.self_attn.q_norm.weight")
         tensors.assign(block.key_norm.scale, f"{at}.self_attn.k_norm.weight")

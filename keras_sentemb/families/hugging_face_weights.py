@@ -77,3 +77,26 @@ def assign_post_norm_block(tensors, block, at, names):
     tensors.assign_linear(block.intermediate, f"{at}.{names['intermediate']}")
     tensors.assign_linear(block.output, f"{at}.{names['output']}")
     assign_norm(tensors, block.feedforward_norm, f"{at}.{names['feedforward_norm']}")
+
+
+def assign_decoder_block(tensors, block, at):
+    """A `pre_norm_decoder.DecoderBlock`'s weights from the Llama-lineage tensors under `at` ("layers.N"):
+    `self_attn.{q,k,v,o}_proj` ([out, in] → the einsum kernels; biases where the layer has one: Qwen2's q/k/v),
+    `self_attn.{q,k}_norm` where the block has them (Qwen3's), the two layer norms and `mlp.{gate,up,down}_proj`."""
+    for dense, name in (
+        (block.query, "q_proj"),
+        (block.key, "k_proj"),
+        (block.value, "v_proj"),
+        (block.attention_output, "o_proj"),
+    ):
+        tensors.assign(dense.kernel, f"{at}.self_attn.{name}.weight", reshaped(dense.kernel.shape, transposed))
+        if getattr(dense, "bias", None) is not None:  # [out] → [heads, head_dim]
+            tensors.assign(dense.bias, f"{at}.self_attn.{name}.bias", reshaped(dense.bias.shape))
+    for norm, name in ((block.query_norm, "q_norm"), (block.key_norm, "k_norm")):
+        if norm is not None:
+            tensors.assign(norm.scale, f"{at}.self_attn.{name}.weight")
+    tensors.assign(block.input_norm.scale, f"{at}.input_layernorm.weight")
+    tensors.assign(block.feedforward_norm.scale, f"{at}.post_attention_layernorm.weight")
+    tensors.assign_linear(block.gate, f"{at}.mlp.gate_proj")
+    tensors.assign_linear(block.up, f"{at}.mlp.up_proj")
+    tensors.assign_linear(block.down, f"{at}.mlp.down_proj")

@@ -1,7 +1,7 @@
 """Qwen2 from Hugging Face: config.json → `HuggingFaceQwen2Backbone`, checkpoint tensors → its weights."""
 
 from keras_sentemb.families.config_dimensions import EPSILON, REQUIRED, ArchitectureDimensions, rope_theta
-from keras_sentemb.families.hugging_face_weights import require_config_value, reshaped, transposed
+from keras_sentemb.families.hugging_face_weights import assign_decoder_block, require_config_value
 from keras_sentemb.families.qwen2.hugging_face_qwen2_backbone import HuggingFaceQwen2Backbone
 from keras_sentemb.families.qwen2.keras_hub_adapter import decoder_blocks
 
@@ -54,24 +54,5 @@ def build_qwen2(config, source, dtype):
 def load_qwen2_weights(backbone, tensors):
     tensors.assign(backbone.token_embedding.embeddings, "embed_tokens.weight")
     for index, block in enumerate(decoder_blocks(backbone)):
-        at = f"layers.{index}"
-        for dense, name in (
-            (block.query, "q_proj"),
-            (block.key, "k_proj"),
-            (block.value, "v_proj"),
-            (block.attention_output, "o_proj"),
-        ):
-            # [out, in] → the einsum kernel ([hidden, heads, head_dim] or [heads, head_dim, hidden])
-            tensors.assign(
-                dense.kernel,
-                f"{at}.self_attn.{name}.weight",
-                reshaped(dense.kernel.shape, transposed),
-            )
-            if dense.bias is not None:  # q, k, v: [out] → [heads, head_dim]
-                tensors.assign(dense.bias, f"{at}.self_attn.{name}.bias", reshaped(dense.bias.shape))
-        tensors.assign(block.input_norm.scale, f"{at}.input_layernorm.weight")
-        tensors.assign(block.feedforward_norm.scale, f"{at}.post_attention_layernorm.weight")
-        tensors.assign_linear(block.gate, f"{at}.mlp.gate_proj")
-        tensors.assign_linear(block.up, f"{at}.mlp.up_proj")
-        tensors.assign_linear(block.down, f"{at}.mlp.down_proj")
+        assign_decoder_block(tensors, block, f"layers.{index}")
     tensors.assign(backbone.layer_norm.scale, "norm.weight")

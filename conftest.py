@@ -7,6 +7,10 @@ import os
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_SENTEMB_ZOO", os.path.join(os.path.dirname(os.path.abspath(__file__)), "zoo"))
+# Ray Serve kills an HTTP proxy that is not ready within 5 s (RAY_SERVE_PROXY_READY_CHECK_TIMEOUT_S) and serve.start
+# then fails with "killed by ray.kill": with make test-slow's three workers busy on two cores the proxy of
+# docs/serving_http.md's replicas block took longer twice (2026-12-02). The clusters the tests start inherit this.
+os.environ.setdefault("RAY_SERVE_PROXY_READY_CHECK_TIMEOUT_S", "60")
 
 # README's and docs/' `python continuation` blocks run once each, not their whole chain again each time
 import tests.markdown_blocks_once  # noqa: E402, F401

@@ -1,12 +1,13 @@
-"""Speed of the 2025 families at their real sizes: keras-sentemb against sentence-transformers on the same
+"""Speed of the newer families at their real sizes: keras-sentemb against sentence-transformers on the same
 folders, one interleaved run.
 
-The released weights of EmbeddingGemma-300m, Qwen3-Embedding-0.6B and gte-modernbert-base are not installable
-here; speed does not depend on the weights' values, so the folders have the released configs and modules with
+The released weights of EmbeddingGemma-300m, Qwen3-Embedding-0.6B, gte-modernbert-base, gte-Qwen2-1.5B-instruct
+and sentence-t5-base are not installable here; speed does not depend on the weights' values, so the folders have the released configs and modules with
 random weights. They are built once into `--cache` (out/family_speed):
 1. `tests/fixtures/st_folders/make_folders.py real-size-tokenizers` trains each family's tokenizer shape with
    32,000 entries on STS-B train sentences and NFCorpus passages (English token counts like the real
-   tokenizers'; the embedding tables keep the released vocabulary sizes);
+   tokenizers'; the embedding tables keep the released vocabulary sizes); T5's SentencePiece Unigram (32,000
+   pieces, T5's ids) is trained in the anchor venv in step 2, where sentencepiece and transformers' converter are;
 2. `benchmarks/anchors/family_folders.py real` (anchor venv) adds the models: transformers' own classes and
    initialisation, the released config.json values, and the sentence-transformers modules (Pooling, Dense,
    Normalize, prompts).
@@ -48,8 +49,20 @@ import numpy as np  # noqa: E402
 from anchors.family_speed_anchor import time_workload  # noqa: E402  (NumPy only at import)
 from common import REPO, SHARED_DATA, cpu_flags, default_stsb_test, machine_description, save_figure  # noqa: E402
 
-MODELS = ("embeddinggemma-300m", "qwen3-embedding-0.6b", "gte-modernbert-base")
-TOKENIZER_OF = {"embeddinggemma-300m": "gemma3", "qwen3-embedding-0.6b": "qwen3", "gte-modernbert-base": "modernbert"}
+MODELS = (
+    "embeddinggemma-300m",
+    "qwen3-embedding-0.6b",
+    "gte-modernbert-base",
+    "gte-qwen2-1.5b-instruct",
+    "sentence-t5-base",
+)
+TOKENIZER_OF = {
+    "embeddinggemma-300m": "gemma3",
+    "qwen3-embedding-0.6b": "qwen3",
+    "gte-modernbert-base": "modernbert",
+    "gte-qwen2-1.5b-instruct": "qwen3",
+    "sentence-t5-base": "t5",
+}
 OURS = {
     "keras-sentemb TensorFlow float32": ("tensorflow", "float32"),
     "keras-sentemb OpenVINO float32": ("openvino", "float32"),
@@ -68,8 +81,12 @@ FAMILY_FOLDERS = os.path.join(REPO, "benchmarks", "anchors", "family_folders.py"
 
 
 def run(command, label):
-    """Runs `command`, returns its last stdout line as JSON; a failure names `label` and shows stderr."""
+    """Runs `command`, returns its last stdout line as JSON; a failure names `label` and shows stderr. A child the
+    system killed (SIGKILL: out of memory on this machine; gte-Qwen2-1.5B's int8 calibration on 24 GB) is a row
+    not measured, `{"unavailable": why}`, and the other modes still run."""
     result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode == -9:
+        return {"unavailable": "killed by the system (SIGKILL: out of memory on this machine)"}
     if result.returncode != 0:
         raise RuntimeError(f"{label} failed (exit {result.returncode}):\n{result.stderr[-3000:]}")
     return json.loads(result.stdout.strip().splitlines()[-1])
@@ -82,10 +99,11 @@ def build_folders(args):
     if not missing:
         return folders
     tokenizers = os.path.join(args.cache, "tokenizers")
-    if not os.path.exists(os.path.join(tokenizers, "modernbert", "tokenizer.json")):
-        texts = os.path.join(args.cache, "tokenizer_texts.txt")
+    texts = os.path.join(args.cache, "tokenizer_texts.txt")
+    if not os.path.exists(texts):
         with open(texts, "w", encoding="utf-8") as f:
             f.write("\n".join(training_texts()) + "\n")
+    if not os.path.exists(os.path.join(tokenizers, "modernbert", "tokenizer.json")):
         subprocess.run([sys.executable, MAKE_FOLDERS, "real-size-tokenizers", tokenizers, texts], check=True)
     start = time.perf_counter()
     subprocess.run(
@@ -95,6 +113,8 @@ def build_folders(args):
             "real",
             "--tokenizers",
             tokenizers,
+            "--texts",
+            texts,
             "--output",
             os.path.join(args.cache, "folders"),
             "--only",
@@ -247,6 +267,9 @@ def measure_round(args, name, folder, workload_file, out):
             ],
             f"{label} on {name}",
         )
+        if "unavailable" in results[label]:
+            print(f"  {label}: not measured — {results.pop(label)['unavailable']}", flush=True)
+            continue
         results[label]["vectors"] = vectors
     return results
 

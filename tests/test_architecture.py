@@ -264,3 +264,48 @@ def test_keras_hub_private_attributes_are_read_in_the_adapters_only():
                 if reads:
                     outside[os.path.relpath(path, PACKAGE)] = reads
     assert outside == {}
+
+
+def package_trees():
+    """(path relative to the package, its parsed module) of every module of the package."""
+    for root, _, files in os.walk(PACKAGE):
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(root, name)
+                yield os.path.relpath(path, PACKAGE), ast.parse(open(path, encoding="utf-8").read())
+
+
+def test_no_class_of_ours_overrides_a_private_keras_hub_method():
+    """keras-hub calls its private methods when a release of it chooses (0.31 built a tokenizer's tables in
+    `set_vocabulary`, 0.32 through the hook `_set_vocabulary_tf` on first use): a method of ours of such a
+    name would run, or not, by keras-hub's release. Our tokenizers build their own tables instead."""
+    import keras
+    import keras_hub
+
+    defined = r"def (_[a-z]\w*)\("
+    keras_hub_methods = private_names_in(os.path.dirname(keras_hub.__file__), defined) - private_names_in(
+        os.path.dirname(keras.__file__), defined
+    )
+    assert {"_set_vocabulary_tf", "_set_vocabulary_and_merges_tf"} <= keras_hub_methods  # the probe sees them
+    overrides = {}
+    for path, tree in package_trees():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                for method in node.body:
+                    if isinstance(method, ast.FunctionDef) and method.name in keras_hub_methods:
+                        overrides.setdefault(path, []).append(method.name)
+    assert overrides == {}
+
+
+def test_no_module_imports_keras_hub_internals():
+    """keras-hub's public API (`keras_hub.models`, `.layers`, `.tokenizers`) is the one that lasts across its
+    releases: no module here imports `keras_hub.src` (keras-hub's classes it exports none of are recognised
+    by name in the families' adapters)."""
+    imports = {}
+    for path, tree in package_trees():
+        for node in ast.walk(tree):
+            modules = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            modules += [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
+            if any(module.startswith("keras_hub.src") for module in modules):
+                imports.setdefault(path, []).append(node.lineno)
+    assert imports == {}

@@ -156,10 +156,11 @@ def qwen2():
     )
 
 
-def t5_tokenizer(folder):
-    """`folder`/: a T5-shaped tokenizer.json — a 600-piece SentencePiece Unigram trained on the fixture texts
-    with T5's ids (<pad> 0, </s> 1, <unk> 2, no <s>), 10 sentinel tokens, converted by transformers' own
-    `T5Converter` (Precompiled + Strip + Replace, Metaspace, `$A </s>`) — and T5's tokenizer_config.json."""
+def t5_tokenizer(folder, texts=None, vocab_size=600, extra_ids=10):
+    """`folder`/: a T5-shaped tokenizer.json — a `vocab_size`-piece SentencePiece Unigram trained on `texts` (the
+    fixture texts by default) with T5's ids (<pad> 0, </s> 1, <unk> 2, no <s>), `extra_ids` sentinel tokens,
+    converted by transformers' own `T5Converter` (Precompiled + Strip + Replace, Metaspace, `$A </s>`) — and
+    T5's tokenizer_config.json."""
     import io
     import json
 
@@ -169,9 +170,9 @@ def t5_tokenizer(folder):
 
     model = io.BytesIO()
     sentencepiece.SentencePieceTrainer.train(
-        sentence_iterator=iter(training_texts()),
+        sentence_iterator=iter(texts if texts is not None else training_texts()),
         model_writer=model,
-        vocab_size=600,
+        vocab_size=vocab_size,
         model_type="unigram",
         normalization_rule_name="nmt_nfkc",
         character_coverage=0.995,
@@ -192,7 +193,7 @@ def t5_tokenizer(folder):
             vocab_file = spm
             add_prefix_space = True
             legacy = True
-            _extra_ids = 10
+            _extra_ids = extra_ids
 
             def convert_tokens_to_ids(self, token):
                 return {"<pad>": 0, "</s>": 1, "<unk>": 2}[token]
@@ -355,6 +356,49 @@ REAL_SIZE = {
         "max_seq_length": 32768,
         "prompts": {"query": QWEN_QUERY_PROMPT, "document": ""},
     },
+    # Alibaba-NLP/gte-Qwen2-1.5B-instruct: Qwen2's tokenizer is Qwen3's shape (byte-level BPE, Qwen's split).
+    "gte-qwen2-1.5b-instruct": {
+        "tokenizer": "qwen3",
+        "config": dict(
+            vocab_size=151646,
+            hidden_size=1536,
+            intermediate_size=8960,
+            num_hidden_layers=28,
+            num_attention_heads=12,
+            num_key_value_heads=2,
+            max_position_embeddings=131072,
+            rope_theta=1_000_000.0,
+            rms_norm_eps=1e-6,
+            tie_word_embeddings=False,
+        ),
+        "pooling": "lasttoken",
+        "dense": (),
+        "max_seq_length": 8192,
+        "prompts": {
+            "query": "Instruct: Given a web search query, retrieve relevant passages that answer the query\nQuery: "
+        },
+    },
+    # sentence-transformers/sentence-t5-base: T5 v1.0's encoder (relu), mean pooling, Dense 768 → 768 without bias.
+    "sentence-t5-base": {
+        "tokenizer": "t5",
+        "config": dict(
+            vocab_size=32128,
+            d_model=768,
+            d_kv=64,
+            d_ff=3072,
+            num_layers=12,
+            num_heads=12,
+            relative_attention_num_buckets=32,
+            relative_attention_max_distance=128,
+            feed_forward_proj="relu",
+            layer_norm_epsilon=1e-6,
+            decoder_start_token_id=0,
+        ),
+        "pooling": "mean",
+        "dense": (768,),
+        "max_seq_length": 256,
+        "prompts": None,
+    },
     "gte-modernbert-base": {
         "tokenizer": "modernbert",
         "config": dict(
@@ -390,6 +434,7 @@ def real_size(name, tokenizer_folder, target):
     special = {
         "gemma3": {"pad_token_id": "<pad>", "bos_token_id": "<bos>", "eos_token_id": "<eos>"},
         "qwen3": {"pad_token_id": "<|endoftext|>", "eos_token_id": "<|endoftext|>"},
+        "t5": {"pad_token_id": "<pad>", "eos_token_id": "</s>"},
         "modernbert": {
             "pad_token_id": "[PAD]",
             "cls_token_id": "[CLS]",
@@ -402,7 +447,10 @@ def real_size(name, tokenizer_folder, target):
         "gemma3": (transformers.Gemma3TextConfig, transformers.Gemma3TextModel),
         "qwen3": (transformers.Qwen3Config, transformers.Qwen3Model),
         "modernbert": (transformers.ModernBertConfig, transformers.ModernBertModel),
+        "t5": (transformers.T5Config, transformers.T5EncoderModel),
     }[spec["tokenizer"]]
+    if name.startswith("gte-qwen2"):
+        config_class, model_class = transformers.Qwen2Config, transformers.Qwen2Model
     ids = {key: tokenizer.token_to_id(token) for key, token in special.items()}
     torch.manual_seed(0)
     model = model_class(config_class(**spec["config"], **ids)).eval()
@@ -425,6 +473,7 @@ def main():
     parser.add_argument("--tokenizers", help="real: the folder of make_folders.py real-size-tokenizers")
     parser.add_argument("--output", help="real: where the folders go, one per model")
     parser.add_argument("--only", nargs="*", default=sorted(REAL_SIZE), help="real: these models")
+    parser.add_argument("--texts", help="real: the tokenizer training texts, one a line (T5's SentencePiece model)")
     args = parser.parse_args()
     if args.task == "tiny":
         qwen3()
@@ -434,6 +483,14 @@ def main():
         modernbert()
         gemma3()
         return
+    t5_folder = os.path.join(args.tokenizers, "t5")
+    if any(REAL_SIZE[name]["tokenizer"] == "t5" for name in args.only) and not os.path.exists(
+        os.path.join(t5_folder, "tokenizer.json")
+    ):
+        with open(args.texts, encoding="utf-8") as f:
+            texts = [line.rstrip("\n") for line in f if line.strip()]
+        os.makedirs(t5_folder, exist_ok=True)
+        t5_tokenizer(t5_folder, texts, vocab_size=32000, extra_ids=100)  # T5's 32,000 pieces and 100 sentinels
     for name in args.only:
         real_size(name, os.path.join(args.tokenizers, REAL_SIZE[name]["tokenizer"]), os.path.join(args.output, name))
         gc.collect()

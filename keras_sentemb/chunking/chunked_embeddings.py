@@ -4,6 +4,8 @@ import dataclasses
 
 import numpy as np
 
+from keras_sentemb.utils.unit_vectors import unit_rows
+
 CHUNK_POOLINGS = ("mean", "max", "first")
 
 
@@ -62,7 +64,4 @@ class ChunkedEmbeddings:
         else:
             counts = np.diff(np.r_[firsts, len(self.document)])
             pooled = np.add.reduceat(self.vectors, firsts, axis=0) / counts[:, None]
-        pooled = pooled.astype(np.float32)
-        if normalize:
-            pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-        return pooled
+        return unit_rows(pooled) if normalize else pooled.astype(np.float32)

@@ -148,8 +148,15 @@ def _token_embedding(encoder):
 
 # What TensorFlow Lite's converter writes on every conversion, which reads like a problem and is none: its
 # deprecation note for frozen concrete functions (the path taken on purpose, see `_converter`), the quantiser's
-# note on input statistics (the inputs stay float: strings or ids), and the MLIR quantiser's settings line.
-CONVERTER_NOISE = re.compile(rb"^fully_quantize: \d+, inference_type: \d+, .*$")
+# note on input statistics (the inputs stay float: strings or ids), the MLIR quantiser's settings line, and
+# TensorFlow 2.20's native log of every conversion, written whatever TF_CPP_MIN_LOG_LEVEL says (Grappler's device
+# count and session, the converter's ignored flags; 2.21 writes none of it).
+CONVERTER_NOISE = re.compile(
+    rb"^(fully_quantize: \d+, inference_type: \d+, .*"
+    rb"|[IW]\d{4} [\d:. ]+\d+ (devices\.cc:\d+\] Number of eligible GPUs .*"
+    rb"|single_machine\.cc:\d+\] Starting new session"
+    rb"|tf_tfl_flatbuffer_helpers\.cc:\d+\] Ignored (output_format|drop_control_dependency)\.))$"
+)
 CONVERTER_WARNINGS = (
     "Please consider providing the trackable_obj argument in the from_concrete_functions",
     "Statistics for quantized inputs were expected, but not specified",

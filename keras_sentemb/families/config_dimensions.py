@@ -113,9 +113,20 @@ def encoder_dimensions(type_vocab_size, extra_integers=(), extra_witnesses=(), p
     )
 
 
-def decoder_dimensions(head_dim, extra_integers=(), extra_numbers=(), layer_types=(), rope="one", rotary_bases=()):
-    """Decoder-shaped models' dimensions (Qwen3, Gemma 3): `layers.N.*` blocks, a head size of their own
-    (default `head_dim`) and grouped key/value heads."""
+def decoder_dimensions(
+    head_dim=None,
+    extra_integers=(),
+    extra_numbers=(),
+    layer_types=(),
+    rope="one",
+    rotary_bases=(),
+    extra_witnesses=(),
+):
+    """Llama-lineage decoders' dimensions (Qwen2, Qwen3, Gemma 3): `layers.N.*` blocks, grouped key/value heads,
+    and a head size of their own (`head_dim`, its default; the query and key projections must be heads × it)
+    or, with `head_dim=None`, hidden / heads (Qwen2). `extra_witnesses` (the family's own tensors: a head norm's
+    length is the head size) are checked after the embedding's."""
+    own_head_size = head_dim is not None
     return ArchitectureDimensions(
         integers={
             "vocab_size": REQUIRED,
@@ -123,7 +134,7 @@ def decoder_dimensions(head_dim, extra_integers=(), extra_numbers=(), layer_type
             "num_hidden_layers": REQUIRED,
             "num_attention_heads": REQUIRED,
             "num_key_value_heads": REQUIRED,
-            "head_dim": head_dim,
+            **({"head_dim": head_dim} if own_head_size else {}),
             "intermediate_size": REQUIRED,
             "max_position_embeddings": REQUIRED,
             **dict(extra_integers),
@@ -131,17 +142,19 @@ def decoder_dimensions(head_dim, extra_integers=(), extra_numbers=(), layer_type
         witnesses=(
             ("vocab_size", "embed_tokens.weight", 0),
             ("hidden_size", "embed_tokens.weight", 1),
-            ("head_dim", "layers.0.self_attn.q_norm.weight", 0),
+            *extra_witnesses,
             ("intermediate_size", "layers.0.mlp.up_proj.weight", 0),
         ),
         layers=("num_hidden_layers", r"layers\.(\d+)\."),
-        heads=None,
+        heads=None if own_head_size else ("num_attention_heads", "hidden_size"),
         numbers={"rms_norm_eps": EPSILON, **dict(extra_numbers)},
         activations=("hidden_act", "hidden_activation"),
         products=(
             ("num_attention_heads", "head_dim", "layers.0.self_attn.q_proj.weight", 0),
             ("num_key_value_heads", "head_dim", "layers.0.self_attn.k_proj.weight", 0),
-        ),
+        )
+        if own_head_size
+        else (),
         grouped=("num_attention_heads", "num_key_value_heads"),
         layer_types=layer_types,
         rope=rope,

@@ -58,6 +58,13 @@ class Family:
         backbone_types: the backbone classes of the family at any dtype (`registry.family_of`).
         lora_targets: {"attention": names, "all": names}: the layer names of a block LoRA adapts for each
             choice (`registry.lora_layer_names`).
+        unread_modules: the checkpoint's modules a sentence embedding never reads (another task's head: "cls",
+            "lm_head", a whole T5's "decoder"), left unread without an error; any other tensor left unread is one.
+        unused_layers: the backbone's layers a sentence embedding never reads (BERT's pooler, `pooled_dense`):
+            `SentenceEncoder` freezes them, so that training neither updates them nor warns of no gradient.
+        language_model_head: the checkpoint names of its causal LM head's [vocabulary, hidden] rows, the first
+            one present read (`lm_head.weight`, or the tied token embeddings): what a causal-LM reranker
+            (Qwen3-Reranker) scores with; empty where the family has no such reranker here.
     """
 
     name: str
@@ -74,6 +81,9 @@ class Family:
     classifier_head: Callable | None = None
     backbone_types: tuple = ()
     lora_targets: dict = dataclasses.field(default_factory=lambda: TRANSFORMER_ENCODER_LORA)
+    unread_modules: tuple = ()
+    unused_layers: tuple = ()
+    language_model_head: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,8 +96,11 @@ class ClassifierHead:
         tensors: {the CrossEncoder layer's name: the checkpoint's Linear or LayerNorm name} ("logits":
             "classifier").
         prediction_head: the `CrossEncoder` `prediction_head` (ModernBERT's dense → activation → norm), or None.
+        backbone_tensors: checkpoint tensors the head reads through the backbone's own weights (BERT's pooler,
+            `pooler.dense.weight`), which a reranker's checkpoint must hold.
     """
 
     pooling: str
     tensors: dict
     prediction_head: dict | None = None
+    backbone_tensors: tuple = ()

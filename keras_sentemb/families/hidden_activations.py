@@ -10,7 +10,13 @@ all-MiniLM-L6-v2; with the exact GELU the difference is float round-off).
 """
 
 import keras
-from keras_hub.src.utils.keras_utils import gelu_approximate
+import keras_hub  # noqa: F401  (registers "keras_hub>gelu_approximate")
+
+# keras-hub's own function, which its BERT layers save by this registered name, found through Keras' registry
+# (keras-hub does not export it).
+gelu_approximate = keras.saving.get_registered_object("keras_hub>gelu_approximate")
+if gelu_approximate is None:  # pragma: no cover - a keras-hub release without it
+    raise ImportError("keras-hub registers no 'keras_hub>gelu_approximate': keras-sentemb needs keras-hub 0.31 or 0.32")
 
 HIDDEN_ACTIVATIONS = {
     "gelu": keras.activations.gelu,  # approximate=False: erf

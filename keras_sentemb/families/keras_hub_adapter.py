@@ -19,6 +19,17 @@ import keras_hub
 from keras_sentemb.families.post_norm_encoder import PostNormBlock
 
 
+def is_keras_hub_class(layer, class_name):
+    """Whether `layer` is an instance of keras-hub's class `class_name` (not a subclass): keras-hub exports
+    few of its layer classes, and a class recognised by name needs no `keras_hub.src` import.
+
+    >>> is_keras_hub_class(keras_hub.layers.TransformerEncoder(8, 2), "TransformerEncoder")
+    True
+    """
+    kind = type(layer)
+    return kind.__name__ == class_name and kind.__module__.startswith("keras_hub.")
+
+
 def encoder_block(block):
     """The `PostNormBlock` of a keras-hub `TransformerEncoder` (post-layer-norm, Keras attention), or None
     for any other block (a pre-norm one, another attention layer)."""

@@ -15,7 +15,8 @@ left-padded in a batch.
 `DecoderBlock` names a block's layers, whoever built them (a family's keras-hub adapter reads them from
 keras-hub's decoder); `decoder_states` computes the blocks in any token layout of `token_layouts`, the weights
 read at call time (LoRA-merged kernels included); `decoder_last_token_states` computes the last block at each
-row's last real token only (last-token pooling).
+row's last real token only (last-token pooling); `keras_hub_decoder_math` is a keras-hub decoder family's
+`computes` / `states` / `last_token_states` given its backbone class and its adapter (Qwen2, Qwen3).
 
 >>> last_real_positions(tf.constant([[0, 1, 1], [1, 1, 0]])).numpy().tolist()
 [2, 1]
@@ -25,7 +26,16 @@ import dataclasses
 
 import tensorflow as tf
 
-from keras_sentemb.families.inference_ops import MASKED, dense, rms_norm, rotary_tables_of, rotate, split_heads
+from keras_sentemb.families.inference_ops import (
+    MASKED,
+    dense,
+    float32_and_unquantised,
+    rms_norm,
+    rotary_tables_of,
+    rotate,
+    split_heads,
+    token_rows,
+)
 from keras_sentemb.families.token_layouts import attention
 
 
@@ -126,3 +136,34 @@ def decoder_last_token_states(blocks, x, tokens, final_norm):
     x = _feedforward(block, tf.gather(x, last, batch_dims=1) + dense(block.attention_output, context, 2))
     states.append(_norm(final_norm, x))
     return states
+
+
+def keras_hub_decoder_math(backbone_class, decoder_blocks):
+    """`(computes, states, last_token_states)` of a family whose backbone is the keras-hub decoder `backbone_class`
+    and whose adapter `decoder_blocks(backbone)` reads its blocks as `DecoderBlock`s (None where one is not): what
+    differs between Qwen2 and Qwen3 is the class and the adapter, the math is this module's.
+
+    - `computes(backbone)`: a `backbone_class` whose blocks the adapter reads, in float32, unquantised;
+    - `states(backbone, tokens, token_table=None, …)`: every block's output for `tokens` (a layout of
+      `token_layouts`), the last through the final RMSNorm; `token_table` replaces the token table;
+    - `last_token_states(backbone, tokens, token_table=None, …)`: `states` of a padded batch whose last block
+      computes each row's last real token alone ([B, 1, hidden]).
+    """
+
+    def computes(backbone):
+        if not isinstance(backbone, backbone_class):
+            return False
+        blocks = decoder_blocks(backbone)
+        return blocks is not None and float32_and_unquantised(
+            backbone, [layer for block in blocks for layer in block.dense_layers]
+        )
+
+    def states(backbone, tokens, token_table=None, max_positions=None, projections=None):
+        x = token_rows(backbone.token_embedding.embeddings, tokens.ids, token_table)
+        return decoder_states(decoder_blocks(backbone), x, tokens, backbone.layer_norm)
+
+    def last_token_states(backbone, tokens, token_table=None, max_positions=None):
+        x = token_rows(backbone.token_embedding.embeddings, tokens.ids, token_table)
+        return decoder_last_token_states(decoder_blocks(backbone), x, tokens, backbone.layer_norm)
+
+    return computes, states, last_token_states

@@ -14,7 +14,7 @@ from keras_sentemb.chunking.chunked_embeddings import ChunkedEmbeddings
 from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.data.prompts import document_prompt, query_prompt, resolve_prompt
 from keras_sentemb.data.text_inputs import validate_texts
-from keras_sentemb.families.registry import family_computing, lora_layer_names
+from keras_sentemb.families.registry import family_computing, family_of, lora_layer_names
 from keras_sentemb.families.token_layouts import FlatTokens, OneText, PaddedTokens, to_padded
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
 from keras_sentemb.layers.leading_features import LeadingFeatures
@@ -25,6 +25,7 @@ from keras_sentemb.models.special_token_packing import SpecialTokenPacking
 from keras_sentemb.pretrained.checkpoint_tensors import CheckpointTensors
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
+from keras_sentemb.runtime.batched_rows import finished_vectors
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
 from keras_sentemb.utils.argument_checks import truncate_dim_or_none
 from keras_sentemb.utils.graph_function import graph_function
@@ -158,10 +159,12 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         self.forget_traced_functions()
 
     def freeze_unused_pooler(self):
-        # BERT's pooler (tanh(W·h_CLS)) is not part of a sentence embedding: freeze it so
-        # that training neither updates it nor warns that it has no gradient.
+        """Freezes the backbone's layers a sentence embedding never reads (its family's `unused_layers`: BERT's
+        pooler tanh(W·h_CLS)), so that training neither updates them nor warns that they have no gradient."""
+        family = family_of(self.backbone)
+        unused = set(family.unused_layers) if family is not None else set()
         for layer in self.backbone.layers:
-            if layer.name == "pooled_dense":
+            if layer.name in unused:
                 layer.trainable = False
 
     def openvino_graph_fn(self):
@@ -566,12 +569,7 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         runtime = None if chunking.late else self.inference_runtime(backend, precision, calibration_texts)
         documents = [text.decode("utf-8") for text in utf8_texts]
         chunks = encode_chunked(self, documents, prompt, chunking, batch_size, progress, runtime)
-        vectors = chunks.vectors
-        if truncate_dim is not None:
-            vectors = np.ascontiguousarray(vectors[:, :truncate_dim])
-        if normalize:
-            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-        chunks.vectors = vectors
+        chunks.vectors = finished_vectors(chunks.vectors, truncate_dim, normalize)
         if chunking.pooling is None:
             return chunks
         pooled = chunks.pooled(chunking.pooling, normalize=normalize)

@@ -12,6 +12,7 @@ from keras_sentemb.losses.similarity_distribution_loss import score_classes
 from keras_sentemb.models.column_embedding import embed_columns, embed_pairs_once
 from keras_sentemb.models.pipeline_training import PipelineTraining
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
+from keras_sentemb.utils.unit_vectors import unit_rows
 
 SETTINGS = ("ue", "ft", "nt", "dnt")
 
@@ -138,9 +139,7 @@ class TransferModel(PipelineTraining, keras.Model):
             sentences2,
         )
         if self.head is None:
-            u = u / np.maximum(np.linalg.norm(u, axis=1, keepdims=True), 1e-12)
-            v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
-            return np.sum(u * v, axis=1)
+            return np.sum(unit_rows(u) * unit_rows(v), axis=1)
         probabilities = ops.softmax(self.head([u, v]), axis=-1)
         return ops.convert_to_numpy(ops.sum(probabilities * self.classes[None, :], axis=-1))
 

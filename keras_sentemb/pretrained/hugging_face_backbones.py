@@ -12,6 +12,8 @@
 | qwen3       | qwen3      | `HuggingFaceQwen3Backbone` (keras-hub Qwen3) | SiLU (SwiGLU)      |
 | modernbert  | modernbert | `ModernBertBackbone` (this project)         | config `hidden_activation` (GeGLU) |
 | gemma3_text | gemma3     | `Gemma3TextBackbone` (this project)         | config `hidden_activation` (gated) |
+| qwen2       | qwen2      | `HuggingFaceQwen2Backbone` (keras-hub Qwen) | SiLU (SwiGLU)      |
+| t5          | t5         | `T5EncoderBackbone` (this project)          | relu or gated-<act> (`feed_forward_proj`) |
 
 Each family's folder holds its builder and tensor names (`hugging_face.py`); this module finds the family
 by `model_type` (`families.registry`) and runs it
@@ -19,8 +21,8 @@ after checking config.json against the checkpoint's tensor shapes (`checkpoint_c
 built that the checkpoint does not fill), and copies the weights from `model.safetensors` by name,
 checking every shape (`CheckpointTensors`);
 BERT's pooler too, which a cross-encoder reads. A tensor the model does not use, other than the
-heads sentence embeddings never read (MPNet's pooler, masked-LM heads, position-id buffers), is an
-error: a folder that does not match its config is never
+modules its family's sentence embeddings never read (`Family.unread_modules`: MPNet's pooler, masked-LM
+heads, a whole T5's decoder) and position-id buffers, is an error: a folder that does not match its config is never
 loaded silently wrong. Any other `model_type` is refused with a `ValueError` that names it and the
 supported ones.
 
@@ -40,10 +42,8 @@ from keras_sentemb.pretrained.checkpoint_config import check_config_against_chec
 from keras_sentemb.pretrained.checkpoint_tensors import CheckpointTensors
 from keras_sentemb.utils.checked_files import read_json_object, regular_file_present
 
-# Tensors a sentence embedding never reads.
-_IGNORED = re.compile(
-    r"(^|\.)(pooler|lm_head|cls|vocab_transform|vocab_layer_norm|vocab_projector)\.|position_ids$|^head\.|^decoder\."
-)
+# transformers' position-id buffers, which no model reads as weights.
+_BUFFERS = re.compile(r"position_ids$")
 
 
 # Text models keras-hub converts from Hugging Face that this loader does not build, and why.
@@ -108,7 +108,7 @@ def open_hugging_face_checkpoint(folder, dtype=None):
             raise ValueError(f"{source}: {model_type} config without {error.args[0]!r}") from None
         family.load_weights(backbone, tensors)
         yield backbone, tensors, config
-        _check_every_tensor_read(tensors, model_type)
+        _check_every_tensor_read(tensors, model_type, family)
 
 
 def load_hugging_face_weights(backbone, folder):
@@ -125,15 +125,19 @@ def load_hugging_face_weights(backbone, folder):
 
 def _assign_weights(backbone, tensors, model_type):
     """Fills `backbone` from the open checkpoint `tensors`; every tensor must be used (or ignorable)."""
-    family_for_model_type(model_type).load_weights(backbone, tensors)
-    _check_every_tensor_read(tensors, model_type)
+    family = family_for_model_type(model_type)
+    family.load_weights(backbone, tensors)
+    _check_every_tensor_read(tensors, model_type, family)
     return backbone
 
 
-def _check_every_tensor_read(tensors, model_type):
-    """Waits for the assignments; ValueError when a tensor nothing read is not one to ignore."""
+def _check_every_tensor_read(tensors, model_type, family):
+    """Waits for the assignments; ValueError when a tensor nothing read is neither a buffer nor in one of the
+    modules the family's sentence embeddings never read (`Family.unread_modules`)."""
     tensors.wait()
-    extra = [name for name in tensors.unused() if not _IGNORED.search(name)]
+    modules = "|".join(re.escape(module) for module in family.unread_modules)
+    unread = re.compile(rf"(^|\.)({modules})\.") if modules else None
+    extra = [name for name in tensors.unused() if not _BUFFERS.search(name) and not (unread and unread.search(name))]
     if extra:
         raise ValueError(
             f"{tensors.folder}: {len(extra)} checkpoint tensors do not belong to the {model_type} model its config.json "

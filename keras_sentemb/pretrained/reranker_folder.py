@@ -188,6 +188,8 @@ def read_reranker_folder(folder):
     limit = token_limit(transformer_folder, sbert_config, sbert_config_name)
     source = os.path.join(transformer_folder, "config.json")
     if architecture.endswith("ForCausalLM"):
+        if not family_for_model_type(model_type).language_model_head:
+            raise ValueError(f"{source}: a {model_type} causal-LM reranker is not supported (its LM head is not read)")
         if logit_score is None:
             raise ValueError(f"{root}: a causal-LM reranker needs a LogitScore module in modules.json")
         vocabulary_size = config.get("vocab_size")
@@ -229,11 +231,13 @@ def reranker_parts(folder, dtype=None, max_length=None):
                 logits_bias=False,
                 pair_template=ChatPairTemplate.from_parts(spec.chat_template_parts, tokenizer),
             )
-            yield backbone, tokenizer, arguments, lambda model: _fill_logit_score(model, tensors, spec)
+            head_rows = family_for_model_type(spec.model_type).language_model_head
+            yield backbone, tokenizer, arguments, lambda model: _fill_logit_score(model, tensors, spec, head_rows)
         else:
             head = family_for_model_type(spec.model_type).classifier_head(config)
-            if head.pooling == "pooler" and "pooler.dense.weight" not in tensors:
-                raise ValueError(f"{tensors.describe()}: a {spec.architecture} without its pooler (pooler.dense)")
+            missing = [name for name in head.backbone_tensors if name not in tensors]
+            if missing:
+                raise ValueError(f"{tensors.describe()}: a {spec.architecture} without its head's {', '.join(missing)}")
             arguments.update(pooling=head.pooling, prediction_head=head.prediction_head)
             yield backbone, tokenizer, arguments, lambda model: _fill_classifier_head(model, tensors, head)
 
@@ -249,9 +253,10 @@ def _fill_classifier_head(model, tensors, head):
             tensors.assign_linear(layer, tensor_name)
 
 
-def _fill_logit_score(model, tensors, spec):
-    """logits = h_last · (W[true] − W[false]) with W the LM head (`lm_head.weight`, or the token embeddings
-    when tied): LogitScore's logit[true] − logit[false]."""
-    rows = tensors.get("lm_head.weight") if "lm_head.weight" in tensors else tensors.get("embed_tokens.weight")
+def _fill_logit_score(model, tensors, spec, head_rows):
+    """logits = h_last · (W[true] − W[false]) with W the LM head (`head_rows`: the family's names of it, the
+    first present read: `lm_head.weight`, or the token embeddings when tied): LogitScore's logit[true] −
+    logit[false]."""
+    rows = tensors.get(next((name for name in head_rows if name in tensors), head_rows[-1]))
     direction = rows[spec.true_token_id] - (0 if spec.false_token_id is None else rows[spec.false_token_id])
     model.get_layer("logits").kernel.assign(direction.astype("float32").reshape(-1, 1))

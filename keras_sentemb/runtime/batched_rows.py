@@ -12,6 +12,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from keras_sentemb.data.length_buckets import plan_batches
+from keras_sentemb.utils.unit_vectors import unit_rows
 
 # `encode(progress=None)` / `predict_pairs(progress=None)` show a bar from this many rows on.
 PROGRESS_THRESHOLD = 2048
@@ -94,9 +95,7 @@ def finished_vectors(vectors, truncate_dim, normalize):
     array([[0.6, 0.8]], dtype=float32)
     """
     vectors = np.ascontiguousarray(vectors[:, :truncate_dim] if truncate_dim else vectors, dtype=np.float32)
-    if normalize:
-        vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    return vectors
+    return unit_rows(vectors) if normalize else vectors
 
 
 class BatchedRows:
@@ -104,12 +103,13 @@ class BatchedRows:
     `length_buckets`, `name` and `inference_runtime()` (its default runtime): `EmbeddingModel` (every Keras
     model) and `exported.ExportedEncoder`."""
 
-    def predict_rows(self, rows, batch_size, progress, unit="sent", desc="encode", runtime=None):
+    def predict_rows(self, rows, batch_size, progress, unit="sent", desc="encode", runtime=None, lengths=None):
         """float32 [len(rows), embedding_dim], row i the output of `rows[i]` (`run_batched_rows` on `runtime`,
-        by default `inference_runtime()`)."""
+        by default `inference_runtime()`); `lengths`, each row's `packed_length` where the caller counted it
+        already (the server's rows carry theirs)."""
         return run_batched_rows(
             rows,
-            [self.packed_length(row) for row in rows],
+            [self.packed_length(row) for row in rows] if lengths is None else lengths,
             self.pack_batch,
             runtime or self.inference_runtime(),
             self.embedding_dim,

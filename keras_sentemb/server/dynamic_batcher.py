@@ -92,6 +92,14 @@ class DynamicBatcher:
         """Texts waiting for the model (not counting the batch that runs)."""
         return self._queued_texts
 
+    def admit(self, texts: int) -> None:
+        """Raises `Overloaded` when `texts` more would take the queue past `max_queued_texts` (a queue that is
+        empty takes any number): the one admission rule, which `submit` applies and a server may ask before
+        it tokenises a request."""
+        queued = self._queued_texts
+        if queued and queued + texts > self.max_queued_texts:
+            raise Overloaded(queued, self.max_queued_texts)
+
     async def submit(self, rows: Sequence, tokens: int) -> np.ndarray:
         """The outputs of `rows` (one per row, in order), computed in a merged batch; `tokens` is what
         the rows weigh against `max_batch_tokens`. Raises `Overloaded` or `ShuttingDown` at once."""
@@ -108,8 +116,7 @@ class DynamicBatcher:
         with self._condition:
             if self._closed:
                 raise ShuttingDown("the server is shutting down")
-            if self._queued_texts and self._queued_texts + len(rows) > self.max_queued_texts:
-                raise Overloaded(self._queued_texts, self.max_queued_texts)
+            self.admit(len(rows))
             self._queue.append(job)
             self._queued_texts += len(rows)
             self._condition.notify()

@@ -3,6 +3,8 @@ vectors to binary codes, (query, text) pairs to relevance scores."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from keras_sentemb.chunking import Chunking
@@ -14,6 +16,29 @@ EMBEDDING, HASHING, RERANKING = "embedding", "hashing", "reranking"
 
 class ModelCannotServe(ValueError):
     """The model cannot do what the request asks (a rerank of an encoder, codes of an unhashed model)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class TokenRows:
+    """A request's model input rows, each with its packed length (special tokens included), counted once:
+    the length answers the token limit, weighs the rows against the batcher's budget, counts the usage and
+    plans the model's batches (`carried()` hands the batcher rows that carry it to `run_rows`).
+
+    >>> rows = TokenRows([np.array([5, 6], np.int32)], [4])
+    >>> rows.tokens, rows.carried()[0][1]
+    (4, 4)
+    """
+
+    rows: list
+    lengths: list
+
+    @property
+    def tokens(self) -> int:
+        return int(sum(self.lengths))
+
+    def carried(self) -> list:
+        """`[(row, packed length), …]`: what `DynamicBatcher.submit` queues and `run_rows` takes."""
+        return list(zip(self.rows, self.lengths))
 
 
 def load_service(
@@ -84,8 +109,8 @@ class EmbeddingService:
     Example:
     (Not run as a doctest: it loads pretrained weights, which takes seconds; tests/server/ run the same calls.)
         service = EmbeddingService(SentenceEncoder.from_pretrained("minilm-l6"), name="minilm-l6")
-        rows, tokens = service.text_rows(["A man plays a guitar."], prompt=None)
-        service.finish(service.run_rows(rows), dimensions=None, normalize=True)  # = encode(texts)
+        rows = service.text_rows(["A man plays a guitar."], prompt=None)
+        service.finish(service.run_rows(rows.carried()), dimensions=None, normalize=True)  # = encode(texts)
     """
 
     def __init__(
@@ -141,26 +166,24 @@ class EmbeddingService:
         except ValueError as error:
             raise ModelCannotServe(str(error)) from None
 
-    def text_rows(self, texts: list[str], prompt: str | None):
-        """(rows, tokens): the model's token rows of `prompt + text` for each text (truncated to the
-        model's limit, as `encode` does) and each row's token count, special tokens included."""
-        utf8 = [text.encode("utf-8") for text in texts]
-        if prompt:
-            prefix = prompt.encode("utf-8")
-            utf8 = [prefix + text for text in utf8]
-        rows = self.runner.tokenize_to_rows(utf8) if utf8 else []
-        return rows, [int(self.runner.packed_length(row)) for row in rows]
+    def text_rows(self, texts: list[str], prompt: str | None) -> TokenRows:
+        """The model's token rows of `prompt + text` for each text (the request's `str`s, checked once by its
+        parser, tokenised as they are; truncated to the model's limit, as `encode` does), with their packed
+        lengths."""
+        texts = [prompt + text for text in texts] if prompt else list(texts)
+        rows = self.runner.tokenize_to_rows(texts) if texts else []
+        return TokenRows(rows, [int(self.runner.packed_length(row)) for row in rows])
 
-    def truncated(self, texts: list[str], prompt: str | None, rows) -> list[int]:
+    def truncated(self, texts: list[str], prompt: str | None, rows: TokenRows) -> list[int]:
         """The indexes of the texts whose rows (`text_rows`) were cut at the model's token limit."""
-        at_limit = [i for i, row in enumerate(rows) if self.runner.packed_length(row) >= self.max_tokens]
+        at_limit = [i for i, length in enumerate(rows.lengths) if length >= self.max_tokens]
         if not at_limit:
             return []
         counting = getattr(self.runner.tokenizer, "content_ids_with_offsets", None)
         if counting is None:
             raise ModelCannotServe(f"{self.name}'s tokenizer cannot count a text past its limit: send truncate=true")
         whole = counting([(prompt or "") + texts[i] for i in at_limit])
-        return [i for i, (ids, _) in zip(at_limit, whole) if len(ids) > len(rows[i])]
+        return [i for i, (ids, _) in zip(at_limit, whole) if len(ids) > len(rows.rows[i])]
 
     def whole_token_count(self, texts: list[str], prompt: str | None) -> int:
         """The tokens of `prompt + text` for every text, whole (not truncated), special tokens included:
@@ -178,19 +201,22 @@ class EmbeddingService:
         specials = len(self.model.pair_rows([b""], [b""])[0][0])
         return [i for i, (ids, _) in enumerate(whole) if len(query_ids) + len(ids) + specials > self.max_tokens]
 
-    def pair_rows(self, query: str, texts: list[str]):
-        """(rows, tokens) of the pairs (query, text) for a cross-encoder (the pair truncated as
-        `predict_pairs` packs it)."""
+    def pair_rows(self, query: str, texts: list[str]) -> TokenRows:
+        """The rows of the pairs (query, text) for a cross-encoder (the pair truncated as `predict_pairs` packs
+        it), with their packed lengths."""
         if self.kind != RERANKING:
             raise ModelCannotServe(f"{self.name} is not a cross-encoder: /rerank needs one")
         utf8 = [text.encode("utf-8") for text in texts]
         rows = list(zip(*self.model.pair_rows([query.encode("utf-8")] * len(utf8), utf8))) if utf8 else []
-        return rows, [int(self.model.packed_length(row)) for row in rows]
+        return TokenRows(rows, [int(self.model.packed_length(row)) for row in rows])
 
     # ------------------------------------------------------------------ on the batcher's thread
-    def run_rows(self, rows) -> np.ndarray:
-        """The model's float32 outputs for `rows` (vectors, or a cross-encoder's logits [N, 1])."""
-        return self.runner.predict_rows(rows, self.batch_size, progress=False, runtime=self.runtime)
+    def run_rows(self, carried) -> np.ndarray:
+        """The model's float32 outputs for `carried` (`TokenRows.carried()` of one or more requests: rows with
+        their packed lengths): vectors, or a cross-encoder's logits [N, 1]."""
+        rows = [row for row, _ in carried]
+        lengths = [length for _, length in carried]
+        return self.runner.predict_rows(rows, self.batch_size, progress=False, runtime=self.runtime, lengths=lengths)
 
     def encode_chunked(
         self, texts: list[str], prompt: str | None, chunking: Chunking, dimensions: int | None, normalize: bool

@@ -137,10 +137,10 @@ async def _warm_up(state):
     service = state.service
     try:
         if service.kind == RERANKING:
-            rows, tokens = service.pair_rows(WARM_UP_TEXT, [WARM_UP_TEXT])
+            rows = service.pair_rows(WARM_UP_TEXT, [WARM_UP_TEXT])
         else:
-            rows, tokens = service.text_rows([WARM_UP_TEXT], service.prompt_text(None))
-        await state.batcher.submit(rows, sum(tokens))
+            rows = service.text_rows([WARM_UP_TEXT], service.prompt_text(None))
+        await state.batcher.submit(rows.carried(), rows.tokens)
         state.ready = True
         LOG.info("ready: %s answered its warm-up request", service.name)
     except asyncio.CancelledError:
@@ -232,7 +232,8 @@ async def _body_within(request: Request, limit: int) -> bytes:
 
 def _admit(state, texts, field):
     """Refuses a request before any of its texts is tokenised: 413 over `--max-texts`, `Overloaded` (503)
-    when the queue has no room for it (the batcher checks again when the rows arrive)."""
+    when the queue has no room for it (`DynamicBatcher.admit`, the rule the batcher applies again when the rows
+    arrive)."""
     settings = state.settings
     if len(texts) > settings.max_texts:
         raise RequestError(
@@ -240,9 +241,7 @@ def _admit(state, texts, field):
             f"{field}: {len(texts)} texts; this server takes at most {settings.max_texts} a request (--max-texts)",
             field,
         )
-    queued = state.batcher.queued_texts
-    if queued and queued + len(texts) > settings.max_queued_texts:
-        raise Overloaded(queued, settings.max_queued_texts)
+    state.batcher.admit(len(texts))
 
 
 async def _texts_to_vectors(state, texts, field, prompt_name, dimensions, normalize, truncate, chunking):
@@ -267,9 +266,9 @@ async def _texts_to_vectors(state, texts, field, prompt_name, dimensions, normal
         )
         return np.ascontiguousarray(vectors, dtype=np.float32), tokens
     if sum(len(text) for text in texts) <= INLINE_TOKENIZE_CHARACTERS:
-        rows, counts = service.text_rows(texts, prompt)
+        rows = service.text_rows(texts, prompt)
     else:
-        rows, counts = await run_in_threadpool(service.text_rows, texts, prompt)
+        rows = await run_in_threadpool(service.text_rows, texts, prompt)
     if not truncate:
         over = await run_in_threadpool(service.truncated, texts, prompt, rows)
         if over:
@@ -279,8 +278,8 @@ async def _texts_to_vectors(state, texts, field, prompt_name, dimensions, normal
                 f"{name}: longer than {service.name}'s {service.max_tokens} tokens (send truncate=true to cut it)",
                 name,
             )
-    vectors = await state.batcher.submit(rows, sum(counts))
-    return service.finish(vectors, dimensions, normalize), sum(counts)
+    vectors = await state.batcher.submit(rows.carried(), rows.tokens)
+    return service.finish(vectors, dimensions, normalize), rows.tokens
 
 
 async def _embeddings(state, request):
@@ -339,7 +338,7 @@ async def _rerank(state, request):
     service = state.service
     texts = [body.texts] if isinstance(body.texts, str) else body.texts
     _admit(state, texts, "texts")
-    rows, counts = await run_in_threadpool(service.pair_rows, body.query, texts)
+    rows = await run_in_threadpool(service.pair_rows, body.query, texts)
     if not body.truncate:
         over = await run_in_threadpool(service.pairs_over_limit, body.query, texts)
         if over:
@@ -349,14 +348,14 @@ async def _rerank(state, request):
                 f"{name}: with the query, longer than {service.name}'s {service.max_tokens} tokens (send truncate=true)",
                 name,
             )
-    scores = service.scores(await state.batcher.submit(rows, sum(counts)), body.raw_scores)
+    scores = service.scores(await state.batcher.submit(rows.carried(), rows.tokens), body.raw_scores)
     ranked = []
     for index in np.argsort(-scores, kind="stable"):
         entry = {"index": int(index), "score": float(scores[index])}
         if body.return_text:
             entry["text"] = texts[index]
         ranked.append(entry)
-    return json_response(ranked), len(texts), sum(counts)
+    return json_response(ranked), len(texts), rows.tokens
 
 
 async def _models(state, request):

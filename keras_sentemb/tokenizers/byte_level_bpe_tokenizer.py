@@ -9,7 +9,7 @@ from keras_sentemb.tokenizers.added_tokens import ids_in_word_order
 from keras_sentemb.tokenizers.byte_level_text_splitter import ByteLevelTextSplitter
 from keras_sentemb.tokenizers.byte_pair_merges import BytePairMerges
 from keras_sentemb.tokenizers.host_tokenizer_rows import HostTokenizerRows
-from keras_sentemb.tokenizers.keras_hub_adapter import declare_special_token, prepare_tf_tables
+from keras_sentemb.tokenizers.keras_hub_adapter import declare_special_token
 from keras_sentemb.tokenizers.qwen_text_splitter import QWEN_EXPRESSION, QwenTextSplitter
 from keras_sentemb.tokenizers.sequence_packing import SequencePacking, checked_pair_separators
 
@@ -105,6 +105,13 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
         self.added_tokens = tuple(sorted(set(added_tokens) | {token for _, token in names} | set(template)))
         self.lstrip_tokens = tuple(lstrip_tokens)
         self.rstrip_tokens = tuple(rstrip_tokens)
+        if isinstance(vocabulary, dict):
+            missing = [char for char in self.byte_alphabet() if char not in vocabulary]
+            if missing:
+                raise ValueError(
+                    f"ByteLevelBpeTokenizer: the vocabulary lacks {len(missing)} of the 256 byte characters "
+                    f"(e.g. {missing[:3]}): some texts would have no ids"
+                )
         # keras-hub's cache and merges see only what the splitter leaves: no unsplittable tokens.
         super().__init__(
             vocabulary=vocabulary,
@@ -136,16 +143,18 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
         """The 256 characters that stand for the bytes (GPT-2's `bytes_to_unicode`), byte order."""
         return [chr(point) for point in _byte_characters()]
 
-    def _set_vocabulary_and_merges_tf(self, vocabulary, merges):
-        missing = [char for char in self.byte_alphabet() if char not in vocabulary]
-        if missing:
-            raise ValueError(
-                f"ByteLevelBpeTokenizer: the vocabulary lacks {len(missing)} of the 256 byte characters "
-                f"(e.g. {missing[:3]}): some texts would have no ids"
-            )
-        super()._set_vocabulary_and_merges_tf(vocabulary, merges)
-        self.byte_pair_merges = BytePairMerges(vocabulary, [rule for rule in merges if "#version:" not in rule])
-        self._byte_ids = tf.constant([vocabulary[char] for char in self.byte_alphabet()], tf.int32)
+    def _bpe_tables(self):
+        """Our TF tables of this vocabulary (the merges, the byte characters' ids, token → id), built on first
+        in-graph use, outside any graph being traced: our own, so that no keras-hub release's way of building
+        its tables matters here."""
+        tables = getattr(self, "bpe_tables", None)
+        if tables is None:
+            with tf.init_scope():
+                tables = ByteLevelTables(self.vocabulary, self._merge_rules(), self.byte_alphabet())
+            # Tracked (unlike SentenceTokenizer's untracked cache of constants): the hash tables are resources a
+            # SavedModel must capture.
+            self.bpe_tables = tables
+        return tables
 
     def tokenize(self, inputs):
         """keras-hub's `tokenize`: the ids of `content_ids`, untruncated, for a string or 1-D strings."""
@@ -155,7 +164,7 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
         return self._bpe_ids(inputs)
 
     def _bpe_ids(self, texts):
-        prepare_tf_tables(self)
+        tables = self._bpe_tables()
         words, special = self.splitter.words(texts)
         flat, is_special = words.flat_values, special.flat_values
         # Each ordinary word's bytes → the ids of their byte characters → BPE pieces; an added token is its id.
@@ -163,13 +172,13 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
         distinct, where = tf.unique(tf.boolean_mask(flat, ~is_special))
         byte_strings = tf.strings.bytes_split(distinct)
         byte_values = tf.cast(tf.reshape(tf.io.decode_raw(byte_strings.flat_values, tf.uint8), [-1]), tf.int32)
-        merged = self.byte_pair_merges.pieces(byte_strings.with_flat_values(tf.gather(self._byte_ids, byte_values)))
+        merged = tables.merges.pieces(byte_strings.with_flat_values(tf.gather(tables.byte_ids, byte_values)))
         pieces = tf.gather(merged, where)
         # An added token's word is the token itself, or (lstrip/rstrip) the token with the white space it
         # took: the word is looked up as it is first, so that a token of white space ("  ", GPT-NeoX's
         # and ModernBERT's runs of spaces) is not stripped to nothing.
-        as_is = self.token_to_id_map.lookup(flat)
-        special_ids = tf.where(as_is >= 0, as_is, self.token_to_id_map.lookup(self.splitter.special_token(flat)))
+        as_is = tables.token_ids.lookup(flat)
+        special_ids = tf.where(as_is >= 0, as_is, tables.token_ids.lookup(self.splitter.special_token(flat)))
         return ids_in_word_order(words, special, pieces, special_ids)
 
     def untruncated_ids(self, texts):
@@ -237,6 +246,28 @@ class ByteLevelBpeTokenizer(HostTokenizerRows, SequencePacking, keras_hub.tokeni
         if self.pair_separators != 1:
             config["pair_separators"] = self.pair_separators
         return config
+
+
+class ByteLevelTables(tf.Module):
+    """The TF tables a byte-level BPE tokenizer looks up in-graph.
+
+    Args:
+        vocabulary: `{token: id}`.
+        merges: the merge rules, "a b" strings, highest priority first (no "#version:" line).
+        byte_alphabet: the 256 characters that stand for the bytes, byte order.
+    """
+
+    def __init__(self, vocabulary, merges, byte_alphabet):
+        super().__init__(name="byte_level_tables")
+        self.merges = BytePairMerges(vocabulary, merges)
+        self.byte_ids = tf.constant([vocabulary[char] for char in byte_alphabet], tf.int32)
+        tokens = list(vocabulary)
+        self.token_ids = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(
+                tf.constant(tokens, tf.string), tf.constant([vocabulary[token] for token in tokens], tf.int32)
+            ),
+            default_value=-1,
+        )
 
 
 def _byte_characters():

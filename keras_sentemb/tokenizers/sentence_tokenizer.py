@@ -8,7 +8,7 @@ import tensorflow_text as tf_text
 from keras_sentemb.tokenizers.added_tokens import alternatives
 from keras_sentemb.tokenizers.bert_text_splitter import BertTextSplitter
 from keras_sentemb.tokenizers.host_wordpiece import HostWordPiece
-from keras_sentemb.tokenizers.keras_hub_adapter import declare_special_token, prepare_tf_tables
+from keras_sentemb.tokenizers.keras_hub_adapter import declare_special_token
 from keras_sentemb.tokenizers.sequence_packing import SequencePacking, checked_pair_separators
 
 # Hugging Face WordPiece's `max_input_chars_per_word`: a longer word is one unknown token.
@@ -124,27 +124,32 @@ class SentenceTokenizer(SequencePacking, keras_hub.models.BertTokenizer):
         `extra_special_tokens`)."""
         return sorted(set(self.special_tokens) | {self.oov_token} | set(self.extra_special_tokens))
 
-    def _set_vocabulary_tf(self):
-        # TF Text bounds a word in bytes (100 by default), Hugging Face in characters: room for
-        # 100 four-byte characters here; longer words are already `oov_token` (BertTextSplitter).
-        self._fast_word_piece = tf_text.FastWordpieceTokenizer(
+    def _word_piece_models(self):
+        """TF Text's two `FastWordpieceTokenizer`s of this vocabulary (the exact path's and the plain-ASCII
+        fast path's), built on first in-graph use, outside any graph being traced, and kept as a cache: our
+        own tables, so that no keras-hub release's way of building its own matters here."""
+        models = getattr(self, "_word_piece_model_cache", None)
+        if models is None:
+            with tf.init_scope():
+                models = (
+                    # TF Text bounds a word in bytes (100 by default), Hugging Face in characters: room for
+                    # 100 four-byte characters here; longer words are already `oov_token` (BertTextSplitter).
+                    self._fast_word_piece_model(max_bytes_per_word=4 * MAX_WORD_CHARS, no_pretokenization=True),
+                    # Plain-ASCII texts: TF Text splits words as BERT does and bounds them in bytes, which
+                    # are characters in ASCII.
+                    self._fast_word_piece_model(max_bytes_per_word=MAX_WORD_CHARS, no_pretokenization=False),
+                )
+            object.__setattr__(self, "_word_piece_model_cache", models)
+        return models
+
+    def _fast_word_piece_model(self, max_bytes_per_word, no_pretokenization):
+        return tf_text.FastWordpieceTokenizer(
             vocab=self.vocabulary,
             token_out_type=self.compute_dtype,
             suffix_indicator=self.suffix_indicator,
             unknown_token=self.oov_token,
-            max_bytes_per_word=4 * MAX_WORD_CHARS,
-            no_pretokenization=True,
-            support_detokenization=True,
-        )
-        # The fast path of plain-ASCII texts: TF Text splits words as BERT does and bounds them in
-        # bytes, which are characters in ASCII.
-        self._plain_ascii_word_piece = tf_text.FastWordpieceTokenizer(
-            vocab=self.vocabulary,
-            token_out_type=self.compute_dtype,
-            suffix_indicator=self.suffix_indicator,
-            unknown_token=self.oov_token,
-            max_bytes_per_word=MAX_WORD_CHARS,
-            no_pretokenization=False,
+            max_bytes_per_word=max_bytes_per_word,
+            no_pretokenization=no_pretokenization,
             support_detokenization=False,
         )
 
@@ -161,7 +166,7 @@ class SentenceTokenizer(SequencePacking, keras_hub.models.BertTokenizer):
         """The ids of each text: texts of plain ASCII (`PLAIN_ASCII`, no special token written in
         them) on the fast path (lower-casing and TF Text's own BERT word splitting: 5x faster on
         STS-B, and the same ids), every other text through `BertTextSplitter`; rows in input order."""
-        prepare_tf_tables(self)
+        exact_model, plain_ascii_model = self._word_piece_models()
         plain = tf.strings.regex_full_match(texts, PLAIN_ASCII)
         if self._special_text_pattern:
             plain &= ~tf.strings.regex_full_match(texts, self._special_text_pattern)
@@ -170,21 +175,18 @@ class SentenceTokenizer(SequencePacking, keras_hub.models.BertTokenizer):
         fast_texts = tf.gather(texts, fast_rows)
         if self.lowercase_text:
             fast_texts = tf.strings.lower(fast_texts)
-        fast = self._plain_ascii_word_piece.tokenize(fast_texts)
+        fast = plain_ascii_model.tokenize(fast_texts)
         other_texts = tf.gather(texts, other_rows)
         # The exact splitter costs ~1.5 ms a call even on no text: skipped when every text is plain.
         other = tf.cond(
             tf.size(other_rows) > 0,
-            lambda: self._exact_ids(other_texts),
+            lambda: exact_model.tokenize(self.splitter.wordpiece_words(other_texts)).merge_dims(-2, -1),
             lambda: tf.RaggedTensor.from_row_splits(
                 tf.zeros([0], self.compute_dtype), tf.zeros([1], fast.row_splits.dtype), validate=False
             ),
         )
         ids = tf.concat([fast, other], axis=0)
         return tf.gather(ids, tf.math.invert_permutation(tf.concat([fast_rows, other_rows], axis=0)))
-
-    def _exact_ids(self, texts):
-        return self._fast_word_piece.tokenize(self.splitter.wordpiece_words(texts)).merge_dims(-2, -1)
 
     @property
     def _special_text_pattern(self):

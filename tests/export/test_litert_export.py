@@ -15,7 +15,7 @@ from keras_sentemb import HashedEncoder, SemanticHashing, SentenceEncoder, Sente
 from keras_sentemb.apps.cli import main
 from keras_sentemb.backbones import MPNetBackbone
 from keras_sentemb.export import export_litert, read_litert_metadata
-from keras_sentemb.export.litert_export import check_custom_ops
+from keras_sentemb.export.litert_export import CONVERTER_NOISE, check_custom_ops
 from keras_sentemb.runtime.litert_runtime import LiteRTEncoder
 from tests.conftest import FIXTURES, TINY_VOCAB, make_tiny_backbone, make_tiny_encoder, packed_tokens
 
@@ -269,3 +269,21 @@ def test_the_graph_uses_no_tf_op_beyond_tf_text_kernels(tmp_path):
     flat_buffer.allow_custom_ops = True
     with pytest.raises(ValueError, match="StridedSlice"):
         check_custom_ops(flat_buffer.convert(), ("FastBertNormalize",))
+
+
+def test_the_converters_own_log_is_filtered_and_every_other_line_kept():
+    """TensorFlow 2.20's converter writes Grappler's and its own notes on every conversion whatever
+    TF_CPP_MIN_LOG_LEVEL says: they are dropped; an error line of the same files is kept."""
+    from keras_sentemb.utils.start_up_noise import without_start_up_noise
+
+    written = (
+        b"I0000 00:00:1796200406.581331   30554 devices.cc:67] Number of eligible GPUs (core count >= 8, "
+        b"compute capability >= 0.0): 0\n"
+        b"I0000 00:00:1796200406.581597   30554 single_machine.cc:376] Starting new session\n"
+        b"W0000 00:00:1796200407.994150   30554 tf_tfl_flatbuffer_helpers.cc:364] Ignored output_format.\n"
+        b"W0000 00:00:1796200407.994223   30554 tf_tfl_flatbuffer_helpers.cc:367] Ignored drop_control_dependency.\n"
+        b"E0000 00:00:1796200407.994223   30554 single_machine.cc:99] Failed to start a session\n"
+    )
+    assert without_start_up_noise(written, CONVERTER_NOISE) == (
+        b"E0000 00:00:1796200407.994223   30554 single_machine.cc:99] Failed to start a session\n"
+    )

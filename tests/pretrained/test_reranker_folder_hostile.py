@@ -143,6 +143,13 @@ def test_a_causal_reranker_without_a_chat_template_is_refused(tmp_path):
         read_reranker_folder(folder)
 
 
+def test_a_causal_reranker_of_a_family_without_a_language_model_head_is_refused(tmp_path):
+    folder = copy(tmp_path, "qwen3_reranker")
+    edit_json(folder / "config.json", architectures=["BertForCausalLM"], model_type="bert")
+    with pytest.raises(ValueError, match="config.json: a bert causal-LM reranker is not supported"):
+        read_reranker_folder(folder)
+
+
 def test_an_oversized_chat_template_is_refused_before_it_is_read_whole(tmp_path):
     folder = copy(tmp_path, "qwen3_reranker")
     write_template(folder, "x" * (2 << 20))
@@ -160,7 +167,7 @@ def test_a_classifier_without_its_weights_is_refused(tmp_path):
 def test_bert_without_its_pooler_is_refused(tmp_path):
     folder = copy(tmp_path, "bert_reranker")
     without_tensor(folder, "bert.pooler")
-    with pytest.raises(ValueError, match="BertForSequenceClassification without its pooler"):
+    with pytest.raises(ValueError, match="BertForSequenceClassification without its head's pooler.dense.weight"):
         CrossEncoder.from_pretrained(folder)
 
 

@@ -178,6 +178,27 @@ def test_weights_that_do_not_match_the_config_are_refused(tmp_path):
         load_hugging_face_backbone(folder)
 
 
+@pytest.mark.parametrize(
+    "folder_name, skipped, refused",
+    [
+        ("bert_mean_normalize_old", "cls.predictions.bias", "lm_head.bias"),  # BERT's MLM head vs RoBERTa's
+        ("qwen3_lasttoken_prompts_new", "lm_head.weight", "decoder.final_layer_norm.weight"),  # a T5 decoder's
+    ],
+)
+def test_only_the_modules_its_own_family_never_reads_are_left_unread(tmp_path, folder_name, skipped, refused):
+    """`Family.unread_modules`: another task's head of this family is skipped; a tensor only another family's
+    checkpoint holds is not this model's, and refused by name."""
+    folder = copy_of(folder_name, tmp_path)
+    tensors = load_file(folder / "model.safetensors")
+    tensors[skipped] = np.zeros((3,), np.float32)
+    save_file(tensors, folder / "model.safetensors")
+    load_hugging_face_backbone(folder)
+    tensors[refused] = np.zeros((3,), np.float32)
+    save_file(tensors, folder / "model.safetensors")
+    with pytest.raises(ValueError, match=f"do not belong to the .* model.*{refused}"):
+        load_hugging_face_backbone(folder)
+
+
 def test_a_pytorch_only_checkpoint_says_how_to_convert_it(tmp_path):
     folder = copy_of("bert_mean_normalize_old", tmp_path)
     (folder / "model.safetensors").rename(folder / "pytorch_model.bin")

@@ -114,6 +114,10 @@ def test_a_full_queue_refuses_at_once_and_an_empty_queue_takes_any_size():
         with pytest.raises(Overloaded, match="2 texts are waiting.*limit is 3"):
             await batcher.submit([[3], [4]], 2)
         refused_in = time.perf_counter() - started
+        # The same rule asked before a request is tokenised (the server's early refusal): one more fits, two not.
+        batcher.admit(1)
+        with pytest.raises(Overloaded, match="2 texts are waiting.*limit is 3"):
+            batcher.admit(2)
         model.release.set()
         await asyncio.gather(first, queued)
         return refused_in

@@ -25,4 +25,6 @@ FAMILY = Family(
     states=bert_states,
     projections=bert_projections,
     backbone_types=(keras_hub.models.BertBackbone,),
+    unused_layers=("pooled_dense",),
+    unread_modules=("pooler", "cls"),
 )

@@ -52,4 +52,4 @@ def load_bert_weights(backbone, tensors):
 def bert_classifier_head(config):
     """`BertForSequenceClassification`: logits = classifier(dropout(pooler(h_[CLS]))); the pooler comes with
     the backbone's weights."""
-    return ClassifierHead(pooling="pooler", tensors={"logits": "classifier"})
+    return ClassifierHead(pooling="pooler", tensors={"logits": "classifier"}, backbone_tensors=("pooler.dense.weight",))

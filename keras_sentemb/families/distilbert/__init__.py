@@ -27,4 +27,5 @@ FAMILY = Family(
     states=distilbert_states,
     projections=distilbert_projections,
     backbone_types=(keras_hub.models.DistilBertBackbone,),
+    unread_modules=("vocab_transform", "vocab_layer_norm", "vocab_projector"),
 )

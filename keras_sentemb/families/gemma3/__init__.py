@@ -25,4 +25,5 @@ FAMILY = Family(
         "attention": ("query", "value"),
         "all": ("query", "key", "value", "attention_output", "gate", "up", "down"),
     },
+    unread_modules=("lm_head",),
 )

@@ -12,6 +12,7 @@ DIMENSIONS = decoder_dimensions(
     layer_types=LAYER_TYPES,
     rope="per_layer_type",
     rotary_bases=("rope_theta", "rope_local_base_freq"),
+    extra_witnesses=(("head_dim", "layers.0.self_attn.q_norm.weight", 0),),  # its head norm is head_dim long
 )
 CHECKPOINT_PREFIXES = ("model.",)
 

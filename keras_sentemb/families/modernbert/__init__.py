@@ -24,4 +24,5 @@ FAMILY = Family(
     states=modernbert_states,
     backbone_types=(ModernBertBackbone,),
     lora_targets={"attention": ("qkv",), "all": ("qkv", "attention_output", "mlp_input", "mlp_output")},
+    unread_modules=("head", "decoder"),
 )

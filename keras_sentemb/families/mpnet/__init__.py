@@ -25,4 +25,5 @@ FAMILY = Family(
     positions_read_ids=True,
     projections=mpnet_projections,
     backbone_types=(MPNetBackbone,),
+    unread_modules=("pooler", "lm_head"),
 )

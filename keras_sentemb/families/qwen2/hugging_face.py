@@ -1,35 +1,15 @@
 """Qwen2 from Hugging Face: config.json → `HuggingFaceQwen2Backbone`, checkpoint tensors → its weights."""
 
-from keras_sentemb.families.config_dimensions import EPSILON, REQUIRED, ArchitectureDimensions, rope_theta
+from keras_sentemb.families.config_dimensions import decoder_dimensions, rope_theta
 from keras_sentemb.families.hugging_face_weights import assign_decoder_block, require_config_value
 from keras_sentemb.families.qwen2.hugging_face_qwen2_backbone import HuggingFaceQwen2Backbone
 from keras_sentemb.families.qwen2.keras_hub_adapter import decoder_blocks
 
 # Qwen2: every layer full attention, the head size hidden / query heads, biased q/k/v projections
-DIMENSIONS = ArchitectureDimensions(
-    integers={
-        "vocab_size": REQUIRED,
-        "hidden_size": REQUIRED,
-        "num_hidden_layers": REQUIRED,
-        "num_attention_heads": REQUIRED,
-        "num_key_value_heads": REQUIRED,
-        "intermediate_size": REQUIRED,
-        "max_position_embeddings": REQUIRED,
-    },
-    witnesses=(
-        ("vocab_size", "embed_tokens.weight", 0),
-        ("hidden_size", "embed_tokens.weight", 1),
-        ("hidden_size", "layers.0.self_attn.q_proj.weight", 0),
-        ("intermediate_size", "layers.0.mlp.up_proj.weight", 0),
-    ),
-    layers=("num_hidden_layers", r"layers\.(\d+)\."),
-    heads=("num_attention_heads", "hidden_size"),
-    numbers={"rms_norm_eps": EPSILON},
-    activations=("hidden_act",),
-    grouped=("num_attention_heads", "num_key_value_heads"),
+DIMENSIONS = decoder_dimensions(
     layer_types=("full_attention",),
-    rope="one",
     rotary_bases=("rope_theta",),
+    extra_witnesses=(("hidden_size", "layers.0.self_attn.q_proj.weight", 0),),
 )
 CHECKPOINT_PREFIXES = ("model.",)
 

@@ -17,31 +17,11 @@ True
 
 import keras_hub
 
-from keras_sentemb.families.inference_ops import float32_and_unquantised, token_rows
-from keras_sentemb.families.pre_norm_decoder import decoder_last_token_states, decoder_states
+from keras_sentemb.families.pre_norm_decoder import keras_hub_decoder_math
 from keras_sentemb.families.qwen2.keras_hub_adapter import decoder_blocks
 
-
-def computes_qwen2(backbone):
-    """Whether `qwen2_states` computes this backbone: a keras-hub `QwenBackbone` in float32 of full-attention
-    SiLU blocks, unquantised."""
-    if not isinstance(backbone, keras_hub.models.QwenBackbone):
-        return False
-    blocks = decoder_blocks(backbone)
-    return blocks is not None and float32_and_unquantised(
-        backbone, [layer for block in blocks for layer in block.dense_layers]
-    )
-
-
-def qwen2_states(backbone, tokens, token_table=None, max_positions=None, projections=None):
-    """Every block's output (first to last, the last through the final RMSNorm) for `tokens` (a layout of
-    `token_layouts`), causal attention; `token_table` replaces the token table."""
-    x = token_rows(backbone.token_embedding.embeddings, tokens.ids, token_table)
-    return decoder_states(decoder_blocks(backbone), x, tokens, backbone.layer_norm)
-
-
-def qwen2_last_token_states(backbone, tokens, token_table=None, max_positions=None):
-    """`qwen2_states` of a padded batch whose last block computes each row's last real token alone
-    (`pre_norm_decoder.decoder_last_token_states`): the last state is [B, 1, hidden]."""
-    x = token_rows(backbone.token_embedding.embeddings, tokens.ids, token_table)
-    return decoder_last_token_states(decoder_blocks(backbone), x, tokens, backbone.layer_norm)
+# computes_qwen2(backbone), qwen2_states(backbone, tokens, token_table=None, …) and
+# qwen2_last_token_states(backbone, tokens, …): the shared decoder math over keras-hub's `QwenBackbone`.
+computes_qwen2, qwen2_states, qwen2_last_token_states = keras_hub_decoder_math(
+    keras_hub.models.QwenBackbone, decoder_blocks
+)

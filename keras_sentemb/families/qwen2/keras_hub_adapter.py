@@ -4,8 +4,8 @@
 keras-hub keeps a `QwenTransformerDecoder`'s sub-layers as private attributes (`_self_attention_layer`,
 `_feedforward_gate_dense`, …) and its `QwenAttention` the projections (`_query_dense`, …). A keras-hub release
 that renames one breaks this file alone, and tests/test_architecture.py fails on any such read outside the
-families' adapters. The classes are recognised by name (keras-hub exports none of them), so that no module
-here imports `keras_hub.src`.
+families' adapters. The classes are recognised by name (keras-hub exports none of them): no `keras_hub.src`
+import.
 
 >>> from keras_sentemb.families.qwen2.hugging_face_qwen2_backbone import HuggingFaceQwen2Backbone
 >>> backbone = HuggingFaceQwen2Backbone(vocabulary_size=10, num_layers=1, num_query_heads=2,
@@ -15,26 +15,23 @@ here imports `keras_hub.src`.
 (2, 1, 4, None)
 """
 
+from keras_sentemb.families.keras_hub_adapter import is_keras_hub_class
 from keras_sentemb.families.pre_norm_decoder import DecoderBlock
-
-
-def _is_keras_hub(layer, class_name):
-    kind = type(layer)
-    return kind.__name__ == class_name and kind.__module__.startswith("keras_hub.")
 
 
 def decoder_block(block):
     """The `DecoderBlock` of a keras-hub `QwenTransformerDecoder` with full attention, SiLU and no RoPE scaling
     other than linear; None for any other block."""
-    if not _is_keras_hub(block, "QwenTransformerDecoder"):
+    if not is_keras_hub_class(block, "QwenTransformerDecoder"):
         return None
     attention = block._self_attention_layer
-    if not _is_keras_hub(attention, "QwenAttention") or attention.use_sliding_window_attention:
+    if not is_keras_hub_class(attention, "QwenAttention") or attention.use_sliding_window_attention:
         return None
     if getattr(block.activation, "__name__", None) != "silu":
         return None
     if not all(
-        _is_keras_hub(norm, "QwenLayerNorm") for norm in (block._self_attention_layernorm, block._feedforward_layernorm)
+        is_keras_hub_class(norm, "QwenLayerNorm")
+        for norm in (block._self_attention_layernorm, block._feedforward_layernorm)
     ):
         return None
     return DecoderBlock(

@@ -19,4 +19,6 @@ FAMILY = Family(
     last_token_states=qwen3_last_token_states,
     backbone_types=(keras_hub.models.Qwen3Backbone,),
     lora_targets=GATED_FEEDFORWARD_LORA,
+    language_model_head=("lm_head.weight", "embed_tokens.weight"),
+    unread_modules=("lm_head",),
 )

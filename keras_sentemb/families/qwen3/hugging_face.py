@@ -5,8 +5,13 @@ from keras_sentemb.families.hugging_face_weights import assign_decoder_block, re
 from keras_sentemb.families.qwen3.hugging_face_qwen3_backbone import HuggingFaceQwen3Backbone
 from keras_sentemb.families.qwen3.keras_hub_adapter import decoder_blocks
 
-# Qwen3: every layer full attention (its sliding-window variant is not built)
-DIMENSIONS = decoder_dimensions(head_dim=128, layer_types=("full_attention",), rotary_bases=("rope_theta",))
+# Qwen3: every layer full attention (its sliding-window variant is not built); its head norm is head_dim long
+DIMENSIONS = decoder_dimensions(
+    head_dim=128,
+    layer_types=("full_attention",),
+    rotary_bases=("rope_theta",),
+    extra_witnesses=(("head_dim", "layers.0.self_attn.q_norm.weight", 0),),
+)
 CHECKPOINT_PREFIXES = ("model.",)
 
 

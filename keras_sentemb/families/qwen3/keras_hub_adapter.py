@@ -4,7 +4,8 @@
 keras-hub keeps a `Qwen3TransformerDecoder`'s sub-layers as private attributes (`_self_attention_layer`,
 `_feedforward_gate_dense`, …) and its `Qwen3Attention` the projections and their norms (`_query_dense`,
 `_query_dense_layer_norm`, …). A keras-hub release that renames one breaks this file alone, and
-tests/test_architecture.py fails on any such read outside the families' adapters.
+tests/test_architecture.py fails on any such read outside the families' adapters. The classes are recognised
+by name (keras-hub exports none of them): no `keras_hub.src` import.
 
 >>> from keras_sentemb.families.qwen3.hugging_face_qwen3_backbone import HuggingFaceQwen3Backbone
 >>> backbone = HuggingFaceQwen3Backbone(vocabulary_size=10, num_layers=1, num_query_heads=2,
@@ -14,20 +15,17 @@ tests/test_architecture.py fails on any such read outside the families' adapters
 (2, 1, 4)
 """
 
-from keras_hub.src.models.qwen3.qwen3_attention import Qwen3Attention
-from keras_hub.src.models.qwen3.qwen3_decoder import Qwen3TransformerDecoder
-from keras_hub.src.models.qwen3.qwen3_layernorm import Qwen3LayerNorm
-
+from keras_sentemb.families.keras_hub_adapter import is_keras_hub_class
 from keras_sentemb.families.pre_norm_decoder import DecoderBlock
 
 
 def decoder_block(block):
     """The `DecoderBlock` of a keras-hub `Qwen3TransformerDecoder` with full attention, SiLU and no YaRN;
     None for any other block."""
-    if type(block) is not Qwen3TransformerDecoder:
+    if not is_keras_hub_class(block, "Qwen3TransformerDecoder"):
         return None
     attention = block._self_attention_layer
-    if type(attention) is not Qwen3Attention or attention.sliding_window_size:
+    if not is_keras_hub_class(attention, "Qwen3Attention") or attention.sliding_window_size:
         return None
     if attention.rotary_embedding_layer.rope_type == "yarn" or getattr(block.activation, "__name__", None) != "silu":
         return None
@@ -37,7 +35,7 @@ def decoder_block(block):
         attention._key_dense_layer_norm,
         block._feedforward_layernorm,
     )
-    if any(not isinstance(norm, Qwen3LayerNorm) for norm in norms):
+    if not all(is_keras_hub_class(norm, "Qwen3LayerNorm") for norm in norms):
         return None
     return DecoderBlock(
         input_norm=block._self_attention_layernorm,

@@ -25,4 +25,5 @@ FAMILY = Family(
     positions_read_ids=True,
     projections=roberta_projections,
     backbone_types=(HuggingFaceRobertaBackbone,),
+    unread_modules=("pooler", "lm_head"),
 )

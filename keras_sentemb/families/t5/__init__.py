@@ -17,4 +17,5 @@ FAMILY = Family(
     states=t5_states,
     backbone_types=(T5EncoderBackbone,),
     lora_targets=GATED_FEEDFORWARD_LORA,
+    unread_modules=("decoder", "lm_head"),
 )

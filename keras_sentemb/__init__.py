@@ -32,6 +32,7 @@ _MODELS = (
     "InferLite",
     "SentenceClassifier",
     "SentenceEncoder",
+    "SparseEncoder",
     "StaticEncoder",
 )
 _LAYERS = ("GatedConvFusion", "PairFeatureHead", "SemanticHashing", "SiamesePooler")

@@ -65,6 +65,8 @@ class Family:
         language_model_head: the checkpoint names of its causal LM head's [vocabulary, hidden] rows, the first
             one present read (`lm_head.weight`, or the tied token embeddings): what a causal-LM reranker
             (Qwen3-Reranker) scores with; empty where the family has no such reranker here.
+        masked_lm_head: config → the `MaskedLanguageModelHead` of its `*ForMaskedLM` (what a SPLADE folder of the
+            family scores the vocabulary with), or None when the family has none.
     """
 
     name: str
@@ -84,6 +86,7 @@ class Family:
     unread_modules: tuple = ()
     unused_layers: tuple = ()
     language_model_head: tuple = ()
+    masked_lm_head: Callable | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,3 +107,33 @@ class ClassifierHead:
     tensors: dict
     prediction_head: dict | None = None
     backbone_tensors: tuple = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class MaskedLanguageModelHead:
+    """A family's `*ForMaskedLM` head, as `layers.MaskedLanguageModelHead` computes it:
+
+        logits = norm(act(h·Wᵀ + b))·Eᵀ + β
+
+    with E the backbone's token embeddings (the decoder is tied to them, as every checkpoint here saves it).
+
+    Attributes:
+        dense / norm: the checkpoint names of the transform's Linear and LayerNorm ("cls.predictions.transform.dense").
+        decoder: the checkpoint name of the decoder Linear; its weight, when the checkpoint stores one, must equal the
+            token embeddings (an untied decoder is refused).
+        bias: the names β may be stored under, the first present read ("cls.predictions.bias", or the decoder's).
+        activation: Hugging Face's name of act ("gelu": the exact GELU).
+        norm_epsilon: the LayerNorm's ε.
+        dense_bias / norm_bias / decoder_bias: whether the transform, the norm and the decoder have biases
+            (ModernBERT's `classifier_bias`, `norm_bias`, `decoder_bias`).
+    """
+
+    dense: str
+    norm: str
+    decoder: str
+    bias: tuple
+    activation: str
+    norm_epsilon: float
+    dense_bias: bool = True
+    norm_bias: bool = True
+    decoder_bias: bool = True

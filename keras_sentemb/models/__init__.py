@@ -15,6 +15,7 @@ from keras_sentemb.models.pipeline_training import PipelineTraining
 from keras_sentemb.models.sbert import SBERT
 from keras_sentemb.models.sentence_classifier import SentenceClassifier
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
+from keras_sentemb.models.sparse_encoder import SparseEncoder, StaticSparseEncoder
 from keras_sentemb.models.static_encoder import StaticEncoder
 from keras_sentemb.models.transfer_model import TransferModel
 from keras_sentemb.models.word_encoder import WordEncoder
@@ -34,6 +35,8 @@ __all__ = [
     "SBERT",
     "SentenceClassifier",
     "SentenceEncoder",
+    "SparseEncoder",
+    "StaticSparseEncoder",
     "StaticEncoder",
     "TransferModel",
     "WordEncoder",

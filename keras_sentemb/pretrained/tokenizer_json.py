@@ -185,6 +185,22 @@ def load_tokenizer(folder, max_length, lowercase=None):
     return SentenceTokenizer(max_length=max_length, **tokenizer_arguments(folder, lowercase))
 
 
+def tokenizer_vocabulary(folder):
+    """The tokens of a folder's tokenizer.json by id (its model's vocabulary, a Unigram's pieces in order, and its
+    added tokens; None where no token has an id): what a sparse vector's dimensions are."""
+    path = os.path.join(os.fspath(folder), "tokenizer.json")
+    spec = read_json_object(path, max_bytes=MAX_TOKENIZER_JSON_BYTES)
+    model = spec.get("model") or {}
+    vocab = model.get("vocab") or {}
+    pairs = list(vocab.items()) if isinstance(vocab, dict) else [(item[0], i) for i, item in enumerate(vocab)]
+    pairs += [(added["content"], added["id"]) for added in spec.get("added_tokens", [])]
+    tokens = {int(index): token for token, index in pairs}
+    vocabulary = [None] * (max(tokens) + 1 if tokens else 0)
+    for index, token in tokens.items():
+        vocabulary[index] = token
+    return vocabulary
+
+
 def _vocabulary_ids(path, spec):
     """`{token: id}` of the model's vocabulary with the added tokens."""
     ids = dict(spec["model"]["vocab"])

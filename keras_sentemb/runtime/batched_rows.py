@@ -31,8 +31,24 @@ def check_batch_size(batch_size):
     return int(batch_size)
 
 
-def run_batched_rows(rows, lengths, pack_batch, runtime, width, batch_size, buckets, progress, *, unit, desc, name):
-    """float32 [len(rows), width], row i the output of `rows[i]`.
+class DenseRows:
+    """Where `run_batched_rows` puts each batch's outputs by default: one float32 array [rows, width]. Another
+    sink with the same `put(indices, values)` / `result()` keeps them its own way (`SparseEncoder`'s CSR rows)."""
+
+    def __init__(self, count, width):
+        self.array = np.zeros((count, width), dtype=np.float32)
+
+    def put(self, indices, values):
+        self.array[indices] = values
+
+    def result(self):
+        return self.array
+
+
+def run_batched_rows(
+    rows, lengths, pack_batch, runtime, width, batch_size, buckets, progress, *, unit, desc, name, sink=None
+):
+    """float32 [len(rows), width], row i the output of `rows[i]` (or what `sink.result()` makes of the rows).
 
     Args:
         rows: token-id rows (content ids); `lengths[i]` is row i's packed length.
@@ -44,6 +60,8 @@ def run_batched_rows(rows, lengths, pack_batch, runtime, width, batch_size, buck
         buckets: the padded lengths (`length_buckets(max_length)`).
         progress: a bar, or None for one from `PROGRESS_THRESHOLD` rows on.
         unit / desc / name: the bar's unit and label, the model named in the NaN error.
+        sink: receives each batch (`put(indices, values)`) and returns the result (`result()`); `DenseRows`
+            when None.
 
     Raises:
         ValueError: a non-finite output (never a silently written or indexed NaN file).
@@ -55,9 +73,9 @@ def run_batched_rows(rows, lengths, pack_batch, runtime, width, batch_size, buck
            [9.]], dtype=float32)
     """
     batch_size = check_batch_size(batch_size)
-    outputs = np.zeros((len(rows), width), dtype=np.float32)
+    sink = DenseRows(len(rows), width) if sink is None else sink
     if not len(rows):
-        return outputs
+        return sink.result()
     lengths = np.asarray(lengths, dtype=np.int64)
     padded_length = getattr(runtime, "padded_length", None)
     own_buckets = getattr(runtime, "padding_buckets", lambda ladder: ())(buckets)
@@ -67,6 +85,7 @@ def run_batched_rows(rows, lengths, pack_batch, runtime, width, batch_size, buck
         padded_length = None
     max_batch_tokens = getattr(runtime, "max_batch_tokens", None)
     show = progress if progress is not None else len(rows) >= PROGRESS_THRESHOLD
+    broken = []
     # No bar object at all when hidden: a disabled tqdm still costs ~45 µs, 4 % of a single sentence on OpenVINO.
     with tqdm(total=len(rows), unit=unit, desc=desc) if show else contextlib.nullcontext() as bar:
         for batch in plan_batches(lengths, batch_size, buckets, one_length_per_batch):
@@ -74,17 +93,18 @@ def run_batched_rows(rows, lengths, pack_batch, runtime, width, batch_size, buck
             part = max(1, max_batch_tokens // length) if max_batch_tokens else len(batch.indices)
             for start in range(0, len(batch.indices), part):
                 indices = batch.indices[start : start + part]
-                outputs[indices] = runtime(*pack_batch([rows[i] for i in indices], length))
+                values = np.asarray(runtime(*pack_batch([rows[i] for i in indices], length)))
+                broken.extend(np.asarray(indices)[~np.isfinite(values).all(axis=1)].tolist())
+                sink.put(indices, values)
             if bar is not None:
                 bar.update(len(batch.indices))
-    broken = ~np.isfinite(outputs).all(axis=1)
-    if broken.any():
+    if broken:
         raise ValueError(
-            f"{name}: the model's output holds NaN or infinity for {int(broken.sum())} of {len(rows)} "
-            f"input(s) (the first: #{int(np.argmax(broken))}); its weights or its config (an epsilon ≤ 0, a "
+            f"{name}: the model's output holds NaN or infinity for {len(broken)} of {len(rows)} "
+            f"input(s) (the first: #{min(broken)}); its weights or its config (an epsilon ≤ 0, a "
             "scale of 0) are broken, so nothing is returned"
         )
-    return outputs
+    return sink.result()
 
 
 def finished_vectors(vectors, truncate_dim, normalize):
@@ -103,10 +123,12 @@ class BatchedRows:
     `length_buckets`, `name` and `inference_runtime()` (its default runtime): `EmbeddingModel` (every Keras
     model) and `exported.ExportedEncoder`."""
 
-    def predict_rows(self, rows, batch_size, progress, unit="sent", desc="encode", runtime=None, lengths=None):
+    def predict_rows(
+        self, rows, batch_size, progress, unit="sent", desc="encode", runtime=None, lengths=None, sink=None
+    ):
         """float32 [len(rows), embedding_dim], row i the output of `rows[i]` (`run_batched_rows` on `runtime`,
         by default `inference_runtime()`); `lengths`, each row's `packed_length` where the caller counted it
-        already (the server's rows carry theirs)."""
+        already (the server's rows carry theirs); `sink`, where the outputs go (`run_batched_rows`)."""
         return run_batched_rows(
             rows,
             [self.packed_length(row) for row in rows] if lengths is None else lengths,
@@ -119,4 +141,5 @@ class BatchedRows:
             unit=unit,
             desc=desc,
             name=self.name,
+            sink=sink,
         )

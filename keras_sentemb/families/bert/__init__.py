@@ -7,6 +7,7 @@ from keras_sentemb.families.bert.hugging_face import (
     CHECKPOINT_PREFIXES,
     DIMENSIONS,
     bert_classifier_head,
+    bert_masked_lm_head,
     build_bert,
     load_bert_weights,
 )
@@ -20,6 +21,7 @@ FAMILY = Family(
     dimensions=DIMENSIONS,
     build=build_bert,
     classifier_head=bert_classifier_head,
+    masked_lm_head=bert_masked_lm_head,
     load_weights=load_bert_weights,
     computes=computes_bert,
     states=bert_states,

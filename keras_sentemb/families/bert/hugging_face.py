@@ -2,7 +2,7 @@
 
 from keras_sentemb.families.bert.hugging_face_bert_backbone import HuggingFaceBertBackbone
 from keras_sentemb.families.config_dimensions import encoder_dimensions
-from keras_sentemb.families.family import ClassifierHead
+from keras_sentemb.families.family import ClassifierHead, MaskedLanguageModelHead
 from keras_sentemb.families.hugging_face_weights import assign_norm, assign_post_norm_block, require_config_value
 from keras_sentemb.families.keras_hub_adapter import encoder_blocks
 
@@ -53,3 +53,15 @@ def bert_classifier_head(config):
     """`BertForSequenceClassification`: logits = classifier(dropout(pooler(h_[CLS]))); the pooler comes with
     the backbone's weights."""
     return ClassifierHead(pooling="pooler", tensors={"logits": "classifier"}, backbone_tensors=("pooler.dense.weight",))
+
+
+def bert_masked_lm_head(config):
+    """`BertForMaskedLM`: logits = LayerNorm(act(dense(h)))·Eᵀ + bias, act by `hidden_act`."""
+    return MaskedLanguageModelHead(
+        dense="cls.predictions.transform.dense",
+        norm="cls.predictions.transform.LayerNorm",
+        decoder="cls.predictions.decoder",
+        bias=("cls.predictions.bias", "cls.predictions.decoder.bias"),
+        activation=config.get("hidden_act", "gelu"),
+        norm_epsilon=float(config.get("layer_norm_eps", 1e-12)),
+    )

@@ -7,6 +7,7 @@ from keras_sentemb.families.distilbert.hugging_face import (
     CHECKPOINT_PREFIXES,
     DIMENSIONS,
     build_distilbert,
+    distilbert_masked_lm_head,
     load_distilbert_weights,
 )
 from keras_sentemb.families.distilbert.inference import (
@@ -23,6 +24,7 @@ FAMILY = Family(
     dimensions=DIMENSIONS,
     build=build_distilbert,
     load_weights=load_distilbert_weights,
+    masked_lm_head=distilbert_masked_lm_head,
     computes=computes_distilbert,
     states=distilbert_states,
     projections=distilbert_projections,

@@ -3,6 +3,7 @@
 import keras_hub
 
 from keras_sentemb.families.config_dimensions import REQUIRED, ArchitectureDimensions
+from keras_sentemb.families.family import MaskedLanguageModelHead
 from keras_sentemb.families.hidden_activations import hidden_activation
 from keras_sentemb.families.hugging_face_weights import assign_norm, assign_post_norm_block
 from keras_sentemb.families.keras_hub_adapter import encoder_blocks
@@ -61,3 +62,15 @@ def load_distilbert_weights(backbone, tensors):
     assign_norm(tensors, backbone.embeddings_layer_norm, "embeddings.LayerNorm")
     for index, block in enumerate(encoder_blocks(backbone)):
         assign_post_norm_block(tensors, block, f"transformer.layer.{index}", BLOCK_TENSORS)
+
+
+def distilbert_masked_lm_head(config):
+    """`DistilBertForMaskedLM`: logits = vocab_layer_norm(act(vocab_transform(h)))·Eᵀ + bias (ε 1e-12)."""
+    return MaskedLanguageModelHead(
+        dense="vocab_transform",
+        norm="vocab_layer_norm",
+        decoder="vocab_projector",
+        bias=("vocab_projector.bias",),
+        activation=config.get("activation", "gelu"),
+        norm_epsilon=1e-12,
+    )

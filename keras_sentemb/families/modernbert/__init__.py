@@ -8,6 +8,7 @@ from keras_sentemb.families.modernbert.hugging_face import (
     build_modernbert,
     load_modernbert_weights,
     modernbert_classifier_head,
+    modernbert_masked_lm_head,
 )
 from keras_sentemb.families.modernbert.inference import computes_modernbert, modernbert_states
 from keras_sentemb.families.modernbert.modernbert_backbone import ModernBertBackbone
@@ -19,6 +20,7 @@ FAMILY = Family(
     dimensions=DIMENSIONS,
     build=build_modernbert,
     classifier_head=modernbert_classifier_head,
+    masked_lm_head=modernbert_masked_lm_head,
     load_weights=load_modernbert_weights,
     computes=computes_modernbert,
     states=modernbert_states,

@@ -1,7 +1,7 @@
 """ModernBERT from Hugging Face: config.json (either format) → `ModernBertBackbone`, tensors → its weights."""
 
 from keras_sentemb.families.config_dimensions import EPSILON, LAYER_TYPES, REQUIRED, ArchitectureDimensions
-from keras_sentemb.families.family import ClassifierHead
+from keras_sentemb.families.family import ClassifierHead, MaskedLanguageModelHead
 from keras_sentemb.families.hidden_activations import hidden_activation
 from keras_sentemb.families.modernbert.modernbert_backbone import ModernBertBackbone
 
@@ -121,4 +121,20 @@ def modernbert_classifier_head(config):
             "norm_epsilon": float(config.get("norm_eps", 1e-5)),
             "norm_bias": bool(config.get("norm_bias", False)),
         },
+    )
+
+
+def modernbert_masked_lm_head(config):
+    """`ModernBertForMaskedLM`: logits = norm(act(dense(h)))·Eᵀ + bias, act by `classifier_activation`, the biases
+    by `classifier_bias`, `norm_bias` and `decoder_bias`."""
+    return MaskedLanguageModelHead(
+        dense="head.dense",
+        norm="head.norm",
+        decoder="decoder",
+        bias=("decoder.bias",),
+        activation=config.get("classifier_activation", "gelu"),
+        norm_epsilon=float(config.get("norm_eps", 1e-5)),
+        dense_bias=bool(config.get("classifier_bias", False)),
+        norm_bias=bool(config.get("norm_bias", False)),
+        decoder_bias=bool(config.get("decoder_bias", True)),
     )

@@ -8,6 +8,7 @@ from keras_sentemb.families.mpnet.hugging_face import (
     build_mpnet,
     load_mpnet_weights,
     mpnet_classifier_head,
+    mpnet_masked_lm_head,
 )
 from keras_sentemb.families.mpnet.inference import computes_mpnet, mpnet_projections, mpnet_states
 from keras_sentemb.families.mpnet.mpnet_backbone import MPNetBackbone
@@ -19,6 +20,7 @@ FAMILY = Family(
     dimensions=DIMENSIONS,
     build=build_mpnet,
     classifier_head=mpnet_classifier_head,
+    masked_lm_head=mpnet_masked_lm_head,
     load_weights=load_mpnet_weights,
     computes=computes_mpnet,
     states=mpnet_states,

@@ -1,7 +1,7 @@
 """MPNet from Hugging Face: config.json → `MPNetBackbone`, checkpoint tensors → its weights."""
 
 from keras_sentemb.families.config_dimensions import encoder_dimensions
-from keras_sentemb.families.family import ClassifierHead
+from keras_sentemb.families.family import ClassifierHead, MaskedLanguageModelHead
 from keras_sentemb.families.hugging_face_weights import assign_norm, assign_post_norm_block
 from keras_sentemb.families.mpnet.mpnet_backbone import MPNetBackbone
 from keras_sentemb.families.mpnet.mpnet_transformer_layer import mpnet_block
@@ -58,3 +58,15 @@ def load_mpnet_weights(backbone, tensors):
 def mpnet_classifier_head(config):
     """`MPNetForSequenceClassification`: logits = out_proj(dropout(tanh(dense(dropout(h_<s>)))))."""
     return ClassifierHead(pooling="cls", tensors={"cls_dense": "classifier.dense", "logits": "classifier.out_proj"})
+
+
+def mpnet_masked_lm_head(config):
+    """`MPNetForMaskedLM`: logits = layer_norm(gelu(dense(h)))·Eᵀ + bias (the exact GELU)."""
+    return MaskedLanguageModelHead(
+        dense="lm_head.dense",
+        norm="lm_head.layer_norm",
+        decoder="lm_head.decoder",
+        bias=("lm_head.bias", "lm_head.decoder.bias"),
+        activation="gelu",
+        norm_epsilon=float(config.get("layer_norm_eps", 1e-12)),
+    )

@@ -8,6 +8,7 @@ from keras_sentemb.families.roberta.hugging_face import (
     build_roberta,
     load_roberta_weights,
     roberta_classifier_head,
+    roberta_masked_lm_head,
 )
 from keras_sentemb.families.roberta.hugging_face_roberta_backbone import HuggingFaceRobertaBackbone
 from keras_sentemb.families.roberta.inference import computes_roberta, roberta_projections, roberta_states
@@ -19,6 +20,7 @@ FAMILY = Family(
     dimensions=DIMENSIONS,
     build=build_roberta,
     classifier_head=roberta_classifier_head,
+    masked_lm_head=roberta_masked_lm_head,
     load_weights=load_roberta_weights,
     computes=computes_roberta,
     states=roberta_states,

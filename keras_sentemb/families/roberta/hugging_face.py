@@ -1,7 +1,7 @@
 """RoBERTa and XLM-RoBERTa from Hugging Face: config.json → `HuggingFaceRobertaBackbone`, tensors → weights."""
 
 from keras_sentemb.families.config_dimensions import encoder_dimensions
-from keras_sentemb.families.family import ClassifierHead
+from keras_sentemb.families.family import ClassifierHead, MaskedLanguageModelHead
 from keras_sentemb.families.hugging_face_weights import assign_norm, assign_post_norm_block, require_config_value
 from keras_sentemb.families.keras_hub_adapter import encoder_blocks
 from keras_sentemb.families.roberta.hugging_face_roberta_backbone import HuggingFaceRobertaBackbone
@@ -63,3 +63,16 @@ def roberta_classifier_head(config):
     """`RobertaForSequenceClassification` / `XLMRobertaForSequenceClassification`:
     logits = out_proj(dropout(tanh(dense(dropout(h_<s>)))))."""
     return ClassifierHead(pooling="cls", tensors={"cls_dense": "classifier.dense", "logits": "classifier.out_proj"})
+
+
+def roberta_masked_lm_head(config):
+    """`RobertaForMaskedLM` / `XLMRobertaForMaskedLM`: logits = layer_norm(gelu(dense(h)))·Eᵀ + bias (the exact
+    GELU, whatever `hidden_act` says)."""
+    return MaskedLanguageModelHead(
+        dense="lm_head.dense",
+        norm="lm_head.layer_norm",
+        decoder="lm_head.decoder",
+        bias=("lm_head.bias", "lm_head.decoder.bias"),
+        activation="gelu",
+        norm_epsilon=float(config.get("layer_norm_eps", 1e-12)),
+    )

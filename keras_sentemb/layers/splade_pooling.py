@@ -1,0 +1,88 @@
+"""SpladePooling: one weight a vocabulary entry from the masked-LM logits of every token (SPLADE)."""
+
+import keras
+import tensorflow as tf
+
+SPLADE_POOLINGS = ("max", "sum")
+SPLADE_ACTIVATIONS = ("relu", "log1p_relu")
+
+
+@keras.saving.register_keras_serializable(package="keras_sentemb")
+class SpladePooling(keras.layers.Layer):
+    """SPLADE's lexical weights of a text from its token states (Formal et al. 2021, 2022):
+
+        w_j = pool_i  m_i · log(1 + relu(logits_ij))          (activation "relu")
+        w_j = pool_i  m_i · log(1 + log(1 + relu(logits_ij)))  (activation "log1p_relu", OpenSearch's models)
+
+    with logits = head(h) [tokens, vocabulary] (a `MaskedLanguageModelHead`), m the padding mask and pool the
+    max (SPLADE v2 and later) or the sum (SPLADE v1) over tokens: sentence-transformers' `SpladePooling`. Every
+    weight is ≥ 0 and most are 0, so the vector is sparse.
+
+    The logits are computed `chunk_tokens` positions at a time and reduced at once, so a batch never holds
+    [batch, tokens, vocabulary] at once: 32 texts × 512 tokens × 30,522 entries would be 2 GB in float32; with
+    16 positions a chunk it is 62 MB.
+
+    Args:
+        head: the layer that maps states [batch, tokens, hidden] to logits [batch, tokens, vocabulary].
+        pooling: "max" or "sum".
+        activation: "relu" or "log1p_relu".
+        chunk_tokens: positions a chunk.
+
+    Inputs: states [batch, tokens, hidden] and `padding_mask` [batch, tokens] (1 for real tokens).
+    Output: float32 [batch, vocabulary].
+
+    Example:
+    >>> import numpy as np
+    >>> pool = SpladePooling(keras.layers.Dense(3, use_bias=False, kernel_initializer="ones"))
+    >>> states = np.array([[[1.0], [2.0], [-1.0]]], "float32")
+    >>> np.round(pool(states, padding_mask=np.array([[1, 1, 0]])).numpy(), 4).tolist()  # log(1 + 2)
+    [[1.0986, 1.0986, 1.0986]]
+    """
+
+    def __init__(self, head, pooling="max", activation="relu", chunk_tokens=16, **kwargs):
+        super().__init__(**kwargs)
+        if pooling not in SPLADE_POOLINGS:
+            raise ValueError(f"SpladePooling: pooling {pooling!r} is not one of {', '.join(SPLADE_POOLINGS)}")
+        if activation not in SPLADE_ACTIVATIONS:
+            raise ValueError(f"SpladePooling: activation {activation!r} is not one of {', '.join(SPLADE_ACTIVATIONS)}")
+        if isinstance(chunk_tokens, bool) or not isinstance(chunk_tokens, int) or chunk_tokens < 1:
+            raise ValueError(f"SpladePooling: chunk_tokens must be a positive int, got {chunk_tokens!r}")
+        self.head = head
+        self.pooling = pooling
+        self.activation = activation
+        self.chunk_tokens = chunk_tokens
+
+    def build(self, states_shape, padding_mask_shape=None):
+        if not self.head.built:
+            self.head.build(states_shape)
+
+    def _weights(self, states, mask):
+        weights = tf.math.log1p(tf.nn.relu(tf.cast(self.head(states), tf.float32)))
+        if self.activation == "log1p_relu":
+            weights = tf.math.log1p(weights)
+        weights = weights * tf.cast(mask, tf.float32)[..., None]
+        return tf.reduce_max(weights, axis=1) if self.pooling == "max" else tf.reduce_sum(weights, axis=1)
+
+    def call(self, states, padding_mask):
+        tokens = tf.shape(states)[1]
+        chunk = self.chunk_tokens
+        first = self._weights(states[:, :chunk], padding_mask[:, :chunk])
+
+        def body(start, pooled):
+            part = self._weights(states[:, start : start + chunk], padding_mask[:, start : start + chunk])
+            return start + chunk, tf.maximum(pooled, part) if self.pooling == "max" else pooled + part
+
+        _, pooled = tf.while_loop(lambda start, _: start < tokens, body, (tf.constant(chunk), first))
+        return pooled
+
+    def compute_output_shape(self, states_shape, padding_mask_shape=None):
+        return (states_shape[0], self.head.compute_output_shape(states_shape)[-1])
+
+    def get_config(self):
+        # head is the model's own layer: the model that owns it passes it again when rebuilt.
+        return {
+            **super().get_config(),
+            "pooling": self.pooling,
+            "activation": self.activation,
+            "chunk_tokens": self.chunk_tokens,
+        }

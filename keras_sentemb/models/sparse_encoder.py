@@ -1,0 +1,321 @@
+"""SparseEncoder: learned sparse vectors (SPLADE), one weight a vocabulary entry, as `scipy.sparse` rows."""
+
+from __future__ import annotations
+
+import os
+
+import keras
+import numpy as np
+import scipy.sparse
+
+from keras_sentemb.data.prompts import document_prompt, query_prompt, resolve_prompt
+from keras_sentemb.data.text_inputs import validate_texts
+from keras_sentemb.families.masked_lm_head import head_settings, load_masked_lm_head, masked_lm_head_layer
+from keras_sentemb.families.registry import family_for_model_type
+from keras_sentemb.layers.splade_pooling import SpladePooling
+from keras_sentemb.models.embedding_model import EmbeddingModel, check_batch_size
+from keras_sentemb.models.sparse_rows import SparseRows, decoded_rows, keep_largest
+from keras_sentemb.models.special_token_packing import SpecialTokenPacking
+from keras_sentemb.pretrained.hugging_face_backbones import open_hugging_face_checkpoint
+from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
+from keras_sentemb.pretrained.sparse_encoder_folder import StaticRoute, read_sparse_encoder_folder
+from keras_sentemb.pretrained.tokenizer_json import load_tokenizer, tokenizer_vocabulary
+from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
+from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
+from keras_sentemb.utils.types import Texts
+
+BACKENDS = (None, "tensorflow")
+
+
+class StaticSparseEncoder:
+    """The query side of inference-free SPLADE (sentence-transformers' `SparseStaticEmbedding`): no transformer,
+
+        w(text)_t = weight[t] if token t occurs in the text, else 0
+
+    over the tokenizer's content ids (no special tokens, at most `max_length` of them). A query costs one
+    tokenisation and a lookup.
+
+    Args:
+        tokenizer: the in-graph tokenizer of the route's folder (its `content_id_rows` are the ids).
+        weight: float32 [vocabulary], ≥ 0.
+    """
+
+    def __init__(self, tokenizer, weight):
+        self.tokenizer = tokenizer
+        self.weight = np.asarray(weight, dtype=np.float32)
+
+    def encode_rows(self, utf8_texts, max_active_dims=None):
+        """float32 CSR [texts, vocabulary]."""
+        rows = self.tokenizer.content_id_rows(utf8_texts) if utf8_texts else []
+        indptr, indices = [0], []
+        for row in rows:
+            ids = np.unique(np.asarray(row, dtype=np.int64))
+            if ids.size and ids[-1] >= self.weight.shape[0]:
+                raise ValueError(f"token id {int(ids[-1])} is outside the {self.weight.shape[0]} static weights")
+            indices.append(ids)
+            indptr.append(indptr[-1] + ids.size)
+        ids = np.concatenate(indices) if indices else np.zeros(0, np.int64)
+        vectors = scipy.sparse.csr_matrix(
+            (self.weight[ids], ids, np.asarray(indptr)), shape=(len(rows), self.weight.shape[0]), dtype=np.float32
+        )
+        vectors.eliminate_zeros()
+        if max_active_dims is not None:
+            vectors = scipy.sparse.csr_matrix(keep_largest(vectors.toarray(), max_active_dims))
+        return vectors
+
+
+@keras.saving.register_keras_serializable(package="keras_sentemb")
+class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
+    """Maps token ids to SPLADE's lexical weights, one a vocabulary entry (Formal et al. 2021, 2022):
+
+        w_j = max_i log(1 + relu(logits_ij)),   logits = MLM-head(backbone(tokens))
+
+    (or the sum over tokens i; `layers.SpladePooling`), the masked-LM head tied to the backbone's token
+    embeddings (`families.masked_lm_head`). Most weights are 0: `encode` returns `scipy.sparse.csr_matrix`
+    float32 [texts, vocabulary], and scores are dot products. An inference-free model (a sentence-transformers
+    Router) encodes queries with `query_encoder` (a `StaticSparseEncoder`: tokenizer and one weight a token, no
+    transformer) and documents with this model.
+
+    The inputs are those of `SentenceEncoder` (`token_ids`, `padding_mask`); the output float32 [batch,
+    vocabulary]. `from_pretrained` builds it from a sentence-transformers SparseEncoder folder of any family
+    with a masked-LM head (BERT, DistilBERT, RoBERTa / XLM-R, MPNet, ModernBERT).
+
+    Args:
+        backbone: the family's backbone (its `token_embedding` is the head's decoder).
+        head: the family's `MaskedLanguageModelHead` record fields ({"activation", "norm_epsilon", "dense_bias",
+            "norm_bias", "decoder_bias"}).
+        tokenizer: the in-graph tokenizer, or None.
+        pooling / activation: SpladePooling's ("max" | "sum", "relu" | "log1p_relu").
+        vocabulary: the token of each dimension (`decode`), or None.
+        prompts / default_prompt_name: as `SentenceEncoder`'s.
+        max_active_dims: keep at most this many weights a text (the largest), or None.
+
+    Example:
+    (Not run as a doctest: it builds a model from a folder; tests/models/test_sparse_encoder.py runs the same calls.)
+        encoder = SparseEncoder.from_pretrained("tests/fixtures/sparse_folders/bert_splade_max")
+        vectors = encoder.encode_document(["A cat sits on the mat."])   # CSR [1, vocabulary]
+        encoder.decode(vectors, top_k=3)                                 # [[("cat", 2.1), …]]
+    """
+
+    def __init__(
+        self,
+        backbone,
+        head: dict,
+        tokenizer=None,
+        pooling: str = "max",
+        activation: str = "relu",
+        vocabulary=None,
+        prompts: dict | None = None,
+        default_prompt_name: str | None = None,
+        max_active_dims: int | None = None,
+        **kwargs,
+    ):
+        token_ids = keras.Input(shape=(None,), dtype="int32", name="token_ids")
+        padding_mask = keras.Input(shape=(None,), dtype="int32", name="padding_mask")
+        available = {
+            "token_ids": token_ids,
+            "segment_ids": keras.ops.zeros_like(token_ids),
+            "padding_mask": padding_mask,
+        }
+        backbone_inputs = backbone.input if isinstance(backbone.input, dict) else {}
+        states = transformer_layer_states(backbone)({name: available[name] for name in backbone_inputs})[-1]
+        head = dict(head)
+        head_layer = masked_lm_head_layer(backbone, **head)
+        weights = SpladePooling(head_layer, pooling=pooling, activation=activation, name="splade_pooling")(
+            states, padding_mask=padding_mask
+        )
+        super().__init__(inputs={"token_ids": token_ids, "padding_mask": padding_mask}, outputs=weights, **kwargs)
+        self.backbone = backbone
+        self.head = head
+        self.tokenizer = tokenizer
+        self.pooling = pooling
+        self.activation = activation
+        self.vocabulary = list(vocabulary) if vocabulary is not None else None
+        self.prompts = dict(prompts or {})
+        if default_prompt_name is not None and default_prompt_name not in self.prompts:
+            raise ValueError(f"default_prompt_name {default_prompt_name!r} is not among the prompts")
+        self.default_prompt_name = default_prompt_name
+        self.max_active_dims = _max_active_dims(max_active_dims)
+        object.__setattr__(self, "query_encoder", None)  # a StaticSparseEncoder (inference-free), set by the loader
+        self.forget_traced_functions()
+
+    @property
+    def embedding_dim(self):
+        """The vocabulary's size: the vectors' width."""
+        return self.backbone.token_embedding.input_dim
+
+    @classmethod
+    def from_pretrained(
+        cls, name_or_path: str | os.PathLike, dtype: str | None = None, max_length: int | None = None
+    ) -> SparseEncoder:
+        """A `SparseEncoder` of a sentence-transformers SparseEncoder folder (`pretrained.sparse_encoder_folder`):
+        SPLADE (a masked-LM Transformer and SpladePooling) or inference-free SPLADE (a Router whose query route is
+        SparseStaticEmbedding, set as `query_encoder`). Nothing is downloaded; anything else is a ValueError
+        naming it."""
+        # A Router folder keeps its transformer in a subfolder: a folder is read as it is, a name resolved.
+        folder = name_or_path if os.path.isdir(name_or_path) else resolve_pretrained_dir(name_or_path)
+        spec = read_sparse_encoder_folder(folder)
+        route = spec.document
+        with open_hugging_face_checkpoint(route.transformer_folder, dtype) as (backbone, tensors, config):
+            family = family_for_model_type(config["model_type"])
+            if family.masked_lm_head is None:
+                raise ValueError(
+                    f"{route.transformer_folder}: a {config['model_type']} masked-LM head is not supported (families "
+                    "with one: BERT, DistilBERT, RoBERTa / XLM-R, MPNet, ModernBERT)"
+                )
+            record = family.masked_lm_head(config)
+            limit = min(max_length or route.max_length or backbone.max_sequence_length, backbone.max_sequence_length)
+            tokenizer = load_tokenizer(route.transformer_folder, limit, lowercase=route.do_lower_case)
+            vocabulary = tokenizer_vocabulary(route.transformer_folder)
+            if len(vocabulary) > backbone.token_embedding.input_dim:
+                raise ValueError(
+                    f"{route.transformer_folder}: the tokenizer has ids up to {len(vocabulary) - 1}, the masked-LM "
+                    f"head {backbone.token_embedding.input_dim} vocabulary entries (config.json vocab_size)"
+                )
+            encoder = cls(
+                backbone=backbone,
+                head=head_settings(record),
+                tokenizer=tokenizer,
+                pooling=route.pooling,
+                activation=route.activation,
+                vocabulary=vocabulary,
+                prompts=spec.prompts,
+                default_prompt_name=spec.default_prompt_name,
+                max_active_dims=spec.max_active_dims,
+                name="sparse_encoder_" + "".join(c if c.isalnum() else "_" for c in os.path.basename(spec.root)),
+            )
+            load_masked_lm_head(encoder.get_layer("splade_pooling").head, record, tensors)
+        if isinstance(spec.query, StaticRoute):
+            encoder.set_static_query_encoder(spec.query)
+        elif spec.query is not None and spec.query.transformer_folder != route.transformer_folder:
+            raise ValueError(f"{spec.root}: a Router with two different SPLADE transformers is not supported")
+        return encoder
+
+    def set_static_query_encoder(self, route):
+        """Encodes queries with the `StaticRoute` `route` (inference-free SPLADE) from now on."""
+        if route.weight.shape[0] != self.embedding_dim:
+            raise ValueError(
+                f"{route.folder}: {route.weight.shape[0]} static weights, the document side's vocabulary is "
+                f"{self.embedding_dim}"
+            )
+        limit = route.max_length or self._require_tokenizer().max_length
+        tokenizer = load_tokenizer(route.folder, limit)
+        # sentence-transformers truncates a query to `limit` tokens without special tokens.
+        tokenizer = load_tokenizer(route.folder, limit + tokenizer.special_token_count)
+        object.__setattr__(self, "query_encoder", StaticSparseEncoder(tokenizer, route.weight))
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "backbone": serialize_nested(self.backbone),
+            "head": self.head,
+            "tokenizer": serialize_nested(self.tokenizer),
+            "pooling": self.pooling,
+            "activation": self.activation,
+            "vocabulary": self.vocabulary,
+            "prompts": self.prompts,
+            "default_prompt_name": self.default_prompt_name,
+            "max_active_dims": self.max_active_dims,
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**deserialize_nested(config, ("backbone", "tokenizer")))
+
+    # ------------------------------------------------------------------ inference
+    def encode(
+        self,
+        texts: Texts,
+        batch_size: int = 32,
+        progress: bool | None = None,
+        *,
+        prompt_name: str | None = None,
+        prompt: str | None = None,
+        max_active_dims: int | None = None,
+        backend: str | None = None,
+    ) -> scipy.sparse.csr_matrix:
+        """SPLADE vectors of raw texts: float32 CSR [texts, vocabulary] in input order (a single `str`: [1,
+        vocabulary]). Smart batching as `SentenceEncoder.encode`; each batch is made sparse at once (`SparseRows`).
+
+        Args:
+            texts: a list/tuple/1-D array of `str` or UTF-8 `bytes`, or one `str`.
+            batch_size: texts a forward pass.
+            progress: a progress bar; None shows one from 2048 texts on.
+            prompt_name / prompt: as `SentenceEncoder.encode` (None: the default prompt, if any).
+            max_active_dims: keep the largest this many weights a text (None: the model's own, else all).
+            backend: "tensorflow" (None): the Keras model's graph.
+
+        Raises:
+            TypeError / ValueError: as `SentenceEncoder.encode`; an unknown backend or a `max_active_dims` that is
+                not a positive int.
+        """
+        prompt = resolve_prompt(self.prompts, self.default_prompt_name, prompt_name, prompt)
+        return self._encode_splade(texts, prompt, batch_size, progress, max_active_dims, backend)
+
+    def encode_query(self, texts: Texts, prompt_name=None, prompt=None, **kwargs) -> scipy.sparse.csr_matrix:
+        """`encode` for search queries: the "query" prompt when none is given; an inference-free model's
+        `query_encoder` (no transformer) when it has one."""
+        if self.query_encoder is None:
+            if prompt_name is None and prompt is None:
+                prompt = query_prompt(self.prompts)
+            return self.encode(texts, prompt_name=prompt_name, prompt=prompt, **kwargs)
+        max_active_dims = _max_active_dims(kwargs.pop("max_active_dims", None)) or self.max_active_dims
+        check_batch_size(kwargs.pop("batch_size", 32))
+        kwargs.pop("progress", None)
+        backend = kwargs.pop("backend", None)
+        if kwargs:
+            raise TypeError(f"encode_query got unexpected keyword arguments {sorted(kwargs)}")
+        if backend not in BACKENDS:
+            raise ValueError(f"backend {backend!r}: a SparseEncoder runs on 'tensorflow' here")
+        if prompt_name is None and prompt is None:
+            prompt = query_prompt(self.prompts)
+        else:
+            prompt = resolve_prompt(self.prompts, None, prompt_name, prompt)
+        utf8_texts, _ = validate_texts(texts)
+        if prompt:
+            utf8_texts = [prompt.encode("utf-8") + text for text in utf8_texts]
+        return self.query_encoder.encode_rows(utf8_texts, max_active_dims)
+
+    def encode_document(self, texts: Texts, prompt_name=None, prompt=None, **kwargs) -> scipy.sparse.csr_matrix:
+        """`encode` for documents: the first of the "document", "passage", "corpus" prompts the model has when
+        none is given."""
+        if prompt_name is None and prompt is None:
+            prompt = document_prompt(self.prompts)
+        return self.encode(texts, prompt_name=prompt_name, prompt=prompt, **kwargs)
+
+    def _encode_splade(self, texts, prompt, batch_size, progress, max_active_dims, backend):
+        if backend not in BACKENDS:
+            raise ValueError(f"backend {backend!r}: a SparseEncoder runs on 'tensorflow' here")
+        utf8_texts, _ = validate_texts(texts)
+        check_batch_size(batch_size)
+        max_active_dims = _max_active_dims(max_active_dims) or self.max_active_dims
+        self._require_tokenizer()
+        if prompt:
+            utf8_texts = [prompt.encode("utf-8") + text for text in utf8_texts]
+        rows = self.tokenize_to_rows(utf8_texts) if utf8_texts else []
+        sink = SparseRows(len(rows), self.embedding_dim, max_active_dims)
+        return self.predict_rows(rows, batch_size, progress, runtime=self.embed_fn(), sink=sink)
+
+    def decode(self, vectors, top_k: int | None = None):
+        """The (token, weight) pairs of sparse vectors, largest first (at most `top_k` a row): a list for one row,
+        a list of lists for a matrix of several."""
+        if self.vocabulary is None:
+            raise ValueError(f"{self.name} has no vocabulary to decode with")
+        single = not scipy.sparse.issparse(vectors) and np.ndim(vectors) == 1
+        matrix = scipy.sparse.csr_matrix(np.atleast_2d(vectors) if single else vectors, dtype=np.float32)
+        rows = decoded_rows(matrix, self.vocabulary, top_k)
+        return rows[0] if single else rows
+
+    @staticmethod
+    def similarity(queries, documents) -> np.ndarray:
+        """Dot products [queries, documents] (float32) of two sets of sparse vectors."""
+        scores = scipy.sparse.csr_matrix(queries) @ scipy.sparse.csr_matrix(documents).T
+        return np.asarray(scores.toarray(), dtype=np.float32)
+
+
+def _max_active_dims(value):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"max_active_dims must be a positive int, got {value!r}")
+    return int(value)

@@ -68,7 +68,9 @@ class DSEModule(tf.Module):
         return {"scores": tf.cast(self._model.head([u, v], training=False), tf.float32)}
 
 
-def _save(module, signatures, path, version, overwrite, warmup_name):
+def save_module(module, signatures, path, version, overwrite, warmup_name):
+    """Saves `module` with `signatures` at `path/<version>/` atomically (and its TF Serving warmup requests for
+    `warmup_name`); returns the folder."""
     target = version_folder(path, version, overwrite)
     with replaced_folder(target, SAVED_MODEL_KIND, overwrite) as staging:
         tf.saved_model.save(module, staging, signatures=signatures)
@@ -83,11 +85,11 @@ def export_cross_encoder(model, path, version=1, overwrite=False, warmup_name=No
     if model.tokenizer is None:
         raise ValueError(f"{model.name} has no tokenizer, so it cannot take raw strings.")
     module = CrossEncoderModule(model)
-    return _save(module, {"serving_default": module.serve}, path, version, overwrite, warmup_name)
+    return save_module(module, {"serving_default": module.serve}, path, version, overwrite, warmup_name)
 
 
 def export_dse(model, path, version=1, overwrite=False, warmup_name=None):
     """Writes a DSE SavedModel (`serving_default` embeddings, `score` pairs); returns it."""
     module = DSEModule(model)
     signatures = {"serving_default": module.serve, "score": module.score}
-    return _save(module, signatures, path, version, overwrite, warmup_name)
+    return save_module(module, signatures, path, version, overwrite, warmup_name)

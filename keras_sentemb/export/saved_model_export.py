@@ -11,9 +11,11 @@ import numpy as np
 from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.export.pair_model_export import export_cross_encoder, export_dse
 from keras_sentemb.export.serving_export import export_for_serving
+from keras_sentemb.export.sparse_model_export import export_sparse_encoder
 from keras_sentemb.models.cross_encoder import CrossEncoder
 from keras_sentemb.models.dse import DSE
 from keras_sentemb.models.hashed_encoder import HashedEncoder
+from keras_sentemb.models.sparse_encoder import SparseEncoder
 
 
 def export_saved_model(
@@ -40,6 +42,7 @@ def export_saved_model(
     | HashedEncoder                           | + `hash`, `embed_and_hash`; + `search(texts, k)` given `code_table` |
     | CrossEncoder                            | `serving_default(texts_a, texts_b)` → `{"scores"}`   |
     | DSE                                     | `serving_default(texts)` → ψ; `score(texts_a, texts_b)` |
+    | SparseEncoder (SPLADE)                  | `serving_default(texts)` → `{"indices", "values"}` (documents' side; `export_sparse_encoder`) |
 
     This is not `keras.Model.export`, which every model keeps with its Keras contract (token
     id tensors in): this one puts the tokenizer into the graph, so TF Serving, tensorflow-hub
@@ -80,6 +83,12 @@ def export_saved_model(
         export_saved_model(encoder, "serving/minilm", version=1)
         # -> 'serving/minilm/1'
     """
+    if isinstance(model, SparseEncoder):
+        if any(option is not None for option in (code_table, code_ids, chunk_size, truncate_dim, code_bits, chunking)):
+            raise ValueError("a SparseEncoder's SavedModel takes no code table, chunking or truncation")
+        return export_sparse_encoder(
+            model, path, version=version, overwrite=overwrite, prompt_name=prompt_name, prompt=prompt
+        )
     if code_table is not None and not isinstance(model, HashedEncoder):
         raise TypeError(f"code_table is for a HashedEncoder, not a {type(model).__name__}")
     if chunk_size is not None and isinstance(model, (CrossEncoder, DSE)):

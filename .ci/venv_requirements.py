@@ -3,7 +3,7 @@ pins); keras-sentemb itself goes into each with --no-deps.
 
 - `lean`: a server of exported OpenVINO folders (`make test-lean`, a venv without TensorFlow): the `server`
   extra, OpenVINO (of the `openvino` extra; NNCF quantises at export, not at serve time), the LiteRT
-  interpreter (the `litert` extra), the install_requires a lean process imports (numpy, tokenizers, tqdm,
+  interpreter (the `litert` extra), the install_requires a lean process imports (numpy, scipy, tokenizers, tqdm,
   flatbuffers: a LiteRT file's card), and the test runner.
 - `oldest`: the oldest TensorFlow / keras-hub pair the pins allow (`make test-oldest`): every install_requires
   line with TensorFlow, TF Text, tf-keras and keras-hub held to the floor of their range
@@ -24,7 +24,7 @@ TEST_RUNNER = ("pytest", "pytest-xdist", "pytest-markdown-docs", "hypothesis", "
 PROFILES = {
     # (the install_requires kept: None for all, the ones held to their floor, {extra: names or None for all})
     "lean": (
-        ("numpy", "tokenizers", "tqdm", "flatbuffers"),
+        ("numpy", "tokenizers", "tqdm", "flatbuffers", "scipy"),
         (),
         {"server": None, "openvino": ("openvino",), "litert": None, "test": ("pytest",)},
     ),

@@ -14,7 +14,6 @@ from keras_sentemb.families.masked_lm_head import head_settings, load_masked_lm_
 from keras_sentemb.families.registry import family_for_model_type
 from keras_sentemb.layers.splade_pooling import SpladePooling
 from keras_sentemb.models.embedding_model import EmbeddingModel, check_batch_size
-from keras_sentemb.models.sparse_rows import SparseRows, decoded_rows, keep_largest
 from keras_sentemb.models.special_token_packing import SpecialTokenPacking
 from keras_sentemb.pretrained.hugging_face_backbones import open_hugging_face_checkpoint
 from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
@@ -22,6 +21,7 @@ from keras_sentemb.pretrained.sparse_encoder_folder import StaticRoute, read_spa
 from keras_sentemb.pretrained.tokenizer_json import load_tokenizer, tokenizer_vocabulary
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
+from keras_sentemb.utils.sparse_rows import SparseRows, decoded_rows, keep_largest
 from keras_sentemb.utils.types import Texts
 
 BACKENDS = (None, "tensorflow")
@@ -89,6 +89,8 @@ class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         vocabulary: the token of each dimension (`decode`), or None.
         prompts / default_prompt_name: as `SentenceEncoder`'s.
         max_active_dims: keep at most this many weights a text (the largest), or None.
+        static_query: an inference-free model's query side, {"tokenizer", "weight"} (the `StaticSparseEncoder`'s
+            tokenizer and weights [vocabulary]), or None: queries are encoded by this model.
 
     Example:
     (Not run as a doctest: it builds a model from a folder; tests/models/test_sparse_encoder.py runs the same calls.)
@@ -108,6 +110,7 @@ class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         prompts: dict | None = None,
         default_prompt_name: str | None = None,
         max_active_dims: int | None = None,
+        static_query: dict | None = None,
         **kwargs,
     ):
         token_ids = keras.Input(shape=(None,), dtype="int32", name="token_ids")
@@ -136,7 +139,19 @@ class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             raise ValueError(f"default_prompt_name {default_prompt_name!r} is not among the prompts")
         self.default_prompt_name = default_prompt_name
         self.max_active_dims = _max_active_dims(max_active_dims)
-        object.__setattr__(self, "query_encoder", None)  # a StaticSparseEncoder (inference-free), set by the loader
+        # The inference-free query side (a StaticSparseEncoder): its weights in the config (`static_query`), its
+        # tokenizer tracked as `query_tokenizer` (its vocabulary saved as the tokenizer's assets).
+        object.__setattr__(self, "query_encoder", None)
+        if static_query is not None:
+            tokenizer_config = static_query["tokenizer"]
+            query_tokenizer = (
+                keras.saving.deserialize_keras_object(tokenizer_config)
+                if isinstance(tokenizer_config, dict)
+                else tokenizer_config
+            )
+            self._set_query_encoder(
+                StaticSparseEncoder(query_tokenizer, np.asarray(static_query["weight"], np.float32))
+            )
         self.forget_traced_functions()
 
     @property
@@ -202,7 +217,16 @@ class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         tokenizer = load_tokenizer(route.folder, limit)
         # sentence-transformers truncates a query to `limit` tokens without special tokens.
         tokenizer = load_tokenizer(route.folder, limit + tokenizer.special_token_count)
-        object.__setattr__(self, "query_encoder", StaticSparseEncoder(tokenizer, route.weight))
+        self._set_query_encoder(StaticSparseEncoder(tokenizer, route.weight))
+
+    def _set_query_encoder(self, query_encoder):
+        if query_encoder.weight.shape != (self.embedding_dim,):
+            raise ValueError(
+                f"{query_encoder.weight.shape} static weights, the document side's vocabulary is {self.embedding_dim}"
+            )
+        object.__setattr__(self, "query_encoder", query_encoder)
+        # Tracked by Keras, so that a .keras file saves its vocabulary (a tokenizer's assets) and loads them into it.
+        self.query_tokenizer = query_encoder.tokenizer
 
     def get_config(self):
         return {
@@ -216,6 +240,12 @@ class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             "prompts": self.prompts,
             "default_prompt_name": self.default_prompt_name,
             "max_active_dims": self.max_active_dims,
+            "static_query": None
+            if self.query_encoder is None
+            else {
+                "tokenizer": serialize_nested(self.query_encoder.tokenizer),
+                "weight": self.query_encoder.weight.tolist(),
+            },
         }
 
     @classmethod

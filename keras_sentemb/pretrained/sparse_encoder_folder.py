@@ -176,6 +176,25 @@ def _router(root, entry, modules_path):
     return document, query, default_route
 
 
+def is_sparse_encoder_folder(folder):
+    """Whether `folder` is a sentence-transformers SparseEncoder folder: its config_sentence_transformers.json says
+    `"model_type": "SparseEncoder"`, or its modules.json holds SpladePooling or a Router (files that cannot be read
+    are left to the loader to name)."""
+    root = os.fspath(folder)
+    try:
+        if read_json_if_present(root, "config_sentence_transformers.json").get("model_type") == "SparseEncoder":
+            return True
+        entries = (
+            read_json(os.path.join(root, "modules.json"))
+            if regular_file_present(os.path.join(root, "modules.json"))
+            else []
+        )
+    except ValueError:
+        return False
+    kinds = {str(entry.get("type", "")).rsplit(".", 1)[-1] for entry in entries if isinstance(entry, dict)}
+    return bool(kinds & {"SpladePooling", "Router", "SparseStaticEmbedding"})
+
+
 def read_sparse_encoder_folder(folder):
     """A `SparseEncoderFolder` for `folder` (see the module docstring)."""
     root = os.fspath(folder)

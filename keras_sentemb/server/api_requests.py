@@ -108,6 +108,20 @@ class EmbedRequest(_Strict):
     _texts = field_validator("inputs", mode="before")(lambda value: check_texts(value, "inputs"))
 
 
+class EmbedSparseRequest(_Strict):
+    """POST /embed_sparse, as text-embeddings-inference defines it, plus `side` ("query" or "document": which side
+    of a sparse encoder encodes the texts, with that side's prompt) and `max_active_dims`."""
+
+    inputs: Any
+    truncate: bool = True
+    truncation_direction: Literal["Right", "right"] = "Right"
+    prompt_name: str | None = None
+    side: Literal["query", "document"] = "document"
+    max_active_dims: int | None = Field(None, ge=1)
+
+    _texts = field_validator("inputs", mode="before")(lambda value: check_texts(value, "inputs"))
+
+
 class RerankRequest(_Strict):
     """POST /rerank, as text-embeddings-inference defines it."""
 

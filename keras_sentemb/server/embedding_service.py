@@ -8,10 +8,12 @@ import dataclasses
 import numpy as np
 
 from keras_sentemb.chunking import Chunking
+from keras_sentemb.data.prompts import document_prompt, query_prompt
 from keras_sentemb.exported.exported_encoder import ExportedEncoder, exported_version
 from keras_sentemb.runtime.batched_rows import finished_vectors
+from keras_sentemb.utils.sparse_rows import csr_entries, sparse_entries
 
-EMBEDDING, HASHING, RERANKING = "embedding", "hashing", "reranking"
+EMBEDDING, HASHING, RERANKING, SPARSE = "embedding", "hashing", "reranking", "sparse"
 
 
 class ModelCannotServe(ValueError):
@@ -77,8 +79,10 @@ def served_kind(model, name):
     `keras_sentemb.models`, imported only then (a server of an exported folder never imports TensorFlow)."""
     if isinstance(model, ExportedEncoder):
         return EMBEDDING, model
-    from keras_sentemb.models import DSE, CrossEncoder, EmbeddingModel, HashedEncoder
+    from keras_sentemb.models import DSE, CrossEncoder, EmbeddingModel, HashedEncoder, SparseEncoder
 
+    if isinstance(model, SparseEncoder):
+        return SPARSE, model
     if isinstance(model, CrossEncoder):
         if model.num_labels != 1:
             raise ModelCannotServe(
@@ -99,7 +103,8 @@ class EmbeddingService:
     - an encoder (`SentenceEncoder`, `StaticEncoder`, `InferLite`, `BiLSTMSRA`, a `DSE`'s ψ): vectors
       for `/v1/embeddings` and `/embed`;
     - a `HashedEncoder`: the same vectors, and its packed binary codes (`/embed` with `"binary": true`);
-    - a `CrossEncoder` of one label: relevance scores for `/rerank`.
+    - a `CrossEncoder` of one label: relevance scores for `/rerank`;
+    - a `SparseEncoder` (SPLADE): (index, value) lists for `/embed_sparse` (`sparse_rows`), on TensorFlow.
 
     The model runs through `inference_runtime(backend, precision, calibration_texts)`, the runtime
     `encode` uses, built once here. Requests are tokenised to rows (`text_rows`, `pair_rows`) on the
@@ -125,7 +130,13 @@ class EmbeddingService:
         self.kind, runner = served_kind(model, name)
         self.model, self.runner, self.name, self.batch_size = model, runner, name, batch_size
         self.backend, self.precision = backend, precision
-        self.runtime = runner.inference_runtime(backend, precision, calibration_texts)
+        if self.kind == SPARSE and (backend not in (None, "tensorflow") or precision != "float32"):
+            raise ModelCannotServe(f"{name} is a sparse encoder: it is served on TensorFlow at float32 here")
+        self.runtime = (
+            runner.embed_fn()
+            if self.kind == SPARSE
+            else runner.inference_runtime(backend, precision, calibration_texts)
+        )
         tokenizer = runner.tokenizer
         if tokenizer is None:
             raise ModelCannotServe(f"{name} has no tokenizer: the server takes raw texts")
@@ -249,6 +260,24 @@ class EmbeddingService:
         if self.kind != HASHING:
             raise ModelCannotServe(f"{self.name} has no hashing layer: binary codes need a HashedEncoder")
         return self.model.hash_embeddings(vectors, packed=True, bits=bits)
+
+    def sparse_prompt(self, side: str, prompt_name: str | None) -> str | None:
+        """The prompt a sparse encoder's `side` ("query" or "document") prepends: the named one, else the side's
+        own (as `encode_query` / `encode_document` choose it)."""
+        if prompt_name is not None:
+            return self.prompt_text(prompt_name)
+        return (query_prompt if side == "query" else document_prompt)(self.prompts)
+
+    def sparse_rows(self, weights: np.ndarray, max_active_dims: int | None) -> list:
+        """`[[{"index", "value"}, …], …]` of a sparse encoder's weights [N, vocabulary] (the batcher's rows):
+        each row's active entries, largest first, at most `max_active_dims` (the model's own when None)."""
+        return sparse_entries(weights, max_active_dims or self.model.max_active_dims)
+
+    def static_query_rows(self, texts: list[str], prompt: str | None, max_active_dims: int | None) -> list:
+        """`sparse_rows` of an inference-free model's query side (no transformer: tokenizer and a weight a token),
+        computed on the caller's thread."""
+        vectors = self.model.encode_query(texts, prompt=prompt or "", max_active_dims=max_active_dims)
+        return csr_entries(vectors)
 
     def scores(self, logits: np.ndarray, raw: bool) -> np.ndarray:
         """A cross-encoder's score a pair: its logits (`raw`) or its `score_activation` of them."""

@@ -20,9 +20,16 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from keras_sentemb.server.api_keys import authorized
-from keras_sentemb.server.api_requests import EmbeddingsRequest, EmbedRequest, RequestError, RerankRequest, parse_body
+from keras_sentemb.server.api_requests import (
+    EmbeddingsRequest,
+    EmbedRequest,
+    EmbedSparseRequest,
+    RequestError,
+    RerankRequest,
+    parse_body,
+)
 from keras_sentemb.server.dynamic_batcher import DynamicBatcher, Overloaded, ShuttingDown
-from keras_sentemb.server.embedding_service import RERANKING, EmbeddingService, ModelCannotServe
+from keras_sentemb.server.embedding_service import RERANKING, SPARSE, EmbeddingService, ModelCannotServe
 from keras_sentemb.server.request_counter import RequestCounter, RequestCounts
 from keras_sentemb.server.server_metrics import ServerMetrics
 from keras_sentemb.server.server_settings import ServerSettings
@@ -73,7 +80,8 @@ class ServerState:
 
 def create_app(service: EmbeddingService, settings: ServerSettings | None = None) -> Starlette:
     """The server's application: OpenAI's `POST /v1/embeddings` and `GET /v1/models`, text-embeddings-
-    inference's `POST /embed` and `POST /rerank`, `GET /health` and `GET /metrics` (docs/serving_http.md).
+    inference's `POST /embed`, `POST /embed_sparse` (a sparse encoder: SPLADE) and `POST /rerank`, `GET /health` and
+    `GET /metrics` (docs/serving_http.md).
 
     The model runs on one `DynamicBatcher` thread started with the app (its lifespan), which then
     answers a warm-up request: `/health` says 200 from then on, 503 before. The app counts the requests
@@ -117,6 +125,7 @@ def create_app(service: EmbeddingService, settings: ServerSettings | None = None
             Route("/v1/embeddings", _guarded(state, "/v1/embeddings", "openai", _embeddings), methods=["POST"])
         )
         routes.append(Route("/embed", _guarded(state, "/embed", "tei", _embed), methods=["POST"]))
+        routes.append(Route("/embed_sparse", _guarded(state, "/embed_sparse", "tei", _embed_sparse), methods=["POST"]))
     middleware = [Middleware(RequestCounter, counts=state.counts, on_change=state.metrics.in_flight.set)]
     if settings.cors_origins:
         middleware.append(
@@ -247,6 +256,10 @@ def _admit(state, texts, field):
 async def _texts_to_vectors(state, texts, field, prompt_name, dimensions, normalize, truncate, chunking):
     """(vectors [N, d'], tokens): what `/v1/embeddings` and `/embed` share."""
     service = state.service
+    if service.kind == SPARSE:
+        raise RequestError(
+            422, f"{service.name} is a sparse encoder (SPLADE): its vectors come from POST /embed_sparse", field
+        )
     if dimensions is not None and dimensions > service.dimensions:
         raise RequestError(422, f"dimensions: {dimensions} is over {service.name}'s {service.dimensions}", "dimensions")
     _admit(state, texts, field)
@@ -330,6 +343,41 @@ async def _embed(state, request):
     if body.binary:
         return json_response(service.codes(vectors, body.bits).astype(np.int32)), len(texts), tokens
     return json_response(vectors), len(texts), tokens
+
+
+async def _embed_sparse(state, request):
+    """POST /embed_sparse (text-embeddings-inference): [[{"index", "value"}, ...], ...], each text's active vocabulary
+    entries, largest first. `side` ("document" by default, or "query") picks the side's prompt, and an inference-free
+    model's query encoder (no transformer, answered without the batcher)."""
+    body = parse_body(await _read_body(request, state.settings), EmbedSparseRequest)
+    service = state.service
+    if service.kind != SPARSE:
+        raise RequestError(
+            422,
+            f"{service.name} is not a sparse encoder: its vectors come from POST /embed or /v1/embeddings",
+            "inputs",
+        )
+    texts = [body.inputs] if isinstance(body.inputs, str) else body.inputs
+    _admit(state, texts, "inputs")
+    try:
+        prompt = service.sparse_prompt(body.side, body.prompt_name)
+    except ModelCannotServe as error:
+        raise RequestError(422, f"prompt_name: {error}", "prompt_name") from None
+    if body.side == "query" and service.model.query_encoder is not None:
+        entries = await run_in_threadpool(service.static_query_rows, texts, prompt, body.max_active_dims)
+        return json_response(entries), len(texts), 0
+    rows = await run_in_threadpool(service.text_rows, texts, prompt)
+    if not body.truncate:
+        over = await run_in_threadpool(service.truncated, texts, prompt, rows)
+        if over:
+            name = f"inputs[{over[0]}]"
+            raise RequestError(
+                413,
+                f"{name}: longer than {service.name}'s {service.max_tokens} tokens (send truncate=true to cut it)",
+                name,
+            )
+    weights = await state.batcher.submit(rows.carried(), rows.tokens)
+    return json_response(service.sparse_rows(weights, body.max_active_dims)), len(texts), rows.tokens
 
 
 async def _rerank(state, request):

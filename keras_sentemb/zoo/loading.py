@@ -12,8 +12,10 @@ from keras_sentemb.models.dse import DSE
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.models.inferlite import InferLite
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
+from keras_sentemb.models.sparse_encoder import SparseEncoder
 from keras_sentemb.models.static_encoder import StaticEncoder
 from keras_sentemb.pretrained.reranker_folder import reranker_architecture
+from keras_sentemb.pretrained.sparse_encoder_folder import is_sparse_encoder_folder
 from keras_sentemb.training.cosine_pair_scorer import CosinePairScorer
 from keras_sentemb.utils.checked_files import check_keras_file
 from keras_sentemb.zoo.local_zoo import load
@@ -43,13 +45,16 @@ def load_any_encoder(name_or_path: str | os.PathLike = "minilm-l6", dtype: str |
 
 
 def load_served_model(name_or_path: str | os.PathLike, dtype: str | None = None) -> keras.Model:
-    """What `keras-sentemb serve` serves: anything `load_any_encoder` takes, or a `CrossEncoder`
-    (zoo:NAME or a `.keras` file) for `/rerank`.
+    """What `keras-sentemb serve` serves: anything `load_any_encoder` takes, a `CrossEncoder`
+    (zoo:NAME or a `.keras` file) for `/rerank`, or a sentence-transformers SparseEncoder folder (`SparseEncoder`)
+    for `/embed_sparse`.
 
     (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
         model = load_served_model("zoo:cross-encoder-mpnet-base-stsb")
     """
-    return _load(name_or_path, dtype, _sentence_encoders() + (HashedEncoder, DSE, CrossEncoder))
+    if os.path.isdir(name_or_path) and is_sparse_encoder_folder(name_or_path):
+        return SparseEncoder.from_pretrained(name_or_path, dtype=dtype)
+    return _load(name_or_path, dtype, _sentence_encoders() + (HashedEncoder, DSE, CrossEncoder, SparseEncoder))
 
 
 def load_cross_encoder(name_or_path: str | os.PathLike) -> CrossEncoder:

@@ -134,3 +134,25 @@ def test_a_family_without_a_masked_lm_head_is_refused(tmp_path):
     os.remove(folder / "config_sentence_transformers.json")
     with pytest.raises(ValueError, match="qwen3 masked-LM head is not supported"):
         SparseEncoder.from_pretrained(folder)
+
+
+@pytest.mark.parametrize("name", ["modernbert_splade_max", "bert_inference_free"])
+def test_a_keras_file_keeps_both_sides(tmp_path, name):
+    import keras_sentemb
+
+    encoder = SparseEncoder.from_pretrained(os.path.join(FOLDERS, name))
+    encoder.save(tmp_path / "sparse.keras")
+    loaded = keras_sentemb.load_model(tmp_path / "sparse.keras")
+    texts = ["a cat sat on the mat", "rain", ""]
+    for side in ("query", "document"):
+        np.testing.assert_array_equal(
+            getattr(loaded, f"encode_{side}")(texts).toarray(), getattr(encoder, f"encode_{side}")(texts).toarray()
+        )
+    assert loaded.vocabulary == encoder.vocabulary and (loaded.query_encoder is None) == (encoder.query_encoder is None)
+
+
+def test_the_server_loads_a_sparse_folder_as_a_sparse_encoder():
+    from keras_sentemb.zoo.loading import load_served_model
+
+    assert isinstance(load_served_model(os.path.join(FOLDERS, "bert_inference_free")), SparseEncoder)
+    assert isinstance(load_served_model(os.path.join(FOLDERS, "bert_splade_max")), SparseEncoder)

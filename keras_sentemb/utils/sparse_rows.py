@@ -1,5 +1,6 @@
 """Sparse vectors as `scipy.sparse` rows: the sink that keeps `SparseEncoder`'s batches sparse, the top-k pruning
-of `max_active_dims`, and `decode`'s (token, weight) lists."""
+of `max_active_dims`, `decode`'s (token, weight) lists and the server's (index, value) lists. NumPy and SciPy
+only: the server of an exported folder reads it without TensorFlow."""
 
 import numpy as np
 import scipy.sparse
@@ -54,4 +55,34 @@ def decoded_rows(vectors, vocabulary, top_k=None):
         ids, weights = vectors.indices[start:end], vectors.data[start:end]
         order = np.argsort(-weights, kind="stable")[:top_k]
         rows.append([(vocabulary[int(ids[i])] if ids[i] < len(vocabulary) else None, float(weights[i])) for i in order])
+    return rows
+
+
+def sparse_entries(weights, max_active_dims=None):
+    """`[[{"index", "value"}, …], …]` of dense weights [N, vocabulary]: each row's entries > 0, largest first, at most
+    `max_active_dims` (text-embeddings-inference's `/embed_sparse` answer).
+
+    >>> sparse_entries(np.array([[0.0, 2.0, 0.5]], "float32"))
+    [[{'index': 1, 'value': 2.0}, {'index': 2, 'value': 0.5}]]
+    """
+    rows = []
+    for row in keep_largest(np.asarray(weights, dtype=np.float32), max_active_dims):
+        ids = np.flatnonzero(row > 0)
+        ids = ids[np.argsort(-row[ids], kind="stable")]
+        rows.append([{"index": int(i), "value": float(row[i])} for i in ids])
+    return rows
+
+
+def csr_entries(vectors):
+    """`sparse_entries` of a CSR matrix's rows (each row's stored entries, largest first).
+
+    >>> csr_entries(scipy.sparse.csr_matrix(np.array([[0.0, 0.5, 2.0]], "float32")))
+    [[{'index': 2, 'value': 2.0}, {'index': 1, 'value': 0.5}]]
+    """
+    rows = []
+    for row in range(vectors.shape[0]):
+        start, end = vectors.indptr[row], vectors.indptr[row + 1]
+        order = np.argsort(-vectors.data[start:end], kind="stable")
+        pairs = zip(vectors.indices[start:end][order], vectors.data[start:end][order])
+        rows.append([{"index": int(i), "value": float(v)} for i, v in pairs])
     return rows

@@ -1,4 +1,5 @@
-"""Retrieval evaluation the MTEB way, on a BEIR-layout folder: dense, lexical (BM25) and their hybrid.
+"""Retrieval evaluation the MTEB way, on a BEIR-layout folder: dense, lexical (BM25), learned sparse (SPLADE) and
+their hybrid.
 
     result = evaluate_beir(encoder, "data/beir/nfcorpus", split="test")
     result.metrics["ndcg@10"]          # × 100, as MTEB's leaderboard shows it
@@ -13,7 +14,10 @@ run; a hashed model's binary codes add a stage per `CodeSearch` (`codes`, `code_
 `lexical` (a `Bm25`, or True for BEIR's parameters) the same documents are indexed by BM25
 (`retrieval.LexicalIndex`, on bm25s) for a lexical run, and with an encoder too the two runs are
 fused (`retrieval.run_fusion`): by the fusion chosen on the collection's dev qrels (`fusion="dev"`,
-the default: reciprocal-rank fusion or a convex combination, `fusion_choice`), or by the one given.
+the default: reciprocal-rank fusion or a convex combination, `fusion_choice`), or by the one given. A
+`SparseEncoder` (as `encoder`, or as `sparse` beside a dense one) adds the "sparse" stage: its document vectors in a
+`retrieval.SparseIndex` (exact, or Seismic's with `sparse_engine="seismic"`), its query vectors searched there; the
+hybrid fuses whichever two of the dense, lexical and sparse runs there are as above, and all three by reciprocal rank.
 Every run is measured with trec_eval's formulas (`trec_measures`): nDCG@10 over graded judgements,
 recall@100, MRR@10, MAP@100; `metrics` and each query's scores are the main run's (the reranked run,
 else the hybrid, else the dense run, else BM25's), `stages` every stage's. With `rerank` (a
@@ -32,17 +36,21 @@ from keras_sentemb.evaluation.code_retrieval import CodeSearch, code_run
 from keras_sentemb.evaluation.fusion_choice import choose_fusion, fusion_candidates
 from keras_sentemb.evaluation.tasks import EvaluationTask, TaskResult
 from keras_sentemb.evaluation.trec_measures import mean_measures, trec_measures
+from keras_sentemb.models.sparse_encoder import SparseEncoder
 from keras_sentemb.retrieval.best_chunk_search import best_chunk_search
 from keras_sentemb.retrieval.lexical_index import LexicalIndex, lexical_options
 from keras_sentemb.retrieval.ranked_runs import rank_scored, ranked_ids, reranker_scores, run_of
 from keras_sentemb.retrieval.run_fusion import ConvexFusion, ReciprocalRankFusion
 from keras_sentemb.retrieval.semantic_search import semantic_search
+from keras_sentemb.retrieval.sparse_index import SparseIndex
 from keras_sentemb.utils.argument_checks import positive_int
 from keras_sentemb.utils.atomic_files import atomic_open
 
 RETRIEVAL_MEASURES = ("ndcg@10", "recall@100", "mrr@10", "map@100")
 # the lowest score each run can give (cosine similarity, BM25): the convex fusion's floors
 RUN_FLOORS = (-1.0, 0.0)
+# each stage's lowest score (the convex fusion's floors) and the order runs are fused in
+STAGE_FLOORS = {"dense": -1.0, "lexical": 0.0, "sparse": 0.0}
 
 
 @dataclasses.dataclass
@@ -186,13 +194,35 @@ def _fusion_collection(collection, folder, split, fusion_split):
 class _Stages:
     """The runs of one evaluation, each stage timed (`seconds_of`)."""
 
-    def __init__(self, encoder, collection, batch_size, progress, top_k, options, document_options, bm25):
+    def __init__(
+        self,
+        encoder,
+        collection,
+        batch_size,
+        progress,
+        top_k,
+        options,
+        document_options,
+        bm25,
+        sparse=None,
+        engine=None,
+    ):
         self.encoder, self.collection, self.top_k = encoder, collection, top_k
         self.batch_size, self.progress, self.options = batch_size, progress, options
         self.seconds_of, self.bytes_per_document = {}, {}
-        self.document_vectors = self.index = None
+        self.document_vectors = self.index = self.sparse_index = None
+        self.sparse = sparse
         if bm25 is not None:  # first: documents without a word to index fail before any encoding
             self.index = self.timed("documents lexical", lambda: LexicalIndex(collection.documents, bm25, progress))
+        if sparse is not None:
+            self.sparse_index = self.timed(
+                "documents sparse",
+                lambda: SparseIndex(
+                    sparse.encode_document(collection.documents, batch_size=batch_size, progress=progress),
+                    engine=engine,
+                ),
+            )
+            self.bytes_per_document["sparse"] = self.sparse_index.bytes_per_document
         if encoder is not None:
             self.document_vectors = self.timed(
                 "documents dense",
@@ -243,6 +273,14 @@ class _Stages:
                 return run_of(queries.query_ids, queries.document_ids, ids, scores)
 
             runs["lexical"] = self.timed("lexical" + stage_suffix, lexical)
+        if self.sparse_index is not None:
+
+            def sparse():
+                vectors = self.sparse.encode_query(queries.queries, batch_size=self.batch_size, progress=self.progress)
+                ids, scores = self.sparse_index.search(vectors, self.top_k)
+                return run_of(queries.query_ids, queries.document_ids, ids, scores)
+
+            runs["sparse"] = self.timed("sparse" + stage_suffix, sparse)
         return runs
 
 
@@ -262,13 +300,16 @@ def evaluate_beir(
     codes=(),
     rerank=None,
     rerank_top=100,
+    sparse=None,
+    sparse_engine="exact",
 ):
-    """Measures `encoder`, BM25, or their hybrid on a BEIR collection (a folder, read by
+    """Measures `encoder`, BM25, a sparse encoder, or their hybrid on a BEIR collection (a folder, read by
     `read_beir_folder`, or a `BeirCollection`): see the module docstring.
 
     Args:
         encoder: anything with `encode(texts, batch_size=, normalize=, progress=)` (and, when it
-            has them, `encode_query` / `encode_document`, which add its prompts); None for BM25 alone.
+            has them, `encode_query` / `encode_document`, which add its prompts), or a `SparseEncoder` (the sparse
+            stage alone); None for BM25 alone.
         collection: a BEIR folder or a `BeirCollection`.
         split: the qrels split when `collection` is a folder.
         progress: progress bars while encoding (None: from 2,048 texts on).
@@ -292,6 +333,8 @@ def evaluate_beir(
             documents of each query are re-ordered by its score of (query, document), the rest keep
             their order below them; the "rerank" stage, then the main run.
         rerank_top: the documents a query's reranker reads (100, as MTEB's reranking tasks).
+        sparse: a `SparseEncoder` beside a dense `encoder`: the "sparse" stage (and its part of the hybrid).
+        sparse_engine: "exact" (default) or "seismic": how the sparse stage searches (`retrieval.SparseIndex`).
         codes: `CodeSearch`es (or one) of a `HashedEncoder`'s binary codes, each a stage of its
             own named `str(search)` ("codes 64", "codes 512 + float@100"; `code_retrieval`), beside
             the dense stage of its float vectors.
@@ -305,8 +348,14 @@ def evaluate_beir(
     """
     start = time.perf_counter()
     bm25 = lexical_options(lexical)
-    if encoder is None and bm25 is None:
-        raise ValueError("nothing to evaluate: give an encoder, lexical=True (BM25), or both")
+    if isinstance(encoder, SparseEncoder):
+        if sparse is not None:
+            raise ValueError("a SparseEncoder as encoder, and sparse= too: give the dense encoder as encoder")
+        encoder, sparse = None, encoder
+    if sparse is not None and not isinstance(sparse, SparseEncoder):
+        raise TypeError(f"sparse must be a SparseEncoder, got {type(sparse).__name__}")
+    if encoder is None and bm25 is None and sparse is None:
+        raise ValueError("nothing to evaluate: give an encoder, lexical=True (BM25), a sparse encoder, or several")
     fusion = check_fusion(fusion)
     folder = None
     if not isinstance(collection, BeirCollection):
@@ -323,7 +372,8 @@ def evaluate_beir(
         raise TypeError(f"rerank must have predict_pairs (a CrossEncoder), got {type(rerank).__name__}")
     rerank_top = positive_int(rerank_top, "rerank_top")
     chosen_on = None
-    if encoder is not None and bm25 is not None and fusion == "dev":
+    kinds = [kind for kind, given in (("dense", encoder), ("lexical", bm25), ("sparse", sparse)) if given is not None]
+    if len(kinds) == 2 and fusion == "dev":
         chosen_on = _fusion_collection(collection, folder, split, fusion_split)
     stages = _Stages(
         encoder,
@@ -334,28 +384,31 @@ def evaluate_beir(
         dict(encode_options or {}),
         dict(document_options or {}),
         bm25,
+        sparse,
+        sparse_engine,
     )
     runs = stages.runs(collection, codes=codes)
     choice = {}
-    if "dense" in runs and "lexical" in runs:
+    fused = [kind for kind in STAGE_FLOORS if kind in runs]
+    if len(fused) >= 2:
         if fusion == "dev":
             fusion = ReciprocalRankFusion()
             if chosen_on is not None:
                 dev_runs = stages.runs(chosen_on, stage_suffix=f" ({chosen_on.split})")
                 fusion, choice = choose_fusion(
-                    [dev_runs["dense"], dev_runs["lexical"]],
+                    [dev_runs[kind] for kind in fused],
                     chosen_on.qrels,
-                    fusion_candidates(floors=RUN_FLOORS),
+                    fusion_candidates(floors=tuple(STAGE_FLOORS[kind] for kind in fused)),
                     top_k=top_k,
                 )
-        runs["hybrid"] = stages.timed("hybrid", lambda: fusion.fuse([runs["dense"], runs["lexical"]], top_k))
+        runs["hybrid"] = stages.timed("hybrid", lambda: fusion.fuse([runs[kind] for kind in fused], top_k))
     if rerank is not None:
-        first = runs[next(stage for stage in ("hybrid", "dense", "lexical") if stage in runs)]
+        first = runs[next(stage for stage in ("hybrid", "dense", "sparse", "lexical") if stage in runs)]
         runs["rerank"] = stages.timed(
             "rerank", lambda: reranked_run(collection, first, rerank, rerank_top, batch_size, progress)
         )
     per_stage = {stage: measure_run(run, collection.qrels, measures) for stage, run in runs.items()}
-    main = next(stage for stage in ("rerank", "hybrid", "dense", "lexical") if stage in per_stage)
+    main = next(stage for stage in ("rerank", "hybrid", "dense", "sparse", "lexical") if stage in per_stage)
     return RetrievalResult(
         metrics=mean_measures(per_stage[main]),
         per_query=per_stage[main],

@@ -1,24 +1,33 @@
 """`keras-sentemb index build|search`: binary-code index folders (`index_folder`), with a BM25 index
-beside the codes for hybrid search.
+beside the codes for hybrid search, and learned-sparse index folders (`sparse_index_folder`, `--kind sparse`).
 
 keras-sentemb index build corpus.txt -o corpus_index --bits 256 [--lexical]
 keras-sentemb index search corpus_index --query "How do I bake bread?" --rerank 10 [--hybrid] [--reranker MODEL]
+keras-sentemb index build corpus.txt -o corpus_sparse --kind sparse --model SPLADE_FOLDER [--engine exact]
+keras-sentemb index search corpus_sparse --query "How do I bake bread?" [--exact]
 """
 
 import time
 
 from keras_sentemb.apps.hit_printing import print_hits
 from keras_sentemb.apps.index_folder import INDEX_KIND, IndexFolder, build_index_folder, read_meta
+from keras_sentemb.apps.sparse_index_folder import (
+    SPARSE_KIND,
+    SparseIndexFolder,
+    build_sparse_index_folder,
+    is_sparse_index_folder,
+)
 from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.data.text_file import read_lines
 from keras_sentemb.retrieval.approximate_binary_search import DEFAULT_PARAMETERS, KINDS, SEARCH_PARAMETERS
+from keras_sentemb.retrieval.sparse_index import ENGINES, SEISMIC_SEARCH
 from keras_sentemb.utils.output_targets import check_output_folder
 from keras_sentemb.zoo.loading import load_cross_encoder
 
 
 def add_index_parser(commands):
     """Adds `index build` and `index search` to the command line's sub-commands."""
-    index = commands.add_parser("index", help="binary-code index: build, search")
+    index = commands.add_parser("index", help="binary-code or learned-sparse index: build, search")
     index_commands = index.add_subparsers(dest="index_command", required=True)
     build = index_commands.add_parser("build", help="hash a corpus into an index folder")
     build.add_argument("corpus", help="UTF-8 text file, one sentence a line")
@@ -31,14 +40,21 @@ def add_index_parser(commands):
         "--model",
         default="minilm-l6",
         help="encoder (preset, HF folder, .keras) or a HashedEncoder .keras file; "
-        "for a plain encoder a head is distilled on the corpus",
+        "for a plain encoder a head is distilled on the corpus; --kind sparse: a sentence-transformers "
+        "SparseEncoder folder (SPLADE) or a SparseEncoder .keras file",
     )
     build.add_argument(
         "--kind",
-        choices=KINDS,
+        choices=(*KINDS, SPARSE_KIND),
         default="flat",
         help="flat: exact Hamming scan (default); ivf / hnsw: FAISS's sub-linear binary indexes "
-        "for millions of codes (approximate; need faiss-cpu)",
+        "for millions of codes (approximate; need faiss-cpu); sparse: a SparseEncoder's vectors searched by dot product",
+    )
+    build.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="seismic",
+        help="--kind sparse: seismic (Seismic's approximate index, default; needs pyseismic-lsr) or exact",
     )
     build.add_argument("--nlist", type=int, help="ivf: number of lists (default 4·√N)")
     build.add_argument("--nprobe", type=int, help="ivf: lists a query scans (default 32)")
@@ -80,10 +96,15 @@ def add_index_parser(commands):
     lookup.add_argument("--json", action="store_true", help="print JSON lines")
     lookup.add_argument("--nprobe", type=int, help="ivf index: lists a query scans (overrides the folder's)")
     lookup.add_argument("--ef-search", type=int, help="hnsw index: search beam (overrides the folder's)")
+    lookup.add_argument("--exact", action="store_true", help="sparse index: search exactly, whatever its engine")
+    lookup.add_argument("--query-cut", type=int, help="sparse Seismic index: a query's entries read (default 20)")
+    lookup.add_argument("--heap-factor", type=float, help="sparse Seismic index: block-skipping factor (default 0.9)")
 
 
 def run_index(args):
 
+    if args.index_command == "build" and args.kind == SPARSE_KIND:
+        return _build_sparse(args)
     if args.index_command == "build":
         check_output_folder(args.output, INDEX_KIND, args.overwrite, [args.corpus, args.model], option="-o")
         corpus = read_lines(args.corpus)
@@ -116,6 +137,8 @@ def run_index(args):
         raise ValueError("give at least one --query or a --queries file")
     if args.top_k < 1 or args.rerank < 0:
         raise ValueError(f"--top-k must be ≥ 1 and --rerank ≥ 0, got {args.top_k} and {args.rerank}")
+    if is_sparse_index_folder(args.folder):
+        return _search_sparse(args, queries)
     opened = IndexFolder(args.folder)
     overrides = given_options(args, [name for names in SEARCH_PARAMETERS.values() for name in names])
     if overrides:
@@ -141,6 +164,39 @@ def run_index(args):
         }
         ids = [list(zip(row_ids, row_chunks)) for row_ids, row_chunks in zip(ids, chunks)]
     print_hits(queries, ids, scores, texts, "cosine" if args.rerank else "hamming", args.json)
+
+
+def _build_sparse(args):
+    binary_only = [option for option in ("chunk_size", "nlist", "nprobe", "hnsw_m", "ef_construction", "ef_search")
+                   if getattr(args, option) is not None] + (["lexical"] if args.lexical else [])  # fmt: skip
+    if binary_only or args.late_chunking:
+        raise ValueError(
+            f"--{(binary_only or ['late_chunking'])[0].replace('_', '-')} is for a binary-code index, not --kind sparse"
+        )
+    check_output_folder(args.output, INDEX_KIND, args.overwrite, [args.corpus, args.model], option="-o")
+    corpus = read_lines(args.corpus)
+    start = time.perf_counter()
+    folder = build_sparse_index_folder(
+        corpus, args.output, args.model, engine=args.engine, overwrite=args.overwrite,
+        progress=len(corpus) >= 2048, inputs=[args.corpus],
+    )  # fmt: skip
+    opened = SparseIndexFolder(folder)
+    active = opened.index.vectors.getnnz() / len(corpus)
+    print(
+        f"wrote {folder}: {len(corpus)} lines as sparse vectors ({active:.0f} active entries a line of "
+        f"{opened.meta['vocabulary']}), {args.engine} index in {time.perf_counter() - start:.1f} s"
+    )
+
+
+def _search_sparse(args, queries):
+    if args.rerank or args.hybrid or args.reranker or args.nprobe is not None or args.ef_search is not None:
+        raise ValueError("--rerank, --hybrid, --reranker, --nprobe and --ef-search are for binary-code index folders")
+    opened = SparseIndexFolder(args.folder)
+    settings = {name: getattr(args, name) for name in SEISMIC_SEARCH if getattr(args, name, None) is not None}
+    if settings:
+        opened.index.set_search_settings(**settings)
+    scores, ids = opened.search(queries, args.top_k, engine="exact" if args.exact else None)
+    print_hits(queries, ids, scores, opened.corpus, "dot", args.json)
 
 
 def chunking_of(args):

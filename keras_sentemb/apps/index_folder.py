@@ -207,7 +207,7 @@ def _is_int(value):
     return type(value) is int
 
 
-def _read_corpus(path, meta):
+def read_corpus(path, meta):
     """The lines of corpus.txt, after checking its size and sha256 against meta.json."""
     with open_regular_file(path) as f:
         size = os.fstat(f.fileno()).st_size
@@ -239,7 +239,7 @@ class IndexFolder:
         if missing:
             raise FileNotFoundError(f"{self.folder} is not an index folder: missing {missing}")
         self.meta = read_meta(self.folder)
-        self.corpus = _read_corpus(os.path.join(self.folder, "corpus.txt"), self.meta)
+        self.corpus = read_corpus(os.path.join(self.folder, "corpus.txt"), self.meta)
         if len(self.corpus) != self.meta["lines"]:
             raise ValueError(
                 f"{self.folder}: corpus.txt has {len(self.corpus)} lines, meta.json says {self.meta['lines']}"

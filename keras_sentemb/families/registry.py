@@ -70,3 +70,13 @@ def lora_layer_names(backbone, targets=None):
 def family_computing(backbone):
     """The `Family` whose inference math computes `backbone`, or None."""
     return next((family for family in FAMILIES if family.computes(backbone)), None)
+
+
+def freeze_unused_layers(backbone):
+    """Freezes the backbone's layers a sentence embedding never reads (its family's `unused_layers`: BERT's pooler
+    tanh(W·h_CLS)), so that training neither updates them nor warns that they have no gradient."""
+    family = family_of(backbone)
+    unused = set(family.unused_layers) if family is not None else set()
+    for layer in backbone.layers:
+        if layer.name in unused:
+            layer.trainable = False

@@ -19,6 +19,7 @@ from keras_sentemb.losses.similarity_distribution_loss import (
     similarity_distribution_loss,
 )
 from keras_sentemb.losses.softmax_pair_loss import SoftmaxPairLoss, softmax_pair_loss
+from keras_sentemb.losses.splade_loss import SpladeLoss, flops
 from keras_sentemb.losses.sra_loss import SRALoss, sra_loss
 from keras_sentemb.losses.triplet_loss import TripletLoss, triplet_loss
 from keras_sentemb.losses.whitened_distillation_loss import (
@@ -57,12 +58,14 @@ __all__ = [
     "SRALoss",
     "SimilarityDistributionLoss",
     "SoftmaxPairLoss",
+    "SpladeLoss",
     "TripletLoss",
     "WhitenedDistillationLoss",
     "code_similarity_loss",
     "cosent_loss",
     "cosine_similarity_loss",
     "distillation_loss",
+    "flops",
     "get",
     "multiple_negatives_ranking_loss",
     "serialize",

@@ -13,6 +13,7 @@ from keras_sentemb.losses.similarity_distribution_loss import (
     SimilarityDistributionLoss,
 )
 from keras_sentemb.losses.softmax_pair_loss import SoftmaxPairLoss
+from keras_sentemb.losses.splade_loss import SpladeLoss
 from keras_sentemb.losses.sra_loss import SRALoss
 from keras_sentemb.losses.triplet_loss import TripletLoss
 from keras_sentemb.losses.whitened_distillation_loss import (
@@ -32,6 +33,7 @@ BASE_LOSSES = {
     "sra": SRALoss,
     "similarity_distribution": SimilarityDistributionLoss,
     "whitened_distillation": WhitenedDistillationLoss,
+    "splade": SpladeLoss,
 }
 
 

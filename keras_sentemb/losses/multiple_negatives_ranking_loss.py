@@ -21,8 +21,9 @@ def relevant_keys(relevant_pairs):
     return np.unique(pairs[:, 0] * MAX_ID + pairs[:, 1])
 
 
-def multiple_negatives_ranking_loss(embeddings, scale=20.0, groups=None, ids=None, known=None):
-    """Cross-entropy of softmax_j(scale·cos(a_i, c_j)) at j = i, per anchor.
+def multiple_negatives_ranking_loss(embeddings, scale=20.0, groups=None, ids=None, known=None, cosine=True):
+    """Cross-entropy of softmax_j(scale·cos(a_i, c_j)) at j = i, per anchor (with `cosine=False`, of the dot products
+    scale·a_i·c_j: sparse vectors, whose length is their weight).
 
     `embeddings` [batch, k, d]: column 0 anchors a, column 1 positives p, further columns
     hard negatives; the candidates c are all positives and hard negatives of the batch.
@@ -39,7 +40,8 @@ def multiple_negatives_ranking_loss(embeddings, scale=20.0, groups=None, ids=Non
     Returns: [batch] cross-entropies (of this replica's anchors).
     """
     columns = unstack_embeddings(embeddings, 2, "multiple_negatives_ranking_loss")
-    anchors = l2_normalize(columns[0])
+    normalized = l2_normalize if cosine else (lambda x: x)
+    anchors = normalized(columns[0])
     extra = ()
     if groups is not None:
         extra = (ops.cast(ops.reshape(groups, [-1]), "float32"),)
@@ -48,7 +50,7 @@ def multiple_negatives_ranking_loss(embeddings, scale=20.0, groups=None, ids=Non
         extra = tuple(ids[:, column] for column in range(1, len(columns)))
     gathered, offset = gather_across_replicas(*columns[1:], *extra)
     candidate_columns = list(gathered[: len(columns) - 1])
-    candidates = l2_normalize(ops.concatenate(candidate_columns, axis=0))
+    candidates = normalized(ops.concatenate(candidate_columns, axis=0))
     logits = scale * ops.matmul(anchors, ops.transpose(candidates))
     rows = ops.shape(anchors)[0]
     targets = offset + ops.arange(rows)

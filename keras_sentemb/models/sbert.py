@@ -13,11 +13,12 @@ from keras_sentemb.models.column_embedding import embed_columns
 from keras_sentemb.models.inferlite import InferLite
 from keras_sentemb.models.pipeline_training import PipelineTraining
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
+from keras_sentemb.models.sparse_encoder import SparseEncoder
 from keras_sentemb.models.static_encoder import StaticEncoder
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 
 # Models mapping {"token_ids", "padding_mask"} to one vector per text.
-SENTENCE_ENCODERS = (SentenceEncoder, InferLite, BiLSTMSRA, StaticEncoder)
+SENTENCE_ENCODERS = (SentenceEncoder, InferLite, BiLSTMSRA, StaticEncoder, SparseEncoder)
 
 # objective: (input keys, default loss name)
 OBJECTIVES = {
@@ -76,7 +77,10 @@ class SBERT(PipelineTraining, keras.Model):
         if objective not in OBJECTIVES:
             raise ValueError(f"unknown objective {objective!r}; expected one of {sorted(OBJECTIVES)}")
         if not isinstance(encoder, SENTENCE_ENCODERS):
-            raise TypeError(f"encoder must be a SentenceEncoder, InferLite or BiLSTMSRA, got {type(encoder).__name__}")
+            raise TypeError(
+                f"encoder must be a SentenceEncoder, InferLite, BiLSTMSRA, StaticEncoder or SparseEncoder, got "
+                f"{type(encoder).__name__}"
+            )
         if head is not None and objective != "classification":
             raise ValueError(f"a head is only used by objective='classification', not {objective!r}")
         self.encoder = encoder

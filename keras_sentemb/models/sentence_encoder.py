@@ -14,7 +14,7 @@ from keras_sentemb.chunking.chunked_embeddings import ChunkedEmbeddings
 from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.data.prompts import document_prompt, query_prompt, resolve_prompt
 from keras_sentemb.data.text_inputs import validate_texts
-from keras_sentemb.families.registry import family_computing, family_of, lora_layer_names
+from keras_sentemb.families.registry import family_computing, freeze_unused_layers, lora_layer_names
 from keras_sentemb.families.token_layouts import FlatTokens, OneText, PaddedTokens, to_padded
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
 from keras_sentemb.layers.leading_features import LeadingFeatures
@@ -159,13 +159,9 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         self.forget_traced_functions()
 
     def freeze_unused_pooler(self):
-        """Freezes the backbone's layers a sentence embedding never reads (its family's `unused_layers`: BERT's
-        pooler tanh(W·h_CLS)), so that training neither updates them nor warns that they have no gradient."""
-        family = family_of(self.backbone)
-        unused = set(family.unused_layers) if family is not None else set()
-        for layer in self.backbone.layers:
-            if layer.name in unused:
-                layer.trainable = False
+        """Freezes the backbone's layers a sentence embedding never reads (`families.registry.freeze_unused_layers`:
+        BERT's pooler tanh(W·h_CLS)), so that training neither updates them nor warns that they have no gradient."""
+        freeze_unused_layers(self.backbone)
 
     def openvino_graph_fn(self):
         """`embed_fn()`'s math for OpenVINO to convert: over a backbone whose family's inference math computes

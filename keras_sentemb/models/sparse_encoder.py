@@ -11,9 +11,10 @@ import scipy.sparse
 from keras_sentemb.data.prompts import document_prompt, query_prompt, resolve_prompt
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.families.masked_lm_head import head_settings, load_masked_lm_head, masked_lm_head_layer
-from keras_sentemb.families.registry import family_for_model_type
+from keras_sentemb.families.registry import family_for_model_type, freeze_unused_layers
 from keras_sentemb.layers.splade_pooling import SpladePooling
 from keras_sentemb.models.embedding_model import EmbeddingModel, check_batch_size
+from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.models.special_token_packing import SpecialTokenPacking
 from keras_sentemb.pretrained.hugging_face_backbones import open_hugging_face_checkpoint
 from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
@@ -129,6 +130,7 @@ class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         )
         super().__init__(inputs={"token_ids": token_ids, "padding_mask": padding_mask}, outputs=weights, **kwargs)
         self.backbone = backbone
+        freeze_unused_layers(backbone)  # BERT's pooler: SPLADE reads every token's state, never the pooled one
         self.head = head
         self.tokenizer = tokenizer
         self.pooling = pooling
@@ -205,6 +207,45 @@ class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         elif spec.query is not None and spec.query.transformer_folder != route.transformer_folder:
             raise ValueError(f"{spec.root}: a Router with two different SPLADE transformers is not supported")
         return encoder
+
+    @classmethod
+    def from_sentence_encoder(
+        cls,
+        encoder,
+        pooling: str = "max",
+        activation: str = "relu",
+        head_activation: str = "gelu",
+        norm_epsilon: float = 1e-12,
+    ) -> SparseEncoder:
+        """A SPLADE model to train from a dense `SentenceEncoder` (or a preset / folder `from_pretrained` takes) whose
+        checkpoint has no masked-LM head (all-MiniLM-L6-v2): the same backbone and tokenizer (shared, not copied),
+        and a new head — the decoder tied to the backbone's word embeddings (logits = norm(act(h·W + b))·Eᵀ + β),
+        the transform W initialised to the identity, b and β to 0, the norm to (1, 0). What is new is that head's
+        transform, norm and β: nothing a sentence embedding was trained with, so the model needs training
+        (`SpladeLoss`) before its vectors mean anything."""
+        if isinstance(encoder, (str, os.PathLike)):
+            encoder = SentenceEncoder.from_pretrained(encoder)
+        backbone = encoder.backbone
+        head = {
+            "activation": head_activation,
+            "norm_epsilon": norm_epsilon,
+            "dense_bias": True,
+            "norm_bias": True,
+            "decoder_bias": True,
+        }
+        model = cls(
+            backbone=backbone,
+            head=head,
+            tokenizer=encoder.tokenizer,
+            pooling=pooling,
+            activation=activation,
+            vocabulary=getattr(encoder.tokenizer, "vocabulary", None),
+            prompts=getattr(encoder, "prompts", None),
+            name="sparse_" + encoder.name,
+        )
+        transform = model.get_layer("splade_pooling").head.dense
+        transform.kernel.assign(keras.ops.eye(transform.kernel.shape[0], dtype=transform.kernel.dtype))
+        return model
 
     def set_static_query_encoder(self, route):
         """Encodes queries with the `StaticRoute` `route` (inference-free SPLADE) from now on."""

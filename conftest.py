@@ -34,9 +34,6 @@ LONGEST_FIRST = (
     "tests/export/test_pair_model_export.py",
     "tests/models/test_hashed_encoder.py",
     "tests/zoo/test_hub_hosting.py",
-    # sparse encoders: the example script's end-to-end runs and the SavedModel / LiteRT exports (~95 s of a core)
-    "tests/examples/test_train_splade_script.py",
-    "tests/export/test_sparse_export.py",
     "tests/export/test_serving_bundle.py",
     # make test's longest files (worker-s on an AVX-512 2-core EPYC, 2026-11-30): family math 46, the training
     # pipelines 35, the SentencePiece BPE and Unigram tokenizers 27 and 23, the zoo's model store 21, OpenVINO 21
@@ -61,6 +58,11 @@ SLOW = (
     "tests/training/test_distributed_fit.py",
     "tests/training/test_resume_after_kill.py",
     "tests/zoo/test_hub_hosting.py",
+    # sparse encoders: the example script's end-to-end runs, the SavedModel / LiteRT exports and model.fit with
+    # SpladeLoss (~130 s of a core on an AVX2-only EPYC)
+    "tests/examples/test_train_splade_script.py",
+    "tests/export/test_sparse_export.py",
+    "tests/losses/test_splade_loss.py",
     # training-heavy model tests (each fits real layers for several epochs) and the fresh-process
     # SavedModel checks: ~5 min of 2 cores (make test was 473-581 s on an AVX2-only AMD EPYC without them)
     "tests/models/test_dse.py",

@@ -11,6 +11,7 @@ PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # Optional extras may be imported where they are used, so the package imports without them.
 OPTIONAL_EXTRAS = (
     "faiss",
+    "seismic",
     "apache_beam",
     "matplotlib",
     "mteb",

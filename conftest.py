@@ -63,6 +63,7 @@ SLOW = (
     "tests/examples/test_train_splade_script.py",
     "tests/export/test_sparse_export.py",
     "tests/losses/test_splade_loss.py",
+    "tests/models/test_sparse_encoder_runtimes.py",
     # training-heavy model tests (each fits real layers for several epochs) and the fresh-process
     # SavedModel checks: ~5 min of 2 cores (make test was 473-581 s on an AVX2-only AMD EPYC without them)
     "tests/models/test_dse.py",

@@ -7,6 +7,22 @@ SPLADE_POOLINGS = ("max", "sum")
 SPLADE_ACTIVATIONS = ("relu", "log1p_relu")
 
 
+def splade_weights(logits, padding_mask, pooling="max", activation="relu"):
+    """SPLADE's pooled weights [batch, vocabulary] of masked-LM `logits` [batch, tokens, vocabulary] (float32): the
+    formula of `SpladePooling`, written once; the layer applies it a chunk of positions at a time, a fused runtime's
+    graph (`SparseEncoder.openvino_graph_fn`) to a whole batch bounded by its token budget.
+
+    >>> import numpy as np
+    >>> splade_weights(tf.constant([[[1.0, -1.0], [2.0, 0.5]]]), tf.constant([[1, 1]])).numpy().round(4).tolist()
+    [[1.0986, 0.4055]]
+    """
+    weights = tf.math.log1p(tf.nn.relu(tf.cast(logits, tf.float32)))
+    if activation == "log1p_relu":
+        weights = tf.math.log1p(weights)
+    weights = weights * tf.expand_dims(tf.cast(padding_mask, tf.float32), -1)
+    return tf.reduce_max(weights, axis=1) if pooling == "max" else tf.reduce_sum(weights, axis=1)
+
+
 @keras.saving.register_keras_serializable(package="keras_sentemb")
 class SpladePooling(keras.layers.Layer):
     """SPLADE's lexical weights of a text from its token states (Formal et al. 2021, 2022):
@@ -57,11 +73,7 @@ class SpladePooling(keras.layers.Layer):
             self.head.build(states_shape)
 
     def _weights(self, states, mask):
-        weights = tf.math.log1p(tf.nn.relu(tf.cast(self.head(states), tf.float32)))
-        if self.activation == "log1p_relu":
-            weights = tf.math.log1p(weights)
-        weights = weights * tf.cast(mask, tf.float32)[..., None]
-        return tf.reduce_max(weights, axis=1) if self.pooling == "max" else tf.reduce_sum(weights, axis=1)
+        return splade_weights(self.head(states), mask, self.pooling, self.activation)
 
     def call(self, states, padding_mask):
         tokens = tf.shape(states)[1]

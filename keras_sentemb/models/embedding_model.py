@@ -97,6 +97,9 @@ class EmbeddingModel(BatchedRows):
         """The number of features of one output row."""
         return int(self.output.shape[-1])
 
+    # The tokens an OpenVINO call may take (None: the runtime's own budget, `MAX_BATCH_TOKENS`).
+    openvino_max_batch_tokens = None
+
     def _require_tokenizer(self):
         if self.tokenizer is None:
             raise ValueError(
@@ -259,6 +262,8 @@ class EmbeddingModel(BatchedRows):
         runtime = OpenVINORuntime(
             function, precision, calibration, max_length=self.length_buckets[-1], converted=converted
         )
+        if self.openvino_max_batch_tokens is not None:  # a model whose outputs are wide (SparseEncoder's)
+            runtime.max_batch_tokens = self.openvino_max_batch_tokens
         if precision != "float32":
             runtime.warm_up(warm_up_lengths(self.length_buckets))
         return runtime

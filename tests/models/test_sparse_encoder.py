@@ -101,9 +101,9 @@ def test_similarity_is_the_dot_product(bert):
     assert scores.shape == (1, 3)
 
 
-def test_only_the_tensorflow_backend_for_now(bert):
-    with pytest.raises(ValueError, match="backend 'openvino'"):
-        bert.encode(["x"], backend="openvino")
+def test_a_backend_it_does_not_run_is_refused_by_name(bert):
+    with pytest.raises(ValueError, match="backend 'litert': a SparseEncoder runs on tensorflow, openvino"):
+        bert.encode(["x"], backend="litert")
 
 
 def test_a_family_without_a_masked_lm_head_is_refused(tmp_path):

@@ -53,11 +53,10 @@ test: $(STAMP) lint
 SLOW_TEST_WORKERS ?= 3
 test-slow: $(STAMP) tf-serving-venv
 	$(IN_SCRATCH) KERAS_SENTEMB_REQUIRE_PRETRAINED=1 $(VPY) -m pytest -q -n $(SLOW_TEST_WORKERS) --dist loadfile -m slow
-	$(MAKE) test-oldest
 
 # The oldest TensorFlow / keras-hub pair setup.cfg allows (its floors: TensorFlow 2.20 with TF Text 2.20.1, keras-hub
 # 0.31.1: the `oldest` profile), in a venv of its own: the tokenizer, family, parity and export tests run there.
-# make test-slow runs it.
+# .ci/run runs it after make test-slow.
 OLDEST_VENV := .oldest-venv
 OLDEST_STAMP := $(OLDEST_VENV)/.keras-sentemb-installed
 OLDEST_TESTS := tests/tokenizers tests/families tests/pretrained tests/export

@@ -6,6 +6,7 @@ built from a family's record (`masked_lm_head_layer`) and filled from a checkpoi
 import keras
 import numpy as np
 
+from keras_sentemb.families.family import MaskedLanguageModelHead as HeadRecord  # the record; the layer below
 from keras_sentemb.families.hidden_activations import hidden_activation
 
 
@@ -94,6 +95,19 @@ class MaskedLanguageModelHead(keras.layers.Layer):
             "norm_bias": self.norm_bias,
             "decoder_bias": self.decoder_bias,
         }
+
+
+def roberta_lineage_head(config, default_epsilon):
+    """The `lm_head.*` record RoBERTa, XLM-R and MPNet share: logits = layer_norm(gelu(dense(h)))·Eᵀ + bias (the exact
+    GELU, whatever `hidden_act` says), ε from `layer_norm_eps`."""
+    return HeadRecord(
+        dense="lm_head.dense",
+        norm="lm_head.layer_norm",
+        decoder="lm_head.decoder",
+        bias=("lm_head.bias", "lm_head.decoder.bias"),
+        activation="gelu",
+        norm_epsilon=float(config.get("layer_norm_eps", default_epsilon)),
+    )
 
 
 # What the Keras head needs of a family's record (the rest are checkpoint names).

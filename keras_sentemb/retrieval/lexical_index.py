@@ -37,6 +37,7 @@ import os
 
 import numpy as np
 
+from keras_sentemb.retrieval.ranked_runs import best_positive
 from keras_sentemb.utils.argument_checks import positive_int
 from keras_sentemb.utils.atomic_files import atomic_directory
 from keras_sentemb.utils.checked_files import read_json_object, regular_file_present, require_keys
@@ -219,13 +220,7 @@ class LexicalIndex:
         scores = np.zeros((len(terms), k), np.float32)
         for row, query_terms in enumerate(terms):
             document_scores = self.retriever.get_scores(query_terms) if query_terms else np.zeros(self.size)
-            matched = np.flatnonzero(document_scores > 0)
-            if len(matched) > k:  # the k best (a tie at the k-th score: lower ids first), then sorted
-                kth = np.partition(document_scores[matched], len(matched) - k)[len(matched) - k]
-                matched = matched[document_scores[matched] >= kth]
-            order = np.lexsort((matched, -document_scores[matched]))[:k]
-            ids[row, : len(order)] = matched[order]
-            scores[row, : len(order)] = document_scores[matched[order]]
+            ids[row], scores[row] = best_positive(document_scores, k)
         return ids, scores
 
     def save(self, folder, overwrite=False):

@@ -48,3 +48,23 @@ def reranker_scores(reranker, first, second, batch_size=64, progress=None):
     if scores.shape != (len(first),):
         raise ValueError(f"the reranker must give one score a pair, it gave shape {scores.shape}")
     return scores
+
+
+def best_positive(document_scores, k):
+    """(ids int64 [k], scores float32 [k]) of the k highest scores above 0, best first, ties by lower id, padded with
+    (−1, 0): a search where only documents that share a term with the query are hits (BM25, sparse vectors).
+
+    >>> ids, scores = best_positive(np.array([0.0, 2.0, 1.0, 2.0]), 4)
+    >>> ids.tolist(), scores.tolist()
+    ([1, 3, 2, -1], [2.0, 2.0, 1.0, 0.0])
+    """
+    ids = np.full(k, -1, np.int64)
+    scores = np.zeros(k, np.float32)
+    matched = np.flatnonzero(document_scores > 0)
+    if len(matched) > k:  # the k best (a tie at the k-th score: lower ids first), then sorted
+        kth = np.partition(document_scores[matched], len(matched) - k)[len(matched) - k]
+        matched = matched[document_scores[matched] >= kth]
+    order = np.lexsort((matched, -document_scores[matched]))[:k]
+    ids[: len(order)] = matched[order]
+    scores[: len(order)] = document_scores[matched[order]]
+    return ids, scores

@@ -36,6 +36,7 @@ import sys
 import numpy as np
 import scipy.sparse
 
+from keras_sentemb.retrieval.ranked_runs import best_positive
 from keras_sentemb.utils.argument_checks import positive_int
 from keras_sentemb.utils.atomic_files import atomic_directory
 from keras_sentemb.utils.checked_files import read_json_object, regular_file_present, require_keys
@@ -150,7 +151,7 @@ class SparseIndex:
         for start in range(0, queries.shape[0], QUERY_BLOCK):
             block = (queries[start : start + QUERY_BLOCK] @ self._transposed).toarray()
             for row, document_scores in enumerate(block, start):
-                ids[row], scores[row] = _best(document_scores, k)
+                ids[row], scores[row] = best_positive(document_scores, k)
         return ids, scores
 
     def _search_seismic(self, queries, k):
@@ -286,17 +287,3 @@ def _settings(defaults, given, what):
             raise ValueError(f"{what}: {key} must be a positive {kind.__name__}, got {value!r}")
         settings[key] = kind(value)
     return settings
-
-
-def _best(document_scores, k):
-    """(ids, scores) of the k highest positive scores, best first, ties by lower id, padded with (−1, 0)."""
-    ids = np.full(k, -1, np.int64)
-    scores = np.zeros(k, np.float32)
-    matched = np.flatnonzero(document_scores > 0)
-    if len(matched) > k:
-        kth = np.partition(document_scores[matched], len(matched) - k)[len(matched) - k]
-        matched = matched[document_scores[matched] >= kth]
-    order = np.lexsort((matched, -document_scores[matched]))[:k]
-    ids[: len(order)] = matched[order]
-    scores[: len(order)] = document_scores[matched[order]]
-    return ids, scores

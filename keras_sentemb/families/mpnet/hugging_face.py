@@ -1,8 +1,9 @@
 """MPNet from Hugging Face: config.json → `MPNetBackbone`, checkpoint tensors → its weights."""
 
 from keras_sentemb.families.config_dimensions import encoder_dimensions
-from keras_sentemb.families.family import ClassifierHead, MaskedLanguageModelHead
+from keras_sentemb.families.family import ClassifierHead
 from keras_sentemb.families.hugging_face_weights import assign_norm, assign_post_norm_block
+from keras_sentemb.families.masked_lm_head import roberta_lineage_head
 from keras_sentemb.families.mpnet.mpnet_backbone import MPNetBackbone
 from keras_sentemb.families.mpnet.mpnet_transformer_layer import mpnet_block
 
@@ -61,12 +62,5 @@ def mpnet_classifier_head(config):
 
 
 def mpnet_masked_lm_head(config):
-    """`MPNetForMaskedLM`: logits = layer_norm(gelu(dense(h)))·Eᵀ + bias (the exact GELU)."""
-    return MaskedLanguageModelHead(
-        dense="lm_head.dense",
-        norm="lm_head.layer_norm",
-        decoder="lm_head.decoder",
-        bias=("lm_head.bias", "lm_head.decoder.bias"),
-        activation="gelu",
-        norm_epsilon=float(config.get("layer_norm_eps", 1e-12)),
-    )
+    """`MPNetForMaskedLM`: the `lm_head.*` head of RoBERTa's lineage (`masked_lm_head.roberta_lineage_head`)."""
+    return roberta_lineage_head(config, default_epsilon=1e-12)

@@ -1,9 +1,10 @@
 """RoBERTa and XLM-RoBERTa from Hugging Face: config.json → `HuggingFaceRobertaBackbone`, tensors → weights."""
 
 from keras_sentemb.families.config_dimensions import encoder_dimensions
-from keras_sentemb.families.family import ClassifierHead, MaskedLanguageModelHead
+from keras_sentemb.families.family import ClassifierHead
 from keras_sentemb.families.hugging_face_weights import assign_norm, assign_post_norm_block, require_config_value
 from keras_sentemb.families.keras_hub_adapter import encoder_blocks
+from keras_sentemb.families.masked_lm_head import roberta_lineage_head
 from keras_sentemb.families.roberta.hugging_face_roberta_backbone import HuggingFaceRobertaBackbone
 
 DIMENSIONS = encoder_dimensions(type_vocab_size=1, extra_integers={"pad_token_id": 1}, padding_in_positions=True)
@@ -66,13 +67,5 @@ def roberta_classifier_head(config):
 
 
 def roberta_masked_lm_head(config):
-    """`RobertaForMaskedLM` / `XLMRobertaForMaskedLM`: logits = layer_norm(gelu(dense(h)))·Eᵀ + bias (the exact
-    GELU, whatever `hidden_act` says)."""
-    return MaskedLanguageModelHead(
-        dense="lm_head.dense",
-        norm="lm_head.layer_norm",
-        decoder="lm_head.decoder",
-        bias=("lm_head.bias", "lm_head.decoder.bias"),
-        activation="gelu",
-        norm_epsilon=float(config.get("layer_norm_eps", 1e-12)),
-    )
+    """`RobertaForMaskedLM` / `XLMRobertaForMaskedLM`: the `lm_head.*` head (`masked_lm_head.roberta_lineage_head`)."""
+    return roberta_lineage_head(config, default_epsilon=1e-12)

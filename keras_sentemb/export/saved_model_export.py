@@ -58,9 +58,9 @@ def export_saved_model(
             signature of a `HashedEncoder`.
         warmup_name: also write `assets.extra/tf_serving_warmup_requests` (one PredictRequest
             a signature, for TF Serving's model name `warmup_name`; `serving_warmup`).
-        chunk_size: sentence encoders (and a HashedEncoder's) only: the graph sorts each
-            request's texts by length and runs them `chunk_size` at a time (default 64), each
-            chunk padded to its own longest text, as `encode` batches; a TF Serving batch of
+        chunk_size: sentence encoders (and a HashedEncoder's) and sparse encoders: the graph sorts each
+            request's texts by length and runs them `chunk_size` at a time (default 64; a SparseEncoder's 32),
+            each chunk padded to its own longest text, as `encode` batches; a TF Serving batch of
             mixed lengths is then not padded to its longest text.
         prompt_name / prompt: a `SentenceEncoder` with prompts (or a HashedEncoder on one):
             the prompt the graph prepends to every text, chosen as `encode` chooses it (by
@@ -84,10 +84,11 @@ def export_saved_model(
         # -> 'serving/minilm/1'
     """
     if isinstance(model, SparseEncoder):
-        if any(option is not None for option in (code_table, code_ids, chunk_size, truncate_dim, code_bits, chunking)):
+        if any(option is not None for option in (code_table, code_ids, truncate_dim, code_bits, chunking)):
             raise ValueError("a SparseEncoder's SavedModel takes no code table, chunking or truncation")
+        options = {} if chunk_size is None else {"chunk_size": chunk_size}
         return export_sparse_encoder(
-            model, path, version=version, overwrite=overwrite, prompt_name=prompt_name, prompt=prompt
+            model, path, version=version, overwrite=overwrite, prompt_name=prompt_name, prompt=prompt, **options
         )
     if code_table is not None and not isinstance(model, HashedEncoder):
         raise TypeError(f"code_table is for a HashedEncoder, not a {type(model).__name__}")

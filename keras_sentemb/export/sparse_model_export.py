@@ -39,24 +39,92 @@ def padded_active_entries(weights, max_active_dims=None):
 
 
 class SparseEncoderModule(tf.Module):
-    """Tokeniser (with the side's prompt) + SPLADE transformer, one graph."""
+    """Tokeniser (with the side's prompt) + SPLADE transformer, one graph.
 
-    def __init__(self, model, prompt, max_active_dims):
+    A request's texts are sorted longest first and run `chunk_size` at a time; each chunk keeps only its rows'
+    active entries (their top k) before the next one runs, so a request of any size holds at most one chunk's
+    activations and [chunk_size, vocabulary] weights, never [texts, tokens, vocabulary]. A model of a family
+    (`supports_unpadded()`) runs a chunk without padding (`SparseEncoder.embed_unpadded`: the backbone on the real
+    tokens, the masked-LM head a chunk of tokens at a time); any other pads a chunk to its longest text."""
+
+    def __init__(self, model, prompt, max_active_dims, chunk_size=32):
         super().__init__(name="keras_sentemb_sparse_encoder")
+        if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+            raise ValueError(f"chunk_size must be a positive int, got {chunk_size!r}")
         object.__setattr__(self, "_model", model)  # its variables tracked below, not its Keras signatures
         self._tokenizer = model.tokenizer
         self._prompt = prompt or None
         self._max_active_dims = max_active_dims
+        self._chunk_size = chunk_size
         self.model_variables = list(model.variables)
+        self._unpadded = model.supports_unpadded()
+        if self._unpadded:
+            # Each block's Q, K, V kernels merged once, here, and saved beside them (as the dense SavedModel does).
+            self.merged_projections = [
+                [
+                    tf.Variable(tensor, trainable=False, name=name)
+                    for tensor, name in zip(pair, ("qkv_kernel", "qkv_bias"))
+                ]
+                for pair in model.unpadded_projections()
+            ]
+
+    def _weights(self, content):
+        """float32 [n, vocabulary] of one chunk's content ids [n, (ids)]."""
+        if self._unpadded:
+            projections = [[tf.convert_to_tensor(v) for v in pair] for pair in self.merged_projections]
+            return self._model.embed_unpadded(self._tokenizer.add_special_tokens(content), projections)
+        return tf.cast(self._model(self._tokenizer.pack(content), training=False), tf.float32)
 
     @graph_function(input_signature=[TEXTS_SPEC])
     def serve(self, texts):
         if self._prompt:
             texts = tf.strings.join([self._prompt, texts])
-        inputs = self._tokenizer.pack(self._tokenizer.content_ids(texts))
-        weights = tf.cast(self._model(inputs, training=False), tf.float32)
-        indices, values = padded_active_entries(weights, self._max_active_dims)
-        return {"indices": indices, "values": values}
+        content = self._tokenizer.content_ids(texts)
+        order = tf.argsort(content.row_lengths(), direction="DESCENDING", stable=True)
+        by_length = tf.gather(content, order)
+        count = tf.shape(order)[0]
+        entries = [
+            tf.TensorArray(dtype, size=0, dynamic_size=True, infer_shape=False, element_shape=[None])
+            for dtype in ENTRY_DTYPES
+        ]
+
+        def run_chunk(index, start, rows, indices, values):
+            size = tf.minimum(self._chunk_size, count - start)
+            chunk_indices, chunk_values = padded_active_entries(
+                self._weights(by_length[start : start + size]), self._max_active_dims
+            )
+            kept = chunk_indices >= 0
+            chunk_rows = tf.broadcast_to(tf.gather(order, tf.range(start, start + size))[:, None], tf.shape(kept))
+            return (
+                index + 1,
+                start + size,
+                rows.write(index, tf.cast(tf.boolean_mask(chunk_rows, kept), tf.int64)),
+                indices.write(index, tf.boolean_mask(chunk_indices, kept)),
+                values.write(index, tf.boolean_mask(chunk_values, kept)),
+            )
+
+        _, _, rows, indices, values = tf.while_loop(
+            lambda index, start, *_: start < count, run_chunk, [tf.constant(0), tf.constant(0), *entries]
+        )
+        return request_rows(rows.concat(), indices.concat(), values.concat(), count)
+
+
+ENTRY_DTYPES = (tf.int64, tf.int64, tf.float32)
+
+
+def request_rows(rows, indices, values, count):
+    """`{"indices", "values"}` [count, k] of active entries (row, index, value) listed chunk by chunk, each row's
+    entries together and largest first: rows in request order, k the most any row has, padded with (−1, 0).
+
+    >>> out = request_rows(tf.constant([1, 0, 0], tf.int64), tf.constant([4, 2, 3], tf.int64), tf.constant([1.0, 5.0, 2.0]), 3)
+    >>> out["indices"].numpy().tolist(), out["values"].numpy().tolist()
+    ([[2, 3], [4, -1], [-1, -1]], [[5.0, 2.0], [1.0, 0.0], [0.0, 0.0]])
+    """
+    by_row = tf.argsort(rows, stable=True)  # a row's entries keep their order (largest first)
+    rows = tf.gather(rows, by_row)
+    nrows = tf.cast(count, tf.int64)
+    ragged = [tf.RaggedTensor.from_value_rowids(tf.gather(t, by_row), rows, nrows=nrows) for t in (indices, values)]
+    return {"indices": ragged[0].to_tensor(default_value=-1), "values": ragged[1].to_tensor(default_value=0.0)}
 
 
 class StaticQueryModule(tf.Module):
@@ -96,17 +164,26 @@ def side_prompt(model, side, prompt_name, prompt):
 
 
 def export_sparse_encoder(
-    model, path, version=1, overwrite=False, side="document", prompt_name=None, prompt=None, max_active_dims=None
+    model,
+    path,
+    version=1,
+    overwrite=False,
+    side="document",
+    prompt_name=None,
+    prompt=None,
+    max_active_dims=None,
+    chunk_size=32,
 ):
     """Writes the SPLADE side of a `SparseEncoder` as a SavedModel at `path/<version>/` (atomically); returns it.
     `side` picks the prompt as `encode_query` / `encode_document` do (or `prompt_name` / `prompt`);
-    `max_active_dims` caps k (default the model's own)."""
+    `max_active_dims` caps k (default the model's own); a request runs `chunk_size` texts at a time
+    (`SparseEncoderModule`)."""
     if model.tokenizer is None:
         raise ValueError(f"{model.name} has no tokenizer, so it cannot take raw strings.")
     if side == "query" and model.query_encoder is not None:
         raise ValueError(f"{model.name} encodes queries without a transformer: export_static_query_encoder writes it")
     module = SparseEncoderModule(
-        model, side_prompt(model, side, prompt_name, prompt), max_active_dims or model.max_active_dims
+        model, side_prompt(model, side, prompt_name, prompt), max_active_dims or model.max_active_dims, chunk_size
     )
     return save_module(module, {"serving_default": module.serve}, path, version, overwrite, None)
 

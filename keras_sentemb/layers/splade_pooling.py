@@ -16,11 +16,52 @@ def splade_weights(logits, padding_mask, pooling="max", activation="relu"):
     >>> splade_weights(tf.constant([[[1.0, -1.0], [2.0, 0.5]]]), tf.constant([[1, 1]])).numpy().round(4).tolist()
     [[1.0986, 0.4055]]
     """
-    weights = tf.math.log1p(tf.nn.relu(tf.cast(logits, tf.float32)))
-    if activation == "log1p_relu":
-        weights = tf.math.log1p(weights)
-    weights = weights * tf.expand_dims(tf.cast(padding_mask, tf.float32), -1)
+    weights = splade_term_weights(logits, activation) * tf.expand_dims(tf.cast(padding_mask, tf.float32), -1)
     return tf.reduce_max(weights, axis=1) if pooling == "max" else tf.reduce_sum(weights, axis=1)
+
+
+def splade_term_weights(logits, activation="relu"):
+    """Each token's weights before pooling, float32 of masked-LM `logits` of any shape [..., vocabulary]:
+    log(1 + relu(x)) ("relu") or log(1 + log(1 + relu(x))) ("log1p_relu").
+
+    >>> splade_term_weights(tf.constant([[1.0, -1.0]]), "log1p_relu").numpy().round(4).tolist()
+    [[0.5266, 0.0]]
+    """
+    weights = tf.math.log1p(tf.nn.relu(tf.cast(logits, tf.float32)))
+    return tf.math.log1p(weights) if activation == "log1p_relu" else weights
+
+
+def splade_weights_of_flat_tokens(
+    head, states, text_of_token, texts, vocabulary, pooling="max", activation="relu", chunk_tokens=256
+):
+    """`splade_weights` of texts laid one after another (the unpadded layout, `families.token_layouts.FlatTokens`):
+    `states` [Σℓ, hidden] of every real token, `text_of_token` int [Σℓ] the text each belongs to (0 … texts − 1).
+    The head's logits are computed `chunk_tokens` tokens at a time and pooled into the texts' rows at once
+    (a segment max or sum), so at most [chunk_tokens, vocabulary] logits are held: no padding, and no
+    [tokens, vocabulary] of a whole batch. Returns float32 [texts, vocabulary].
+
+    >>> head = lambda h: tf.concat([h, -h], axis=-1)  # logits [x, −x] of a 1-wide state
+    >>> states, owner = tf.constant([[1.0], [2.0], [3.0]]), tf.constant([0, 0, 1])
+    >>> splade_weights_of_flat_tokens(head, states, owner, 2, 2, chunk_tokens=2).numpy().round(4).tolist()
+    [[1.0986, 0.0], [1.3863, 0.0]]
+    """
+    segment_pool = tf.math.unsorted_segment_max if pooling == "max" else tf.math.unsorted_segment_sum
+    combine = tf.maximum if pooling == "max" else tf.add
+    tokens = tf.shape(states)[0]
+
+    def body(start, pooled):
+        weights = splade_term_weights(head(states[start : start + chunk_tokens]), activation)
+        # an empty segment's max is the lowest float: combined with the running weights (≥ 0), it leaves them
+        part = segment_pool(weights, text_of_token[start : start + chunk_tokens], texts)
+        return start + chunk_tokens, combine(pooled, part)
+
+    _, pooled = tf.while_loop(
+        lambda start, _: start < tokens,
+        body,
+        (tf.constant(0), tf.zeros(tf.stack([texts, vocabulary]), tf.float32)),
+        shape_invariants=(tf.TensorShape([]), tf.TensorShape([None, None])),
+    )
+    return pooled
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")

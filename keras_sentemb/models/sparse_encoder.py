@@ -13,8 +13,8 @@ from keras_sentemb.data.prompts import document_prompt, query_prompt, resolve_pr
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.families.masked_lm_head import head_settings, load_masked_lm_head, masked_lm_head_layer
 from keras_sentemb.families.registry import family_computing, family_for_model_type, freeze_unused_layers
-from keras_sentemb.families.token_layouts import PaddedTokens
-from keras_sentemb.layers.splade_pooling import SpladePooling, splade_weights
+from keras_sentemb.families.token_layouts import FlatTokens, PaddedTokens
+from keras_sentemb.layers.splade_pooling import SpladePooling, splade_weights, splade_weights_of_flat_tokens
 from keras_sentemb.models.embedding_model import EmbeddingModel, check_batch_size
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.models.special_token_packing import SpecialTokenPacking
@@ -182,6 +182,40 @@ class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             # A cache, not state: set past Keras/TF tracking so it is never saved.
             object.__setattr__(self, "_openvino_graph_function", graph_function(embed, input_signature=[spec, spec]))
         return self._openvino_graph_function
+
+    def supports_unpadded(self):
+        """Whether `embed_unpadded` can run this model: a backbone its family's inference math computes (every
+        family with a masked-LM head, float32, unquantised)."""
+        return family_computing(self.backbone) is not None
+
+    def unpadded_projections(self):
+        """Each block's Q, K, V projection as one `(kernel, bias)` of this moment's weights (as
+        `SentenceEncoder.unpadded_projections`), [] for a family that merges none."""
+        family = family_computing(self.backbone)
+        if family is None:
+            raise ValueError(f"{self.name}: unpadded inference needs a backbone of a family (keras_sentemb.families)")
+        return family.projections(self.backbone) if family.projections is not None else []
+
+    def embed_unpadded(self, sequences, projections=None):
+        """This model's weights float32 [N, vocabulary] for `sequences`, a `tf.RaggedTensor` [N, (ℓ)] of token ids
+        with their special tokens: the backbone runs on the real tokens only (its family's inference math on
+        `token_layouts.FlatTokens`, best sorted longest first) and the masked-LM head a chunk of tokens at a time
+        (`splade_weights_of_flat_tokens`): neither padding nor [tokens, vocabulary] of the whole batch. Equal to
+        `self(tokenizer.pack(…))` to float32 round-off. For graphs (the document side's SavedModel); needs
+        `supports_unpadded()`. `projections`: `unpadded_projections()` kept as variables by the caller, or None."""
+        family = family_computing(self.backbone)
+        tokens = FlatTokens(sequences)
+        states = family.states(self.backbone, tokens, projections=projections or None)[-1]
+        pooling = self.get_layer("splade_pooling")
+        return splade_weights_of_flat_tokens(
+            pooling.head,
+            states,
+            tf.cast(sequences.value_rowids(), tf.int32),
+            tf.cast(sequences.nrows(), tf.int32),
+            self.embedding_dim,
+            pooling.pooling,
+            pooling.activation,
+        )
 
     @property
     def embedding_dim(self):

@@ -222,6 +222,23 @@ def read_corpus(path, meta):
     return data.decode("utf-8").split("\n")[:-1]  # the digest matched: what build_index_folder wrote
 
 
+def open_index_folder(folder, files, read_meta, what):
+    """`(folder, meta, corpus)` of an index folder of any kind: its `files` present as regular files, meta.json read
+    by `read_meta`, corpus.txt checked against it (size, sha256, line count). Raises FileNotFoundError (no folder, a
+    file missing: `what` it is not) or ValueError naming the file."""
+    folder = os.fspath(folder)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"{folder}: no such index folder")
+    missing = [name for name in files if not regular_file_present(os.path.join(folder, name))]
+    if missing:
+        raise FileNotFoundError(f"{folder} is not {what}: missing {missing}")
+    meta = read_meta(folder)
+    corpus = read_corpus(os.path.join(folder, "corpus.txt"), meta)
+    if len(corpus) != meta["lines"]:
+        raise ValueError(f"{folder}: corpus.txt has {len(corpus)} lines, meta.json says {meta['lines']}")
+    return folder, meta, corpus
+
+
 class IndexFolder:
     """A folder written by `build_index_folder`, opened for searching.
 
@@ -232,18 +249,7 @@ class IndexFolder:
     """
 
     def __init__(self, folder):
-        self.folder = os.fspath(folder)
-        if not os.path.isdir(self.folder):
-            raise FileNotFoundError(f"{self.folder}: no such index folder")
-        missing = [name for name in FILES if not regular_file_present(os.path.join(self.folder, name))]
-        if missing:
-            raise FileNotFoundError(f"{self.folder} is not an index folder: missing {missing}")
-        self.meta = read_meta(self.folder)
-        self.corpus = read_corpus(os.path.join(self.folder, "corpus.txt"), self.meta)
-        if len(self.corpus) != self.meta["lines"]:
-            raise ValueError(
-                f"{self.folder}: corpus.txt has {len(self.corpus)} lines, meta.json says {self.meta['lines']}"
-            )
+        self.folder, self.meta, self.corpus = open_index_folder(folder, FILES, read_meta, "an index folder")
         self.chunks = None
         rows = self.meta["lines"]
         if "chunking" in self.meta:

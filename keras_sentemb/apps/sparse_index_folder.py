@@ -25,7 +25,7 @@ import re
 
 import keras
 
-from keras_sentemb.apps.index_folder import INDEX_KIND, read_corpus
+from keras_sentemb.apps.index_folder import INDEX_KIND, open_index_folder
 from keras_sentemb.models.sparse_encoder import SparseEncoder
 from keras_sentemb.retrieval.lexical_index import texts_sha256
 from keras_sentemb.retrieval.sparse_index import ENGINES, SparseIndex
@@ -143,18 +143,9 @@ class SparseIndexFolder:
     `ValueError` naming the file."""
 
     def __init__(self, folder):
-        self.folder = os.fspath(folder)
-        if not os.path.isdir(self.folder):
-            raise FileNotFoundError(f"{self.folder}: no such index folder")
-        missing = [name for name in FILES if not regular_file_present(os.path.join(self.folder, name))]
-        if missing:
-            raise FileNotFoundError(f"{self.folder} is not a sparse index folder: missing {missing}")
-        self.meta = read_sparse_meta(self.folder)
-        self.corpus = read_corpus(os.path.join(self.folder, "corpus.txt"), self.meta)
-        if len(self.corpus) != self.meta["lines"]:
-            raise ValueError(
-                f"{self.folder}: corpus.txt has {len(self.corpus)} lines, meta.json says {self.meta['lines']}"
-            )
+        self.folder, self.meta, self.corpus = open_index_folder(
+            folder, FILES, read_sparse_meta, "a sparse index folder"
+        )
         self.index = SparseIndex.load(os.path.join(self.folder, INDEX_SUBFOLDER), texts_sha256(self.corpus))
         if self.index.vectors.shape != (self.meta["lines"], self.meta["vocabulary"]):
             raise ValueError(f"{self.folder}/{INDEX_SUBFOLDER}: {self.index.vectors.shape}, not meta.json's sizes")

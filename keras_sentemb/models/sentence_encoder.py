@@ -24,7 +24,7 @@ from keras_sentemb.models.embedding_model import EmbeddingModel, check_batch_siz
 from keras_sentemb.models.special_token_packing import SpecialTokenPacking
 from keras_sentemb.pretrained.checkpoint_tensors import CheckpointTensors
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
-from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
+from keras_sentemb.pretrained.transformer_layer_states import sentence_inputs_and_layer_states, transformer_layer_states
 from keras_sentemb.runtime.batched_rows import finished_vectors
 from keras_sentemb.tokenizers.sentence_tokenizer import SentenceTokenizer
 from keras_sentemb.utils.argument_checks import truncate_dim_or_none
@@ -96,15 +96,7 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         default_prompt_name: str | None = None,
         **kwargs,
     ):
-        token_ids = keras.Input(shape=(None,), dtype="int32", name="token_ids")
-        padding_mask = keras.Input(shape=(None,), dtype="int32", name="padding_mask")
-        available = {
-            "token_ids": token_ids,
-            "segment_ids": keras.ops.zeros_like(token_ids),
-            "padding_mask": padding_mask,
-        }
-        backbone_inputs = backbone.input if isinstance(backbone.input, dict) else {}
-        layer_states = transformer_layer_states(backbone)({name: available[name] for name in backbone_inputs})
+        inputs, layer_states = sentence_inputs_and_layer_states(backbone)
         pooler = SiamesePooler(
             mode=pooling,
             layer_indices=layer_indices,
@@ -112,7 +104,7 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             dtype="float32",
             name="pooler",
         )
-        embedding = pooler(layer_states, padding_mask=padding_mask)
+        embedding = pooler(layer_states, padding_mask=inputs["padding_mask"])
         dense_layers = [dict(layer) for layer in dense_layers]
         for index, layer in enumerate(dense_layers):
             dense = keras.layers.Dense(
@@ -141,7 +133,7 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         if default_prompt_name is not None and default_prompt_name not in prompts:
             raise ValueError(f"default_prompt_name {default_prompt_name!r} is not among the prompts {sorted(prompts)}")
         super().__init__(
-            inputs={"token_ids": token_ids, "padding_mask": padding_mask},
+            inputs=inputs,
             outputs=embedding,
             **kwargs,
         )

@@ -22,7 +22,7 @@ from keras_sentemb.pretrained.hugging_face_backbones import open_hugging_face_ch
 from keras_sentemb.pretrained.pretrained_weights import resolve_pretrained_dir
 from keras_sentemb.pretrained.sparse_encoder_folder import StaticRoute, read_sparse_encoder_folder
 from keras_sentemb.pretrained.tokenizer_json import load_tokenizer, tokenizer_vocabulary
-from keras_sentemb.pretrained.transformer_layer_states import transformer_layer_states
+from keras_sentemb.pretrained.transformer_layer_states import sentence_inputs_and_layer_states
 from keras_sentemb.utils.graph_function import graph_function
 from keras_sentemb.utils.nested_config import deserialize_nested, serialize_nested
 from keras_sentemb.utils.sparse_rows import SparseRows, decoded_rows, keep_largest
@@ -119,21 +119,14 @@ class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         static_query: dict | None = None,
         **kwargs,
     ):
-        token_ids = keras.Input(shape=(None,), dtype="int32", name="token_ids")
-        padding_mask = keras.Input(shape=(None,), dtype="int32", name="padding_mask")
-        available = {
-            "token_ids": token_ids,
-            "segment_ids": keras.ops.zeros_like(token_ids),
-            "padding_mask": padding_mask,
-        }
-        backbone_inputs = backbone.input if isinstance(backbone.input, dict) else {}
-        states = transformer_layer_states(backbone)({name: available[name] for name in backbone_inputs})[-1]
+        inputs, states = sentence_inputs_and_layer_states(backbone)
+        states = states[-1]
         head = dict(head)
         head_layer = masked_lm_head_layer(backbone, **head)
         weights = SpladePooling(head_layer, pooling=pooling, activation=activation, name="splade_pooling")(
-            states, padding_mask=padding_mask
+            states, padding_mask=inputs["padding_mask"]
         )
-        super().__init__(inputs={"token_ids": token_ids, "padding_mask": padding_mask}, outputs=weights, **kwargs)
+        super().__init__(inputs=inputs, outputs=weights, **kwargs)
         self.backbone = backbone
         freeze_unused_layers(backbone)  # BERT's pooler: SPLADE reads every token's state, never the pooled one
         self.head = head

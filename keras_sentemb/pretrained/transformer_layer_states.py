@@ -37,3 +37,15 @@ def transformer_layer_states(backbone):
         outputs=outputs,
         name=f"{backbone.name}_layer_states",
     )
+
+
+def sentence_inputs_and_layer_states(backbone):
+    """`(inputs, states)`: Keras Inputs {"token_ids", "padding_mask"} int32 [batch, tokens], the inputs of every model
+    that reads a backbone's tokens (`SentenceEncoder`, `SparseEncoder`), and every block's states of the backbone on
+    them (`transformer_layer_states`; segment ids all 0, fed only to a backbone that takes them)."""
+    token_ids = keras.Input(shape=(None,), dtype="int32", name="token_ids")
+    padding_mask = keras.Input(shape=(None,), dtype="int32", name="padding_mask")
+    available = {"token_ids": token_ids, "segment_ids": keras.ops.zeros_like(token_ids), "padding_mask": padding_mask}
+    backbone_inputs = backbone.input if isinstance(backbone.input, dict) else {}
+    states = transformer_layer_states(backbone)({name: available[name] for name in backbone_inputs})
+    return {"token_ids": token_ids, "padding_mask": padding_mask}, states

@@ -40,7 +40,12 @@ import numpy as np
 from keras_sentemb.retrieval.ranked_runs import best_positive
 from keras_sentemb.utils.argument_checks import positive_int
 from keras_sentemb.utils.atomic_files import atomic_directory
-from keras_sentemb.utils.checked_files import read_json_object, regular_file_present, require_keys
+from keras_sentemb.utils.checked_files import (
+    check_listed_files,
+    read_json_object,
+    regular_file_present,
+    require_keys,
+)
 from keras_sentemb.utils.file_digests import file_sha256
 
 LEXICAL_FORMAT = 1
@@ -277,12 +282,7 @@ class LexicalIndex:
                 f"{path}: indexes other documents than these (documents_sha256 differs): "
                 "rebuild the lexical index from the documents it is searched with"
             )
-        for name, digest in meta["files"].items():
-            file_path = os.path.join(folder, os.path.basename(str(name)))
-            if os.path.basename(str(name)) != name or not regular_file_present(file_path):
-                raise ValueError(f"{path}: lists {name!r}, which is not a file of {folder}")
-            if file_sha256(file_path) != digest:
-                raise ValueError(f"{file_path}: its sha256 differs from {META_FILE}'s: not the file that was written")
+        check_listed_files(folder, meta["files"], path)
         try:
             retriever = _bm25s().BM25.load(folder, mmap=False, load_corpus=False)
         except (OSError, ValueError, KeyError) as error:

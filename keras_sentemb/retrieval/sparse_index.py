@@ -39,7 +39,12 @@ import scipy.sparse
 from keras_sentemb.retrieval.ranked_runs import best_positive
 from keras_sentemb.utils.argument_checks import positive_int
 from keras_sentemb.utils.atomic_files import atomic_directory
-from keras_sentemb.utils.checked_files import read_json_object, regular_file_present, require_keys
+from keras_sentemb.utils.checked_files import (
+    check_listed_files,
+    read_json_object,
+    regular_file_present,
+    require_keys,
+)
 from keras_sentemb.utils.file_digests import file_sha256
 
 SPARSE_FORMAT = 1
@@ -233,12 +238,7 @@ class SparseIndex:
         expected = [VECTORS_FILE] + ([SEISMIC_FILE] if meta["engine"] == "seismic" else [])
         if not isinstance(meta["files"], dict) or sorted(meta["files"]) != sorted(expected):
             raise ValueError(f"{path}: files must list {expected}")
-        for name, digest in meta["files"].items():
-            file_path = os.path.join(folder, name)
-            if not regular_file_present(file_path):
-                raise ValueError(f"{path}: lists {name!r}, which is not a file of {folder}")
-            if file_sha256(file_path) != digest:
-                raise ValueError(f"{file_path}: its sha256 differs from {META_FILE}'s: not the file that was written")
+        check_listed_files(folder, meta["files"], path)
         try:
             vectors = scipy.sparse.load_npz(os.path.join(folder, VECTORS_FILE))
         except (OSError, ValueError, KeyError) as error:

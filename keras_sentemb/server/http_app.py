@@ -283,16 +283,21 @@ async def _texts_to_vectors(state, texts, field, prompt_name, dimensions, normal
     else:
         rows = await run_in_threadpool(service.text_rows, texts, prompt)
     if not truncate:
-        over = await run_in_threadpool(service.truncated, texts, prompt, rows)
-        if over:
-            name = f"{field}[{over[0]}]"
-            raise RequestError(
-                413,
-                f"{name}: longer than {service.name}'s {service.max_tokens} tokens (send truncate=true to cut it)",
-                name,
-            )
+        await _refuse_truncated(service, texts, prompt, rows, field)
     vectors = await state.batcher.submit(rows.carried(), rows.tokens)
     return service.finish(vectors, dimensions, normalize), rows.tokens
+
+
+async def _refuse_truncated(service, texts, prompt, rows, field):
+    """A 413 naming the first text over the model's token limit (a request with truncate=false), if any."""
+    over = await run_in_threadpool(service.truncated, texts, prompt, rows)
+    if over:
+        name = f"{field}[{over[0]}]"
+        raise RequestError(
+            413,
+            f"{name}: longer than {service.name}'s {service.max_tokens} tokens (send truncate=true to cut it)",
+            name,
+        )
 
 
 async def _embeddings(state, request):
@@ -368,14 +373,7 @@ async def _embed_sparse(state, request):
         return json_response(entries), len(texts), 0
     rows = await run_in_threadpool(service.text_rows, texts, prompt)
     if not body.truncate:
-        over = await run_in_threadpool(service.truncated, texts, prompt, rows)
-        if over:
-            name = f"inputs[{over[0]}]"
-            raise RequestError(
-                413,
-                f"{name}: longer than {service.name}'s {service.max_tokens} tokens (send truncate=true to cut it)",
-                name,
-            )
+        await _refuse_truncated(service, texts, prompt, rows, "inputs")
     weights = await state.batcher.submit(rows.carried(), rows.tokens)
     return json_response(service.sparse_rows(weights, body.max_active_dims)), len(texts), rows.tokens
 

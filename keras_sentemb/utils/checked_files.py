@@ -22,6 +22,8 @@ import zipfile
 
 import numpy as np
 
+from keras_sentemb.utils.file_digests import file_sha256
+
 MAX_JSON_BYTES = 64 * 2**20  # index.json, model.json, meta.json: kilobytes in practice
 
 
@@ -84,6 +86,19 @@ def regular_file_present(path):
     if not stat.S_ISREG(mode):
         raise _not_regular(path, mode)
     return True
+
+
+def check_listed_files(folder, listed, meta_path):
+    """Each file of `listed` ({name: sha256}, read from `meta_path`) is a regular file directly in `folder` whose
+    sha256 is the one listed; else a ValueError naming it: an index folder's check at load."""
+    for name, digest in listed.items():
+        file_path = os.path.join(folder, os.path.basename(str(name)))
+        if os.path.basename(str(name)) != name or not regular_file_present(file_path):
+            raise ValueError(f"{meta_path}: lists {name!r}, which is not a file of {folder}")
+        if file_sha256(file_path) != digest:
+            raise ValueError(
+                f"{file_path}: its sha256 differs from {os.path.basename(meta_path)}'s: not the file that was written"
+            )
 
 
 def read_json(path, max_bytes=MAX_JSON_BYTES):

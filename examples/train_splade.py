@@ -10,7 +10,9 @@
 2. Data: one (query, relevant document) pair for every relevant judgement of the train split, shuffled; a
    document relevant to two queries of a batch is no negative for either (`relevant_pairs`).
 3. Loss: `SpladeLoss` — in-batch ranking by dot product + FLOPS regularisers (λ_d 3e-5, λ_q 5e-5), the values of
-   sentence-transformers' SpladeLoss documentation — through `SBERT(sparse_encoder, "mnrl", one_pass=False)`.
+   sentence-transformers' SpladeLoss documentation — through `SBERT(sparse_encoder, "mnrl", one_pass=False)`; the
+   regularisers grow from 0 over the first third of the steps, quadratically (`SpladeRegularizerWarmup`, as
+   sentence-transformers' trainer does; `--regularizer-warmup`).
 4. Choices on dev: after every epoch the dev split's nDCG@10 (exact sparse search); the best epoch's weights are
    kept. The test split is read once, at the end.
 
@@ -35,7 +37,7 @@ from keras_sentemb.evaluation import evaluate_beir
 from keras_sentemb.losses import SpladeLoss
 from keras_sentemb.models import SBERT, SparseEncoder
 from keras_sentemb.pretrained.sparse_encoder_folder import is_sparse_encoder_folder
-from keras_sentemb.training import LinearWarmupLinearDecay, RetrievalEvaluator
+from keras_sentemb.training import LinearWarmupLinearDecay, RetrievalEvaluator, SpladeRegularizerWarmup
 from keras_sentemb.utils.atomic_files import atomic_open
 
 
@@ -82,6 +84,9 @@ def main():
     parser.add_argument("--max-pairs", type=int, default=0, help="train on at most this many pairs (0: all)")
     parser.add_argument("--document-regularizer-weight", type=float, default=3e-5)
     parser.add_argument("--query-regularizer-weight", type=float, default=5e-5)
+    parser.add_argument(
+        "--regularizer-warmup", type=float, default=1 / 3, help="fraction of the steps the regularisers grow over"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default=os.path.join("out", "train_splade"))
     args = parser.parse_args()
@@ -100,17 +105,20 @@ def main():
         optimizer=keras.optimizers.AdamW(
             LinearWarmupLinearDecay(args.learning_rate, steps, args.warmup), weight_decay=0.01, global_clipnorm=1.0
         ),
-        loss=SpladeLoss(
-            document_regularizer_weight=args.document_regularizer_weight,
-            query_regularizer_weight=args.query_regularizer_weight,
-            relevant_pairs=positives,
+        loss=(
+            loss := SpladeLoss(
+                document_regularizer_weight=args.document_regularizer_weight,
+                query_regularizer_weight=args.query_regularizer_weight,
+                relevant_pairs=positives,
+            )
         ),
     )
     print(f"{len(pairs)} pairs, {steps} steps of {args.batch_size}, learning rate {args.learning_rate}")
     os.makedirs(args.output, exist_ok=True)
     evaluator = RetrievalEvaluator(encoder, dev, name="dev", restore_best_weights=True)
     fit_start = time.perf_counter()
-    history = sbert.fit(data, epochs=args.epochs, callbacks=[evaluator], verbose=1)
+    warmup = SpladeRegularizerWarmup(loss, warmup_ratio=args.regularizer_warmup)
+    history = sbert.fit(data, epochs=args.epochs, callbacks=[warmup, evaluator], verbose=1)
     fit_seconds = time.perf_counter() - fit_start
     after = evaluate_beir(encoder, test, progress=False)
     encoder.save(os.path.join(args.output, "sparse_encoder.keras"))

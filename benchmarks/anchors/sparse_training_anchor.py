@@ -39,7 +39,7 @@ def main():
     from sentence_transformers.base.modules import Transformer
     from sentence_transformers.sparse_encoder.losses import SparseMultipleNegativesRankingLoss, SpladeLoss
     from sentence_transformers.sparse_encoder.modules import SpladePooling
-    from sentence_transformers.training_args import BatchSamplers
+    from sentence_transformers.base.training_args import BatchSamplers
 
     with open(args.pairs, encoding="utf-8") as f:
         pairs = json.load(f)
@@ -58,7 +58,7 @@ def main():
             num_train_epochs=args.epochs,
             per_device_train_batch_size=args.batch_size,
             learning_rate=args.learning_rate,
-            warmup_ratio=args.warmup,
+            warmup_steps=args.warmup,  # a float: a fraction of the steps (transformers 5)
             weight_decay=0.01,
             max_grad_norm=1.0,
             seed=args.seed,

@@ -32,6 +32,11 @@ class SpladeLoss(keras.losses.Loss):
     row's query id and its documents' ids and a candidate known relevant is left out of the softmax, as
     `MultipleNegativesRankingLoss`'s.
 
+    `regularizer_scale` (a non-trained variable, 1 at the start) multiplies both λ: the callback
+    `training.SpladeRegularizerWarmup` raises it from 0 to 1 over the first third of the steps, quadratically, as
+    sentence-transformers' `SpladeRegularizerWeightSchedulerCallback` does by default (its trainer adds that
+    callback whenever it trains a SpladeLoss).
+
     | input    | shape            | meaning                                                   |
     |----------|------------------|-----------------------------------------------------------|
     | y_true   | [batch]          | unused                                                     |
@@ -66,6 +71,7 @@ class SpladeLoss(keras.losses.Loss):
         self.scale = float(scale)
         self.relevant_pairs = None if relevant_pairs is None else [list(pair) for pair in relevant_pairs]
         self._known = None if relevant_pairs is None else relevant_keys(relevant_pairs)
+        self.regularizer_scale = keras.Variable(1.0, dtype="float32", trainable=False, name="regularizer_scale")
 
     def call(self, y_true, y_pred):
         columns = unstack_embeddings(y_pred, 2, "SpladeLoss")
@@ -76,7 +82,7 @@ class SpladeLoss(keras.losses.Loss):
         documents = ops.concatenate(columns[1:], axis=0)
         regularizers = self.query_regularizer_weight * flops(columns[0])
         regularizers = regularizers + self.document_regularizer_weight * flops(documents)
-        return ranking + regularizers
+        return ranking + ops.cast(self.regularizer_scale, regularizers.dtype) * regularizers
 
     def get_config(self):
         return {

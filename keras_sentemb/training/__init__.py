@@ -8,6 +8,7 @@ from keras_sentemb.training.hard_negatives import MinedTriplets, mine_hard_negat
 from keras_sentemb.training.model_soup import load_soup, soup_weights
 from keras_sentemb.training.query_rounds import query_rounds
 from keras_sentemb.training.retrieval_evaluator import RetrievalEvaluator
+from keras_sentemb.training.splade_regularizer_warmup import SpladeRegularizerWarmup
 from keras_sentemb.training.sts_evaluator import STSEvaluator
 from keras_sentemb.training.teacher_logits import cached_teacher_logits
 from keras_sentemb.training.teacher_vectors import cached_teacher_vectors
@@ -23,6 +24,7 @@ __all__ = [
     "NaNGuard",
     "RetrievalEvaluator",
     "STSEvaluator",
+    "SpladeRegularizerWarmup",
     "TemperatureSchedule",
     "TrainingClock",
     "cached_teacher_logits",

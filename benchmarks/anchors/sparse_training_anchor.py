@@ -37,9 +37,9 @@ def main():
     from datasets import Dataset
     from sentence_transformers import SparseEncoder, SparseEncoderTrainer, SparseEncoderTrainingArguments
     from sentence_transformers.base.modules import Transformer
+    from sentence_transformers.base.training_args import BatchSamplers
     from sentence_transformers.sparse_encoder.losses import SparseMultipleNegativesRankingLoss, SpladeLoss
     from sentence_transformers.sparse_encoder.modules import SpladePooling
-    from sentence_transformers.base.training_args import BatchSamplers
 
     with open(args.pairs, encoding="utf-8") as f:
         pairs = json.load(f)

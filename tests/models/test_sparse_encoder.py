@@ -12,20 +12,12 @@ import tensorflow as tf
 
 from keras_sentemb.export.sparse_model_export import side_prompt
 from keras_sentemb.models import SparseEncoder
+from tests.fixture_folders import SPARSE_FAMILY_FOLDERS
 
 FIXTURES = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fixtures")
 FOLDERS = os.path.join(FIXTURES, "sparse_folders")
 REFERENCE = os.path.join(FIXTURES, "sparse_folders_reference")
-FAMILY_FOLDERS = [
-    "bert_splade_max",
-    "distilbert_splade_max",
-    "roberta_splade_max",
-    "xlm_roberta_splade_max",
-    "mpnet_splade_max",
-    "modernbert_splade_max",
-    "bert_splade_sum_log1p",
-    "bert_inference_free",
-]
+FAMILY_FOLDERS = [*SPARSE_FAMILY_FOLDERS, "bert_inference_free"]
 
 
 def reference_texts():

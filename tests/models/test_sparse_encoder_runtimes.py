@@ -10,20 +10,13 @@ from keras_sentemb.models import SparseEncoder
 from keras_sentemb.models.sparse_encoder import OPENVINO_MAX_BATCH_TOKENS
 from keras_sentemb.runtime import openvino_cpu_capabilities
 from keras_sentemb.utils.sparse_rows import SparseRows
+from tests.fixture_folders import SPARSE_FAMILY_FOLDERS
 
 pytest.importorskip("openvino")
 
 FOLDERS = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fixtures", "sparse_folders")
 TEXTS = ["A cat sits on the mat.", "", "rain " * 60, "ünïcödé   and spaces", "the dog ran home", "[SEP] x"]
-FAMILIES = [
-    "bert_splade_max",
-    "distilbert_splade_max",
-    "roberta_splade_max",
-    "xlm_roberta_splade_max",
-    "mpnet_splade_max",
-    "modernbert_splade_max",
-    "bert_splade_sum_log1p",
-]
+FAMILIES = SPARSE_FAMILY_FOLDERS
 
 
 @pytest.mark.parametrize("name", FAMILIES)

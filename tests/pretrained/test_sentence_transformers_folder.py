@@ -1,9 +1,7 @@
 """Reading a sentence-transformers folder: both layouts, and a clear error for anything we do not
 compute (never silently wrong vectors)."""
 
-import json
 import os
-import shutil
 
 import numpy as np
 import pytest
@@ -11,21 +9,13 @@ from safetensors.numpy import load_file, save_file
 
 from keras_sentemb import SentenceEncoder
 from keras_sentemb.pretrained import load_hugging_face_backbone, read_sentence_transformers_folder, tokenizer_arguments
-from tests.conftest import FIXTURES
+from tests.fixture_folders import ST_FOLDERS, copy_folder, edit_json
 
-FOLDERS = os.path.join(FIXTURES, "st_folders")
+FOLDERS = ST_FOLDERS
 
 
 def copy_of(name, tmp_path):
-    target = tmp_path / name
-    shutil.copytree(os.path.join(FOLDERS, name), target)
-    return target
-
-
-def edit_json(path, change):
-    value = json.loads(path.read_text())
-    value = change(value) or value
-    path.write_text(json.dumps(value))
+    return copy_folder(FOLDERS, name, tmp_path)
 
 
 def test_the_older_layout_reads_flags_and_max_seq_length():

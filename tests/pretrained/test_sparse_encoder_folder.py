@@ -1,9 +1,7 @@
 """A SparseEncoder folder that is not what it says: each is one ValueError (or FileNotFoundError) naming the
 file and what is wrong, before a model is built."""
 
-import json
 import os
-import shutil
 
 import numpy as np
 import pytest
@@ -11,20 +9,13 @@ from safetensors.numpy import save_file
 
 from keras_sentemb.models import SparseEncoder
 from keras_sentemb.pretrained.sparse_encoder_folder import read_sparse_encoder_folder
+from tests.fixture_folders import SPARSE_FOLDERS, copy_folder, edit_json
 
-FOLDERS = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fixtures", "sparse_folders")
+FOLDERS = SPARSE_FOLDERS
 
 
 def copy_of(name, tmp_path):
-    target = tmp_path / name
-    shutil.copytree(os.path.join(FOLDERS, name), target)
-    return target
-
-
-def edit_json(path, change):
-    value = json.loads(path.read_text())
-    value = change(value) or value
-    path.write_text(json.dumps(value))
+    return copy_folder(FOLDERS, name, tmp_path)
 
 
 def test_both_layouts_are_read():

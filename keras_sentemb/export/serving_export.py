@@ -7,6 +7,7 @@ import tensorflow as tf
 
 from keras_sentemb.export.chunk_signature import InGraphChunking
 from keras_sentemb.export.serving_warmup import write_warmup_requests
+from keras_sentemb.models.family_inference import read_projection_variables
 from keras_sentemb.retrieval.tf_hamming_search import codes_to_words, tf_hamming_top_k
 from keras_sentemb.utils.argument_checks import code_prefix_bits, truncate_dim_or_none
 from keras_sentemb.utils.graph_function import graph_function
@@ -89,15 +90,7 @@ class SentenceEmbeddingModule(tf.Module):
         # A `SentenceEncoder` of a family runs each chunk without padding (`embed_unpadded`).
         self._unpadded = callable(getattr(encoder, "supports_unpadded", None)) and encoder.supports_unpadded()
         if self._unpadded:
-            # Each block's Q, K, V kernels merged once, here, and saved beside them (a copy of those
-            # weights, ~12 % of a MiniLM SavedModel): a request does not concatenate them again.
-            self.merged_projections = [
-                [
-                    tf.Variable(tensor, trainable=False, name=name)
-                    for tensor, name in zip(pair, ("qkv_kernel", "qkv_bias"))
-                ]
-                for pair in encoder.unpadded_projections()
-            ]
+            self.merged_projections = encoder.merged_projection_variables()
         # One traced graph of tokenizer + encoder that every signature calls: tracing it
         # once per signature cost seconds each and stored the encoder graph 2-4 times.
         self.embed_texts = graph_function(self._embed, input_signature=[TEXTS_SPEC])
@@ -174,7 +167,7 @@ class SentenceEmbeddingModule(tf.Module):
         return tf.cast(self._encoder.embed_one_unpadded(sequence.flat_values, self._read_projections()), tf.float32)
 
     def _read_projections(self):
-        return [[tf.convert_to_tensor(v) for v in pair] for pair in self.merged_projections]
+        return read_projection_variables(self.merged_projections)
 
     def _embed_in_chunks(self, content):
         """[N, d] of content ids [N, (ids)] in chunks of similar length (see `_embed`), in request order."""

@@ -16,6 +16,7 @@ import tensorflow as tf
 
 from keras_sentemb.data.prompts import document_prompt, query_prompt, resolve_prompt
 from keras_sentemb.export.pair_model_export import TEXTS_SPEC, save_module
+from keras_sentemb.models.family_inference import read_projection_variables
 from keras_sentemb.utils.graph_function import graph_function
 
 SIDES = ("query", "document")
@@ -59,19 +60,12 @@ class SparseEncoderModule(tf.Module):
         self.model_variables = list(model.variables)
         self._unpadded = model.supports_unpadded()
         if self._unpadded:
-            # Each block's Q, K, V kernels merged once, here, and saved beside them (as the dense SavedModel does).
-            self.merged_projections = [
-                [
-                    tf.Variable(tensor, trainable=False, name=name)
-                    for tensor, name in zip(pair, ("qkv_kernel", "qkv_bias"))
-                ]
-                for pair in model.unpadded_projections()
-            ]
+            self.merged_projections = model.merged_projection_variables()
 
     def _weights(self, content):
         """float32 [n, vocabulary] of one chunk's content ids [n, (ids)]."""
         if self._unpadded:
-            projections = [[tf.convert_to_tensor(v) for v in pair] for pair in self.merged_projections]
+            projections = read_projection_variables(self.merged_projections)
             return self._model.embed_unpadded(self._tokenizer.add_special_tokens(content), projections)
         return tf.cast(self._model(self._tokenizer.pack(content), training=False), tf.float32)
 

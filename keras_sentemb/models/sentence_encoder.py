@@ -14,13 +14,14 @@ from keras_sentemb.chunking.chunked_embeddings import ChunkedEmbeddings
 from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.data.prompts import document_prompt, query_prompt, resolve_prompt
 from keras_sentemb.data.text_inputs import validate_texts
-from keras_sentemb.families.registry import family_computing, freeze_unused_layers, lora_layer_names
+from keras_sentemb.families.registry import freeze_unused_layers, lora_layer_names
 from keras_sentemb.families.token_layouts import FlatTokens, OneText, PaddedTokens, to_padded
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
 from keras_sentemb.layers.leading_features import LeadingFeatures
 from keras_sentemb.layers.siamese_pooler import SiamesePooler
 from keras_sentemb.models.chunked_encoding import encode_chunked
 from keras_sentemb.models.embedding_model import EmbeddingModel, check_batch_size
+from keras_sentemb.models.family_inference import FamilyInference
 from keras_sentemb.models.special_token_packing import SpecialTokenPacking
 from keras_sentemb.pretrained.checkpoint_tensors import CheckpointTensors
 from keras_sentemb.pretrained.pretrained_backbone import load_backbone_and_tokenizer
@@ -40,7 +41,7 @@ def _model_name(name_or_path):
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
-class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
+class SentenceEncoder(FamilyInference, SpecialTokenPacking, EmbeddingModel, keras.Model):
     """Maps token ids to one sentence embedding per row (SBERT's siamese tower).
 
     u = SiamesePooler(mode)(backbone(token_ids, padding_mask)), then the Dense layers of
@@ -170,10 +171,6 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             object.__setattr__(self, "_openvino_graph_function", graph_function(embed, input_signature=[spec, spec]))
         return self._openvino_graph_function
 
-    def inference_family(self):
-        """The `Family` whose inference math computes this model's backbone, or None."""
-        return family_computing(self.backbone)
-
     def inference_graph(self, token_table=None, max_positions=None):
         """(token_ids, padding_mask) → this model's output through its family's inference math
         (`inference_family()`): the math of `openvino_graph_fn()` as a plain function for other converters
@@ -260,27 +257,6 @@ class SentenceEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             # A cache, not state: set past Keras/TF tracking so it is never saved.
             object.__setattr__(self, "_token_states_function", token_states)
         return self._token_states_function
-
-    def supports_unpadded(self):
-        """Whether `embed_unpadded` can run this model: a backbone its family's inference math computes
-        (every family, float32, unquantised)."""
-        return self.inference_family() is not None
-
-    def _require_family(self):
-        family = self.inference_family()
-        if family is None:
-            raise ValueError(
-                f"{self.name}: unpadded inference needs a float32, unquantised backbone of a family "
-                f"(keras_sentemb.families); {type(self.backbone).__name__} is not one"
-            )
-        return family
-
-    def unpadded_projections(self):
-        """Each block's Q, K, V projection as one `(kernel, bias)` of this moment's weights, for a graph that
-        keeps them as variables and passes them to `embed_unpadded` (the SavedModel's); [] for a family that
-        merges none."""
-        family = self._require_family()
-        return family.projections(self.backbone) if family.projections is not None else []
 
     def embed_unpadded(self, sequences, projections=None):
         """This model's output [N, d] for `sequences`, a `tf.RaggedTensor` [N, (ℓ)] of token ids

@@ -12,10 +12,11 @@ import tensorflow as tf
 from keras_sentemb.data.prompts import document_prompt, query_prompt, resolve_prompt
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.families.masked_lm_head import head_settings, load_masked_lm_head, masked_lm_head_layer
-from keras_sentemb.families.registry import family_computing, family_for_model_type, freeze_unused_layers
+from keras_sentemb.families.registry import family_for_model_type, freeze_unused_layers
 from keras_sentemb.families.token_layouts import FlatTokens, PaddedTokens
 from keras_sentemb.layers.splade_pooling import SpladePooling, splade_weights, splade_weights_of_flat_tokens
 from keras_sentemb.models.embedding_model import EmbeddingModel, check_batch_size
+from keras_sentemb.models.family_inference import FamilyInference
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.models.special_token_packing import SpecialTokenPacking
 from keras_sentemb.pretrained.hugging_face_backbones import open_hugging_face_checkpoint
@@ -71,7 +72,7 @@ class StaticSparseEncoder:
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
-class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
+class SparseEncoder(FamilyInference, SpecialTokenPacking, EmbeddingModel, keras.Model):
     """Maps token ids to SPLADE's lexical weights, one a vocabulary entry (Formal et al. 2021, 2022):
 
         w_j = max_i log(1 + relu(logits_ij)),   logits = MLM-head(backbone(tokens))
@@ -161,7 +162,7 @@ class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         (`families.registry.family_computing`, the padded layout), the masked-LM head and `splade_weights` over the
         whole batch (the runtime's `max_batch_tokens` bounds the logits it holds); `embed_fn()` for a backbone no
         family computes."""
-        family = family_computing(self.backbone)
+        family = self.inference_family()
         if family is None:
             return self.embed_fn()
         if getattr(self, "_openvino_graph_function", None) is None:
@@ -176,19 +177,6 @@ class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
             object.__setattr__(self, "_openvino_graph_function", graph_function(embed, input_signature=[spec, spec]))
         return self._openvino_graph_function
 
-    def supports_unpadded(self):
-        """Whether `embed_unpadded` can run this model: a backbone its family's inference math computes (every
-        family with a masked-LM head, float32, unquantised)."""
-        return family_computing(self.backbone) is not None
-
-    def unpadded_projections(self):
-        """Each block's Q, K, V projection as one `(kernel, bias)` of this moment's weights (as
-        `SentenceEncoder.unpadded_projections`), [] for a family that merges none."""
-        family = family_computing(self.backbone)
-        if family is None:
-            raise ValueError(f"{self.name}: unpadded inference needs a backbone of a family (keras_sentemb.families)")
-        return family.projections(self.backbone) if family.projections is not None else []
-
     def embed_unpadded(self, sequences, projections=None):
         """This model's weights float32 [N, vocabulary] for `sequences`, a `tf.RaggedTensor` [N, (ℓ)] of token ids
         with their special tokens: the backbone runs on the real tokens only (its family's inference math on
@@ -196,7 +184,7 @@ class SparseEncoder(SpecialTokenPacking, EmbeddingModel, keras.Model):
         (`splade_weights_of_flat_tokens`): neither padding nor [tokens, vocabulary] of the whole batch. Equal to
         `self(tokenizer.pack(…))` to float32 round-off. For graphs (the document side's SavedModel); needs
         `supports_unpadded()`. `projections`: `unpadded_projections()` kept as variables by the caller, or None."""
-        family = family_computing(self.backbone)
+        family = self._require_family()
         tokens = FlatTokens(sequences)
         states = family.states(self.backbone, tokens, projections=projections or None)[-1]
         pooling = self.get_layer("splade_pooling")

@@ -3,6 +3,7 @@
 import keras
 
 from keras_sentemb.losses.splade_loss import SpladeLoss
+from keras_sentemb.utils.argument_checks import positive_int
 
 SCHEDULES = ("quadratic", "linear")
 
@@ -37,13 +38,9 @@ class SpladeRegularizerWarmup(keras.callbacks.Callback):
             raise ValueError(f"warmup_ratio must be in (0, 1], got {warmup_ratio!r}")
         if schedule not in SCHEDULES:
             raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
-        if total_steps is not None and (
-            isinstance(total_steps, bool) or not isinstance(total_steps, int) or total_steps < 1
-        ):
-            raise ValueError(f"total_steps must be a positive int or None, got {total_steps!r}")
         self.loss, self.warmup_ratio, self.schedule = loss, float(warmup_ratio), schedule
-        self.total_steps = total_steps
-        self._warmup_steps = None if total_steps is None else max(1, int(total_steps * self.warmup_ratio))
+        self.total_steps = None if total_steps is None else positive_int(total_steps, "total_steps")
+        self._warmup_steps = None if total_steps is None else max(1, int(self.total_steps * self.warmup_ratio))
 
     def scale(self, step):
         """r at optimizer step `step`."""

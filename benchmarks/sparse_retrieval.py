@@ -112,6 +112,7 @@ def main():
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--learning-rate", type=float, default=2e-5)
+    parser.add_argument("--head-bias", type=float, default=-5.0, help="both new heads' starting decoder bias")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default=os.path.join("out", "sparse_retrieval"))
     args = parser.parse_args()
@@ -124,7 +125,8 @@ def main():
 
     os.makedirs(args.output, exist_ok=True)
     shared = ["--max-length", str(args.max_length), "--epochs", str(args.epochs), "--batch-size",
-              str(args.batch_size), "--learning-rate", str(args.learning_rate), "--seed", str(args.seed)]  # fmt: skip
+              str(args.batch_size), "--learning-rate", str(args.learning_rate), "--seed", str(args.seed),
+              "--head-bias", str(args.head_bias)]  # fmt: skip
     ours_folder = os.path.join(args.output, "ours")
     ours_report, _, _ = run_example_streaming(
         "train_splade.py",
@@ -137,6 +139,7 @@ def main():
             str(args.max_pairs),
             "--output",
             ours_folder,
+            "--skip-test",  # measured below, with theirs, by the same code
             *shared,
         ],
         "ours",

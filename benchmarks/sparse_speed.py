@@ -193,8 +193,9 @@ def main():
         vectors = np.load(os.path.join(args.output, f"{stem}.npy"))
         delta = float(np.abs(vectors - reference).max() / np.abs(reference).max())
         ratio = f"{result['documents_per_s'] / fastest:.2f}" if fastest else "–"
+        computed = f" (computes in {result['compute_precision']})" if "compute_precision" in result else ""
         print(
-            f"| {side} | {name} | {result['documents_per_s']:.1f} | {ratio} | {result['active_per_document']:.0f} | "
+            f"| {side} | {name}{computed} | {result['documents_per_s']:.1f} | {ratio} | {result['active_per_document']:.0f} | "
             f"{result['peak_rss_mb']:.0f} | {delta:.1e} |"
         )
         if "one_request_peak_rss_mb" in result:

@@ -5,8 +5,11 @@
 1. Model: a sentence-transformers SparseEncoder folder (`SparseEncoder.from_pretrained`), or a dense model
    (a preset such as minilm-l6, or a folder) turned into one by `SparseEncoder.from_sentence_encoder`: the same
    backbone and tokenizer, a masked-LM head whose decoder is the backbone's word embeddings (tied) and whose
-   transform (identity at the start), norm and bias are new. all-MiniLM-L6-v2 ships no masked-LM head: those are
-   what this run learns beside the backbone.
+   transform (identity at the start), norm and bias are new. The bias starts at `--head-bias` (−5): all-MiniLM-L6-v2's
+   logits spread with a standard deviation of ~1.1, so with a bias of 0 half of them are > 0 and an untrained document
+   is active on the whole vocabulary; at −5 an NFCorpus train document starts with ~900 active entries, a query ~30
+   (the first integer at which 32 train documents averaged under 1,000). all-MiniLM-L6-v2 ships no masked-LM head:
+   those are what this run learns beside the backbone.
 2. Data: one (query, relevant document) pair for every relevant judgement of the train split, shuffled; a
    document relevant to two queries of a batch is no negative for either (`relevant_pairs`).
 3. Loss: `SpladeLoss` — in-batch ranking by dot product + FLOPS regularisers (λ_d 3e-5, λ_q 5e-5), the values of
@@ -14,11 +17,11 @@
    regularisers grow from 0 over the first third of the steps, quadratically (`SpladeRegularizerWarmup`, as
    sentence-transformers' trainer does; `--regularizer-warmup`).
 4. Choices on dev: after every epoch the dev split's nDCG@10 (exact sparse search); the best epoch's weights are
-   kept. The test split is read once, at the end.
+   kept. The test split is read once, at the end (`--skip-test`: not at all, the caller measures it).
 
 The last line printed is a JSON report (also `<output>/report.json`): pairs, steps, dev nDCG@10 by epoch, the test
-measures, the active dimensions a query and a document, and the seconds spent; the model is saved as
-`<output>/sparse_encoder.keras`.
+measures (null with `--skip-test`), the active dimensions a dev query and a document, and the seconds spent; the
+model is saved as `<output>/sparse_encoder.keras`.
 """
 
 import argparse
@@ -41,11 +44,12 @@ from keras_sentemb.training import LinearWarmupLinearDecay, RetrievalEvaluator, 
 from keras_sentemb.utils.atomic_files import atomic_open
 
 
-def sparse_model(spec, max_length):
-    """A SparseEncoder folder as it is, anything else through `from_sentence_encoder`."""
+def sparse_model(spec, max_length, head_bias=0.0):
+    """A SparseEncoder folder as it is, anything else through `from_sentence_encoder` (its new head's β `head_bias`)."""
     if os.path.isdir(spec) and is_sparse_encoder_folder(spec):
         return SparseEncoder.from_pretrained(spec, max_length=max_length)
-    return SparseEncoder.from_sentence_encoder(SentenceEncoder.from_pretrained(spec, max_length=max_length))
+    dense = SentenceEncoder.from_pretrained(spec, max_length=max_length)
+    return SparseEncoder.from_sentence_encoder(dense, initial_decoder_bias=head_bias)
 
 
 def training_pairs(train, max_pairs, seed):
@@ -87,14 +91,23 @@ def main():
     parser.add_argument(
         "--regularizer-warmup", type=float, default=1 / 3, help="fraction of the steps the regularisers grow over"
     )
+    parser.add_argument(
+        "--skip-test", action="store_true", help="leave the test split to the caller (benchmarks/sparse_retrieval.py)"
+    )
+    parser.add_argument(
+        "--head-bias",
+        type=float,
+        default=-5.0,
+        help="a dense model's new head: the starting β of every vocabulary entry (a threshold: sparse from the start)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default=os.path.join("out", "train_splade"))
     args = parser.parse_args()
     keras.utils.set_random_seed(args.seed)
     start = time.perf_counter()
     train = read_beir_folder(args.beir, split="train")
-    dev, test = read_beir_folder(args.beir, split="dev"), read_beir_folder(args.beir, split="test")
-    encoder = sparse_model(args.model, args.max_length)
+    dev = read_beir_folder(args.beir, split="dev")
+    encoder = sparse_model(args.model, args.max_length, args.head_bias)
     texts, pairs, positives = training_pairs(train, args.max_pairs, args.seed)
     data = examples_dataset(
         texts, encoder.tokenizer, labels=pairs.astype(np.float32), batch_size=args.batch_size, seed=args.seed
@@ -120,17 +133,18 @@ def main():
     warmup = SpladeRegularizerWarmup(loss, warmup_ratio=args.regularizer_warmup)
     history = sbert.fit(data, epochs=args.epochs, callbacks=[warmup, evaluator], verbose=1)
     fit_seconds = time.perf_counter() - fit_start
-    after = evaluate_beir(encoder, test, progress=False)
+    after = None if args.skip_test else evaluate_beir(encoder, read_beir_folder(args.beir, "test"), progress=False)
     encoder.save(os.path.join(args.output, "sparse_encoder.keras"))
     report = {
         "model": args.model,
+        "head_bias": args.head_bias,
         "pairs": len(pairs),
         "steps": steps,
         "batch_size": args.batch_size,
         "dev_ndcg_at_10_by_epoch": [round(v, 2) for v in history.history.get("dev_ndcg@10", [])],
-        "test": {name: round(value, 2) for name, value in after.metrics.items()},
-        "active_dimensions_query": active_dimensions(encoder, test.queries[:200], "query"),
-        "active_dimensions_document": active_dimensions(encoder, test.documents[:200], "document"),
+        "test": after and {name: round(value, 2) for name, value in after.metrics.items()},
+        "active_dimensions_query": active_dimensions(encoder, dev.queries[:200], "query"),
+        "active_dimensions_document": active_dimensions(encoder, dev.documents[:200], "document"),
         "fit_seconds": round(fit_seconds, 1),
         "seconds": round(time.perf_counter() - start, 1),
     }

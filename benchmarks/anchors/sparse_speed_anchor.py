@@ -7,7 +7,8 @@ Runs in the anchor interpreter (`make anchor-venv`), offline:
 
 `onnx` and `openvino` are sentence-transformers' own exports (optimum), made once under `<output>/<backend>/` (the
 export's seconds printed). Prints one JSON line: documents/s at the workload's batch size, the active dimensions a
-document, the peak resident memory (ru_maxrss); writes the first documents' dense vectors to `<output>/<backend>.npy`.
+document, the peak resident memory (ru_maxrss), the precision it computed in (OpenVINO's CPU plugin picks bfloat16 by
+itself on a CPU with AMX or AVX-512 BF16: optimum sets no hint there); writes the first documents' dense vectors to `<output>/<backend>.npy`.
 """
 
 import argparse
@@ -54,6 +55,9 @@ def main():
     vectors = model.encode_document(documents, batch_size=batch, convert_to_tensor=True)
     seconds = time.perf_counter() - start
     dense = vectors.to_dense().float().numpy()
+    precision = "float32"  # torch and ONNX Runtime on the CPU; OpenVINO: what its CPU plugin chose (bf16 on AMX)
+    if args.backend == "openvino":
+        precision = str(model[0].auto_model.request.get_property("INFERENCE_PRECISION_HINT"))
     np.save(os.path.join(args.output, f"{args.backend}.npy"), dense[: work["compared"]])
     print(
         json.dumps(
@@ -61,6 +65,7 @@ def main():
                 "documents_per_s": len(documents) / seconds,
                 "active_per_document": float((dense > 0).sum(axis=1).mean()),
                 "export_s": export_seconds,
+                "compute_precision": precision,
                 "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             }
         )

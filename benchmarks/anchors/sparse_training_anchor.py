@@ -6,7 +6,8 @@ on the (query, document) pairs our run trained on, from the same dense checkpoin
 
 The model is sentence-transformers' SPLADE of a dense checkpoint: `Transformer(model, transformer_task="fill-mask")`
 (a BERT masked-LM whose head transformers initialises: the checkpoint has none; the decoder is tied to the word
-embeddings) + `SpladePooling("max")`. Loss `SpladeLoss(SparseMultipleNegativesRankingLoss, document_regularizer_weight,
+embeddings) whose starting values are set to ours (`start_as_ours`: identity transform, decoder bias `--head-bias`)
++ `SpladePooling("max")`. Loss `SpladeLoss(SparseMultipleNegativesRankingLoss, document_regularizer_weight,
 query_regularizer_weight)`; AdamW (weight decay 0.01), linear warm-up then decay, gradient norm clipped at 1, the
 batch sampler `NO_DUPLICATES` (no text twice in a batch: our run masks such in-batch negatives instead). The trained
 folder is saved at `--output`; prints one JSON line: steps, seconds.
@@ -17,6 +18,25 @@ import json
 import os
 import tempfile
 import time
+
+
+def start_as_ours(masked_lm, head_bias):
+    """The new head's starting values of ours (`SparseEncoder.from_sentence_encoder`): the transform the identity
+    (transformers draws it at random), the norm (1, 0), the decoder bias `head_bias` (transformers: 0), so both
+    runs start from one function; the decoder stays tied to the word embeddings."""
+    import torch
+
+    head = masked_lm.get_output_embeddings()  # the decoder (tied)
+    predictions = masked_lm.cls.predictions
+    with torch.no_grad():
+        dense = predictions.transform.dense
+        dense.weight.copy_(torch.eye(dense.weight.shape[0]))
+        dense.bias.zero_()
+        predictions.transform.LayerNorm.weight.fill_(1.0)
+        predictions.transform.LayerNorm.bias.zero_()
+        predictions.bias.fill_(head_bias)
+        if head.bias is not None and head.bias.data_ptr() != predictions.bias.data_ptr():
+            head.bias.fill_(head_bias)
 
 
 def main():
@@ -31,6 +51,7 @@ def main():
     parser.add_argument("--warmup", type=float, default=0.1)
     parser.add_argument("--document-regularizer-weight", type=float, default=3e-5)
     parser.add_argument("--query-regularizer-weight", type=float, default=5e-5)
+    parser.add_argument("--head-bias", type=float, default=-5.0, help="the new head's starting decoder bias")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
@@ -45,6 +66,7 @@ def main():
         pairs = json.load(f)
     data = Dataset.from_dict({"query": [q for q, _ in pairs], "document": [d for _, d in pairs]})
     transformer = Transformer(args.model, transformer_task="fill-mask", max_seq_length=args.max_length)
+    start_as_ours(transformer.auto_model, args.head_bias)
     model = SparseEncoder(modules=[transformer, SpladePooling("max")], device="cpu")
     loss = SpladeLoss(
         model,

@@ -16,8 +16,10 @@ def splade_weights(logits, padding_mask, pooling="max", activation="relu"):
     >>> splade_weights(tf.constant([[[1.0, -1.0], [2.0, 0.5]]]), tf.constant([[1, 1]])).numpy().round(4).tolist()
     [[1.0986, 0.4055]]
     """
-    weights = splade_term_weights(logits, activation) * tf.expand_dims(tf.cast(padding_mask, tf.float32), -1)
-    return tf.reduce_max(weights, axis=1) if pooling == "max" else tf.reduce_sum(weights, axis=1)
+    mask = tf.expand_dims(tf.cast(padding_mask, logits.dtype), -1)
+    if pooling == "max":  # the activation is monotone: max_t f(x_t) = f(max_t x_t), exactly, on [batch, vocabulary]
+        return splade_term_weights(tf.reduce_max(logits * mask, axis=1), activation)
+    return tf.reduce_sum(splade_term_weights(logits, activation) * tf.cast(mask, tf.float32), axis=1)
 
 
 def splade_term_weights(logits, activation="relu"):
@@ -50,9 +52,11 @@ def splade_weights_of_flat_tokens(
     tokens = tf.shape(states)[0]
 
     def body(start, pooled):
-        weights = splade_term_weights(head(states[start : start + chunk_tokens]), activation)
-        # an empty segment's max is the lowest float: combined with the running weights (≥ 0), it leaves them
-        part = segment_pool(weights, text_of_token[start : start + chunk_tokens], texts)
+        logits, owner = head(states[start : start + chunk_tokens]), text_of_token[start : start + chunk_tokens]
+        if pooling == "max":  # pooled before the (monotone) activation, as `splade_weights`: an empty segment's
+            part = splade_term_weights(segment_pool(logits, owner, texts), activation)  # lowest float gives 0
+        else:
+            part = segment_pool(splade_term_weights(logits, activation), owner, texts)
         return start + chunk_tokens, combine(pooled, part)
 
     _, pooled = tf.while_loop(

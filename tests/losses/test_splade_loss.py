@@ -71,3 +71,20 @@ def test_a_dense_encoder_becomes_a_splade_model_to_train():
     np.testing.assert_array_equal(head.dense.kernel.numpy(), np.eye(head.dense.kernel.shape[0]))
     vectors = sparse.encode(["the cat sat", "rain"])
     assert vectors.shape == (2, dense.backbone.token_embedding.input_dim) and (vectors.data > 0).all()
+
+
+def test_a_negative_starting_decoder_bias_is_a_threshold_that_makes_the_untrained_head_sparse():
+    dense = make_tiny_encoder(seed=2)
+    texts = ["the cat sat on the mat", "rain today and tomorrow"]
+    unbiased = SparseEncoder.from_sentence_encoder(dense).encode(texts)
+    threshold = float(np.median(np.expm1(unbiased.data)))  # the median positive pooled logit
+    biased = SparseEncoder.from_sentence_encoder(dense, initial_decoder_bias=-threshold)
+    np.testing.assert_array_equal(biased.get_layer("splade_pooling").head.bias.numpy(), np.float32(-threshold))
+    thresholded = biased.encode(texts)
+    assert 0 < thresholded.nnz < unbiased.nnz
+    # the same logits less the threshold: an entry still active was active before, log(1 + z − t) = log(e^w − t)
+    kept = thresholded.toarray() > 0
+    assert (unbiased.toarray()[kept] > 0).all()
+    np.testing.assert_allclose(
+        np.expm1(thresholded.toarray()[kept]), np.expm1(unbiased.toarray()[kept]) - threshold, rtol=1e-4, atol=1e-5
+    )

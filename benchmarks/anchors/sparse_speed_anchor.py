@@ -8,7 +8,8 @@ Runs in the anchor interpreter (`make anchor-venv`), offline:
 `onnx` and `openvino` are sentence-transformers' own exports (optimum), made once under `<output>/<backend>/` (the
 export's seconds printed). Prints one JSON line: documents/s at the workload's batch size, the active dimensions a
 document, the peak resident memory (ru_maxrss), the precision it computed in (OpenVINO's CPU plugin picks bfloat16 by
-itself on a CPU with AMX or AVX-512 BF16: optimum sets no hint there); writes the first documents' dense vectors to `<output>/<backend>.npy`.
+itself on a CPU with AMX or AVX-512 BF16: optimum sets no hint there); writes the first documents' dense vectors to
+`<output>/<backend>.npy`.
 """
 
 import argparse

@@ -17,7 +17,7 @@ def splade_weights(logits, padding_mask, pooling="max", activation="relu"):
     [[1.0986, 0.4055]]
     """
     mask = tf.expand_dims(tf.cast(padding_mask, logits.dtype), -1)
-    if pooling == "max":  # the activation is monotone: max_t f(x_t) = f(max_t x_t), exactly, on [batch, vocabulary]
+    if pooling == "max":  # the activation is monotone: max_t f(x_t) = f(max_t x_t), applied to [batch, vocabulary]
         return splade_term_weights(tf.reduce_max(logits * mask, axis=1), activation)
     return tf.reduce_sum(splade_term_weights(logits, activation) * tf.cast(mask, tf.float32), axis=1)
 

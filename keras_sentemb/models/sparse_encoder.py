@@ -264,8 +264,8 @@ class SparseEncoder(FamilyInference, SpecialTokenPacking, EmbeddingModel, keras.
         checkpoint has no masked-LM head (all-MiniLM-L6-v2): the same backbone and tokenizer (shared, not copied),
         and a new head — the decoder tied to the backbone's word embeddings (logits = norm(act(h·W + b))·Eᵀ + β),
         the transform W initialised to the identity, b to 0, the norm to (1, 0) and every β to `initial_decoder_bias`.
-        What is new is that head's transform, norm and β: nothing a sentence embedding was trained with, so the model needs
-        training (`SpladeLoss`) before its vectors mean anything. With β = 0 about half of a token's logits are > 0
+        What is new is that head's transform, norm and β: nothing a sentence embedding was trained with, so the model
+        needs training (`SpladeLoss`) before its vectors mean anything. With β = 0 about half of a token's logits are > 0
         (all-MiniLM-L6-v2: an untrained document is active on every entry of the vocabulary); a negative β is a
         threshold a logit must pass, so training starts sparse (all-MiniLM-L6-v2's logits have a standard deviation
         of ~1.1: β = −5 leaves ~900 of 30,522 active on a 256-token NFCorpus document, ~30 on a query)."""

@@ -58,7 +58,7 @@ def main():
     dense = vectors.to_dense().float().numpy()
     precision = "float32"  # torch and ONNX Runtime on the CPU; OpenVINO: what its CPU plugin chose (bf16 on AMX)
     if args.backend == "openvino":
-        precision = str(model[0].auto_model.request.get_property("INFERENCE_PRECISION_HINT"))
+        precision = model[0].auto_model.request.get_property("INFERENCE_PRECISION_HINT").to_string()
     np.save(os.path.join(args.output, f"{args.backend}.npy"), dense[: work["compared"]])
     print(
         json.dumps(

@@ -103,6 +103,8 @@ def baseline_runs(test, dense_model, top_k=1000):
 
 
 def main():
+    from train_splade import HEAD_BIAS, training_pairs
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--anchor-python", required=True)
     parser.add_argument("--beir", default=os.path.join(SHARED_DATA, "beir", "nfcorpus"))
@@ -112,12 +114,11 @@ def main():
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--learning-rate", type=float, default=2e-5)
-    parser.add_argument("--head-bias", type=float, default=-5.0, help="both new heads' starting decoder bias")
+    parser.add_argument("--head-bias", type=float, default=HEAD_BIAS, help="both new heads' starting decoder bias")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default=os.path.join("out", "sparse_retrieval"))
     args = parser.parse_args()
     import keras
-    from train_splade import training_pairs
 
     from keras_sentemb import SparseEncoder
     from keras_sentemb.data.beir_folder import read_beir_folder

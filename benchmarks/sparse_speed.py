@@ -195,8 +195,8 @@ def main():
         ratio = f"{result['documents_per_s'] / fastest:.2f}" if fastest else "–"
         computed = f" (computes in {result['compute_precision']})" if "compute_precision" in result else ""
         print(
-            f"| {side} | {name}{computed} | {result['documents_per_s']:.1f} | {ratio} | {result['active_per_document']:.0f} | "
-            f"{result['peak_rss_mb']:.0f} | {delta:.1e} |"
+            f"| {side} | {name}{computed} | {result['documents_per_s']:.1f} | {ratio} | "
+            f"{result['active_per_document']:.0f} | {result['peak_rss_mb']:.0f} | {delta:.1e} |"
         )
         if "one_request_peak_rss_mb" in result:
             print(f"| {side} | {name}: all {len(work['documents'])} documents as one request | | | | "

@@ -30,6 +30,7 @@ _MODELS = (
     "CrossEncoder",
     "HashedEncoder",
     "InferLite",
+    "MultiVectorEncoder",
     "SentenceClassifier",
     "SentenceEncoder",
     "SparseEncoder",

@@ -9,12 +9,14 @@ import keras
 import numpy as np
 
 from keras_sentemb.chunking.chunking import Chunking
+from keras_sentemb.export.multi_vector_export import export_multi_vector_encoder
 from keras_sentemb.export.pair_model_export import export_cross_encoder, export_dse
 from keras_sentemb.export.serving_export import export_for_serving
 from keras_sentemb.export.sparse_model_export import export_sparse_encoder
 from keras_sentemb.models.cross_encoder import CrossEncoder
 from keras_sentemb.models.dse import DSE
 from keras_sentemb.models.hashed_encoder import HashedEncoder
+from keras_sentemb.models.multi_vector_encoder import MultiVectorEncoder
 from keras_sentemb.models.sparse_encoder import SparseEncoder
 
 
@@ -43,6 +45,7 @@ def export_saved_model(
     | CrossEncoder                            | `serving_default(texts_a, texts_b)` → `{"scores"}`   |
     | DSE                                     | `serving_default(texts)` → ψ; `score(texts_a, texts_b)` |
     | SparseEncoder (SPLADE)                  | `serving_default(texts)` → `{"indices", "values"}` (documents' side; `export_sparse_encoder`) |
+    | MultiVectorEncoder (ColBERT)            | `serving_default(texts)` → `{"vectors", "token_counts"}` (documents' side; `export_multi_vector_encoder`) |
 
     This is not `keras.Model.export`, which every model keeps with its Keras contract (token
     id tensors in): this one puts the tokenizer into the graph, so TF Serving, tensorflow-hub
@@ -89,6 +92,14 @@ def export_saved_model(
         options = {} if chunk_size is None else {"chunk_size": chunk_size}
         return export_sparse_encoder(
             model, path, version=version, overwrite=overwrite, prompt_name=prompt_name, prompt=prompt, **options
+        )
+    if isinstance(model, MultiVectorEncoder):
+        if any(option is not None for option in (code_table, code_ids, truncate_dim, code_bits, chunking, chunk_size)):
+            raise ValueError(
+                "a MultiVectorEncoder's SavedModel takes no code table, chunking, chunk size or truncation"
+            )
+        return export_multi_vector_encoder(
+            model, path, version=version, overwrite=overwrite, prompt_name=prompt_name, prompt=prompt
         )
     if code_table is not None and not isinstance(model, HashedEncoder):
         raise TypeError(f"code_table is for a HashedEncoder, not a {type(model).__name__}")

@@ -10,6 +10,7 @@ from keras_sentemb.models.embedding_model import EmbeddingModel
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.models.inferlite import InferLite
 from keras_sentemb.models.keras_file import load_model
+from keras_sentemb.models.multi_vector_encoder import MultiVectorEncoder
 from keras_sentemb.models.openvino_encoder import OpenVINOEncoder
 from keras_sentemb.models.pipeline_training import PipelineTraining
 from keras_sentemb.models.sbert import SBERT
@@ -30,6 +31,7 @@ __all__ = [
     "EmbeddingModel",
     "HashedEncoder",
     "InferLite",
+    "MultiVectorEncoder",
     "OpenVINOEncoder",
     "PipelineTraining",
     "SBERT",

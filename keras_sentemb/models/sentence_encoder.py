@@ -17,6 +17,7 @@ from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.families.registry import freeze_unused_layers, lora_layer_names
 from keras_sentemb.families.token_layouts import FlatTokens, OneText, PaddedTokens, to_padded
 from keras_sentemb.layers.backbone_lora import enable_backbone_lora
+from keras_sentemb.layers.dense_modules import apply_dense_modules
 from keras_sentemb.layers.leading_features import LeadingFeatures
 from keras_sentemb.layers.siamese_pooler import SiamesePooler
 from keras_sentemb.models.chunked_encoding import encode_chunked
@@ -107,24 +108,7 @@ class SentenceEncoder(FamilyInference, SpecialTokenPacking, EmbeddingModel, kera
         )
         embedding = pooler(layer_states, padding_mask=inputs["padding_mask"])
         dense_layers = [dict(layer) for layer in dense_layers]
-        for index, layer in enumerate(dense_layers):
-            dense = keras.layers.Dense(
-                layer["units"],
-                activation=layer.get("activation", "tanh"),
-                use_bias=layer.get("use_bias", True),
-                dtype="float32",
-                name=f"dense_{index}",
-            )
-            projected = dense(embedding)
-            if layer.get("use_residual", False):
-                if layer["units"] == embedding.shape[-1]:
-                    projected = keras.layers.Add(name=f"dense_{index}_residual")([projected, embedding])
-                else:
-                    residual = keras.layers.Dense(
-                        layer["units"], use_bias=False, dtype="float32", name=f"dense_{index}_residual_projection"
-                    )(embedding)
-                    projected = keras.layers.Add(name=f"dense_{index}_residual")([projected, residual])
-            embedding = projected
+        embedding = apply_dense_modules(embedding, dense_layers, name="dense")
         if normalize:
             embedding = keras.layers.UnitNormalization(axis=-1, dtype="float32", name="l2_normalize")(embedding)
         truncate_dim = truncate_dim_or_none(truncate_dim, embedding.shape[-1])

@@ -145,15 +145,24 @@ def pooling_modes(config, source):
 
 
 def _dense(folder, config, source):
+    return dense_module(folder, config, source)
+
+
+def dense_module(folder, config, source, embeddings="sentence_embedding"):
+    """The `DenseModule` of a Dense module's `config` (its config.json at `source`), its weights' shapes checked:
+    on `embeddings` — "sentence_embedding" (after Pooling) or "token_embeddings" (a multi-vector encoder's
+    projection; a config without `module_input_name` is read as that). A Dense on the other is a ValueError."""
     name = config.get("activation_function", "torch.nn.modules.activation.Tanh")
     if name not in DENSE_ACTIVATIONS:
         raise ValueError(
             f"{source}: Dense activation {name!r} is not supported; supported: {', '.join(DENSE_ACTIVATIONS)}"
         )
-    if config.get("module_input_name", "sentence_embedding") != "sentence_embedding" or config.get(
-        "module_output_name", "sentence_embedding"
-    ) not in (None, "sentence_embedding"):
-        raise ValueError(f"{source}: a Dense module on token embeddings is not supported")
+    reads = config.get("module_input_name", embeddings)
+    writes = config.get("module_output_name") or reads
+    if reads != embeddings or writes != embeddings:
+        raise ValueError(
+            f"{source}: a Dense module from {reads!r} to {writes!r} is not supported here; supported: on {embeddings!r}"
+        )
     module = DenseModule(
         folder=folder,
         in_features=_positive_integer(config, "in_features", source),

@@ -12,21 +12,12 @@ import tensorflow as tf
 
 from keras_sentemb.export.sparse_model_export import side_prompt
 from keras_sentemb.models import SparseEncoder
-from tests.fixture_folders import SPARSE_FAMILY_FOLDERS
+from tests.fixture_folders import SPARSE_FAMILY_FOLDERS, reference_texts
 
 FIXTURES = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fixtures")
 FOLDERS = os.path.join(FIXTURES, "sparse_folders")
 REFERENCE = os.path.join(FIXTURES, "sparse_folders_reference")
 FAMILY_FOLDERS = [*SPARSE_FAMILY_FOLDERS, "bert_inference_free"]
-
-
-def reference_texts():
-    """The texts benchmarks/anchors/sparse_folders.py encoded (its `reference_sentences`)."""
-    with open(os.path.join(FIXTURES, "minilm_reference", "sentences.json"), encoding="utf-8") as f:
-        sentences = json.load(f)
-    with open(os.path.join(FIXTURES, "hostile_texts", "texts.json"), encoding="utf-8") as f:
-        hostile = json.load(f)[::120]
-    return sentences[:12] + hostile
 
 
 def assert_same_active_dimensions(ours, theirs):

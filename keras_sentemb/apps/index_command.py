@@ -1,16 +1,25 @@
 """`keras-sentemb index build|search`: binary-code index folders (`index_folder`), with a BM25 index
-beside the codes for hybrid search, and learned-sparse index folders (`sparse_index_folder`, `--kind sparse`).
+beside the codes for hybrid search, learned-sparse index folders (`sparse_index_folder`, `--kind sparse`) and
+late-interaction index folders (`multi_vector_index_folder`, `--kind multi-vector`).
 
 keras-sentemb index build corpus.txt -o corpus_index --bits 256 [--lexical]
 keras-sentemb index search corpus_index --query "How do I bake bread?" --rerank 10 [--hybrid] [--reranker MODEL]
 keras-sentemb index build corpus.txt -o corpus_sparse --kind sparse --model SPLADE_FOLDER [--engine exact]
 keras-sentemb index search corpus_sparse --query "How do I bake bread?" [--exact]
+keras-sentemb index build corpus.txt -o corpus_colbert --kind multi-vector --model COLBERT_FOLDER [--engine exact]
+keras-sentemb index search corpus_colbert --query "How do I bake bread?" [--exact] [--nprobe 16]
 """
 
 import time
 
 from keras_sentemb.apps.hit_printing import print_hits
 from keras_sentemb.apps.index_folder import INDEX_KIND, IndexFolder, build_index_folder, read_meta
+from keras_sentemb.apps.multi_vector_index_folder import (
+    MULTI_VECTOR_KIND,
+    MultiVectorIndexFolder,
+    build_multi_vector_index_folder,
+    is_multi_vector_index_folder,
+)
 from keras_sentemb.apps.sparse_index_folder import (
     SPARSE_KIND,
     SparseIndexFolder,
@@ -20,6 +29,8 @@ from keras_sentemb.apps.sparse_index_folder import (
 from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.data.text_file import read_lines
 from keras_sentemb.retrieval.approximate_binary_search import DEFAULT_PARAMETERS, KINDS, SEARCH_PARAMETERS
+from keras_sentemb.retrieval.multi_vector_index import ENGINES as MULTI_VECTOR_ENGINES
+from keras_sentemb.retrieval.multi_vector_index import FAISS_SEARCH
 from keras_sentemb.retrieval.sparse_index import ENGINES, SEISMIC_SEARCH
 from keras_sentemb.utils.output_targets import check_output_folder
 from keras_sentemb.zoo.loading import load_cross_encoder
@@ -27,7 +38,7 @@ from keras_sentemb.zoo.loading import load_cross_encoder
 
 def add_index_parser(commands):
     """Adds `index build` and `index search` to the command line's sub-commands."""
-    index = commands.add_parser("index", help="binary-code or learned-sparse index: build, search")
+    index = commands.add_parser("index", help="binary-code, learned-sparse or multi-vector index: build, search")
     index_commands = index.add_subparsers(dest="index_command", required=True)
     build = index_commands.add_parser("build", help="hash a corpus into an index folder")
     build.add_argument("corpus", help="UTF-8 text file, one sentence a line")
@@ -41,20 +52,22 @@ def add_index_parser(commands):
         default="minilm-l6",
         help="encoder (preset, HF folder, .keras) or a HashedEncoder .keras file; "
         "for a plain encoder a head is distilled on the corpus; --kind sparse: a sentence-transformers "
-        "SparseEncoder folder (SPLADE) or a SparseEncoder .keras file",
+        "SparseEncoder folder (SPLADE) or a SparseEncoder .keras file; --kind multi-vector: a sentence-transformers "
+        "MultiVectorEncoder or PyLate ColBERT folder, or a MultiVectorEncoder .keras file",
     )
     build.add_argument(
         "--kind",
-        choices=(*KINDS, SPARSE_KIND),
+        choices=(*KINDS, SPARSE_KIND, MULTI_VECTOR_KIND),
         default="flat",
         help="flat: exact Hamming scan (default); ivf / hnsw: FAISS's sub-linear binary indexes "
-        "for millions of codes (approximate; need faiss-cpu); sparse: a SparseEncoder's vectors searched by dot product",
+        "for millions of codes (approximate; need faiss-cpu); sparse: a SparseEncoder's vectors searched by dot product; "
+        "multi-vector: a ColBERT model's token vectors searched by MaxSim",
     )
     build.add_argument(
         "--engine",
-        choices=ENGINES,
-        default="seismic",
-        help="--kind sparse: seismic (Seismic's approximate index, default; needs pyseismic-lsr) or exact",
+        choices=sorted({*ENGINES, *MULTI_VECTOR_ENGINES}),
+        help="--kind sparse: seismic (Seismic's approximate index, default; needs pyseismic-lsr) or exact; "
+        "--kind multi-vector: faiss (FAISS' token index names the candidates, default; needs faiss-cpu) or exact",
     )
     build.add_argument("--nlist", type=int, help="ivf: number of lists (default 4·√N)")
     build.add_argument("--nprobe", type=int, help="ivf: lists a query scans (default 32)")
@@ -94,18 +107,29 @@ def add_index_parser(commands):
         help="re-order the hits by this cross-encoder's score of (query, line) (zoo:NAME, a .keras file or a sentence-transformers reranker folder)",
     )
     lookup.add_argument("--json", action="store_true", help="print JSON lines")
-    lookup.add_argument("--nprobe", type=int, help="ivf index: lists a query scans (overrides the folder's)")
+    lookup.add_argument(
+        "--nprobe", type=int, help="ivf or multi-vector faiss index: lists a query scans (overrides the folder's)"
+    )
+    lookup.add_argument(
+        "--candidates-per-token",
+        type=int,
+        help="multi-vector faiss index: token vectors FAISS returns a query vector (default 32)",
+    )
     lookup.add_argument("--ef-search", type=int, help="hnsw index: search beam (overrides the folder's)")
-    lookup.add_argument("--exact", action="store_true", help="sparse index: search exactly, whatever its engine")
+    lookup.add_argument(
+        "--exact", action="store_true", help="sparse or multi-vector index: search exactly, whatever its engine"
+    )
     lookup.add_argument("--query-cut", type=int, help="sparse Seismic index: a query's entries read (default 20)")
     lookup.add_argument("--heap-factor", type=float, help="sparse Seismic index: block-skipping factor (default 0.9)")
 
 
 def run_index(args):
 
-    if args.index_command == "build" and args.kind == SPARSE_KIND:
-        return _build_sparse(args)
+    if args.index_command == "build" and args.kind in (SPARSE_KIND, MULTI_VECTOR_KIND):
+        return _build_model_index(args)
     if args.index_command == "build":
+        if args.engine is not None:
+            raise ValueError(f"--engine is for --kind sparse or multi-vector, not --kind {args.kind}")
         check_output_folder(args.output, INDEX_KIND, args.overwrite, [args.corpus, args.model], option="-o")
         corpus = read_lines(args.corpus)
         start = time.perf_counter()
@@ -139,6 +163,10 @@ def run_index(args):
         raise ValueError(f"--top-k must be ≥ 1 and --rerank ≥ 0, got {args.top_k} and {args.rerank}")
     if is_sparse_index_folder(args.folder):
         return _search_sparse(args, queries)
+    if is_multi_vector_index_folder(args.folder):
+        return _search_multi_vector(args, queries)
+    if args.candidates_per_token is not None:
+        raise ValueError("--candidates-per-token is for multi-vector index folders")
     opened = IndexFolder(args.folder)
     overrides = given_options(args, [name for names in SEARCH_PARAMETERS.values() for name in names])
     if overrides:
@@ -166,31 +194,58 @@ def run_index(args):
     print_hits(queries, ids, scores, texts, "cosine" if args.rerank else "hamming", args.json)
 
 
-def _build_sparse(args):
+def _build_model_index(args):
+    """`index build --kind sparse | multi-vector`: an index folder with its encoder beside it."""
     binary_only = [option for option in ("chunk_size", "nlist", "nprobe", "hnsw_m", "ef_construction", "ef_search")
                    if getattr(args, option) is not None] + (["lexical"] if args.lexical else [])  # fmt: skip
     if binary_only or args.late_chunking:
         raise ValueError(
-            f"--{(binary_only or ['late_chunking'])[0].replace('_', '-')} is for a binary-code index, not --kind sparse"
+            f"--{(binary_only or ['late_chunking'])[0].replace('_', '-')} is for a binary-code index, not --kind {args.kind}"
         )
+    sparse = args.kind == SPARSE_KIND
+    engines = ENGINES if sparse else MULTI_VECTOR_ENGINES
+    engine = args.engine or ("seismic" if sparse else "faiss")
+    if engine not in engines:
+        raise ValueError(f"--engine {engine} is not one of {', '.join(engines)} for --kind {args.kind}")
     check_output_folder(args.output, INDEX_KIND, args.overwrite, [args.corpus, args.model], option="-o")
     corpus = read_lines(args.corpus)
     start = time.perf_counter()
-    folder = build_sparse_index_folder(
-        corpus, args.output, args.model, engine=args.engine, overwrite=args.overwrite,
+    build = build_sparse_index_folder if sparse else build_multi_vector_index_folder
+    folder = build(
+        corpus, args.output, args.model, engine=engine, overwrite=args.overwrite,
         progress=len(corpus) >= 2048, inputs=[args.corpus],
     )  # fmt: skip
-    opened = SparseIndexFolder(folder)
-    active = opened.index.vectors.getnnz() / len(corpus)
-    print(
-        f"wrote {folder}: {len(corpus)} lines as sparse vectors ({active:.0f} active entries a line of "
-        f"{opened.meta['vocabulary']}), {args.engine} index in {time.perf_counter() - start:.1f} s"
-    )
+    if sparse:
+        opened = SparseIndexFolder(folder)
+        active = opened.index.vectors.getnnz() / len(corpus)
+        what = f"sparse vectors ({active:.0f} active entries a line of {opened.meta['vocabulary']})"
+    else:
+        opened = MultiVectorIndexFolder(folder)
+        what = (
+            f"token vectors ({opened.index.tokens / len(corpus):.1f} a line of {opened.index.dim} dims, "
+            f"{opened.index.bytes_per_document:,.0f} bytes a line)"
+        )
+    print(f"wrote {folder}: {len(corpus)} lines as {what}, {engine} index in {time.perf_counter() - start:.1f} s")
+
+
+def _search_multi_vector(args, queries):
+    if args.rerank or args.hybrid or args.reranker or args.ef_search is not None:
+        raise ValueError("--rerank, --hybrid, --reranker and --ef-search are for binary-code index folders")
+    if args.query_cut is not None or args.heap_factor is not None:
+        raise ValueError("--query-cut and --heap-factor are for sparse Seismic index folders")
+    opened = MultiVectorIndexFolder(args.folder)
+    settings = {name: getattr(args, name) for name in FAISS_SEARCH if getattr(args, name, None) is not None}
+    if settings:
+        opened.index.set_search_settings(**settings)
+    scores, ids = opened.search(queries, args.top_k, engine="exact" if args.exact else None)
+    print_hits(queries, ids, scores, opened.corpus, "maxsim", args.json)
 
 
 def _search_sparse(args, queries):
     if args.rerank or args.hybrid or args.reranker or args.nprobe is not None or args.ef_search is not None:
         raise ValueError("--rerank, --hybrid, --reranker, --nprobe and --ef-search are for binary-code index folders")
+    if args.candidates_per_token is not None:
+        raise ValueError("--candidates-per-token is for multi-vector index folders")
     opened = SparseIndexFolder(args.folder)
     settings = {name: getattr(args, name) for name in SEISMIC_SEARCH if getattr(args, name, None) is not None}
     if settings:

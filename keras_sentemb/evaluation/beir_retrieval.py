@@ -1,5 +1,5 @@
-"""Retrieval evaluation the MTEB way, on a BEIR-layout folder: dense, lexical (BM25), learned sparse (SPLADE) and
-their hybrid.
+"""Retrieval evaluation the MTEB way, on a BEIR-layout folder: dense, lexical (BM25), learned sparse (SPLADE), late
+interaction (ColBERT) and their hybrid.
 
     result = evaluate_beir(encoder, "data/beir/nfcorpus", split="test")
     result.metrics["ndcg@10"]          # × 100, as MTEB's leaderboard shows it
@@ -18,6 +18,10 @@ the default: reciprocal-rank fusion or a convex combination, `fusion_choice`), o
 `SparseEncoder` (as `encoder`, or as `sparse` beside a dense one) adds the "sparse" stage: its document vectors in a
 `retrieval.SparseIndex` (exact, or Seismic's with `sparse_engine="seismic"`), its query vectors searched there; the
 hybrid fuses whichever two of the dense, lexical and sparse runs there are as above, and all three by reciprocal rank.
+A `MultiVectorEncoder` (as `encoder`, or as `multi_vector` beside the others) adds the "multi-vector" stage: its
+documents' token vectors in a `retrieval.MultiVectorIndex` (exact MaxSim, or FAISS's candidates with
+`multi_vector_engine="faiss"`), its queries' searched there; it joins the hybrid as the others do (a convex fusion with
+it normalises each query's scores min-max: MaxSim has no fixed floor).
 Every run is measured with trec_eval's formulas (`trec_measures`): nDCG@10 over graded judgements,
 recall@100, MRR@10, MAP@100; `metrics` and each query's scores are the main run's (the reranked run,
 else the hybrid, else the dense run, else BM25's), `stages` every stage's. With `rerank` (a
@@ -36,9 +40,11 @@ from keras_sentemb.evaluation.code_retrieval import CodeSearch, code_run
 from keras_sentemb.evaluation.fusion_choice import choose_fusion, fusion_candidates
 from keras_sentemb.evaluation.tasks import EvaluationTask, TaskResult
 from keras_sentemb.evaluation.trec_measures import mean_measures, trec_measures
+from keras_sentemb.models.multi_vector_encoder import MultiVectorEncoder
 from keras_sentemb.models.sparse_encoder import SparseEncoder
 from keras_sentemb.retrieval.best_chunk_search import best_chunk_search
 from keras_sentemb.retrieval.lexical_index import LexicalIndex, lexical_options
+from keras_sentemb.retrieval.multi_vector_index import MultiVectorIndex
 from keras_sentemb.retrieval.ranked_runs import rank_scored, ranked_ids, reranker_scores, run_of
 from keras_sentemb.retrieval.run_fusion import ConvexFusion, ReciprocalRankFusion
 from keras_sentemb.retrieval.semantic_search import semantic_search
@@ -50,7 +56,7 @@ RETRIEVAL_MEASURES = ("ndcg@10", "recall@100", "mrr@10", "map@100")
 # the lowest score each run can give (cosine similarity, BM25): the convex fusion's floors
 RUN_FLOORS = (-1.0, 0.0)
 # each stage's lowest score (the convex fusion's floors) and the order runs are fused in
-STAGE_FLOORS = {"dense": -1.0, "lexical": 0.0, "sparse": 0.0}
+STAGE_FLOORS = {"dense": -1.0, "lexical": 0.0, "sparse": 0.0, "multi-vector": None}
 
 
 @dataclasses.dataclass
@@ -206,12 +212,14 @@ class _Stages:
         bm25,
         sparse=None,
         engine=None,
+        multi_vector=None,
+        multi_vector_engine="exact",
     ):
         self.encoder, self.collection, self.top_k = encoder, collection, top_k
         self.batch_size, self.progress, self.options = batch_size, progress, options
         self.seconds_of, self.bytes_per_document = {}, {}
         self.document_vectors = self.index = self.sparse_index = None
-        self.sparse = sparse
+        self.sparse, self.multi_vector, self.multi_vector_index = sparse, multi_vector, None
         if bm25 is not None:  # first: documents without a word to index fail before any encoding
             self.index = self.timed("documents lexical", lambda: LexicalIndex(collection.documents, bm25, progress))
         if sparse is not None:
@@ -223,6 +231,16 @@ class _Stages:
                 ),
             )
             self.bytes_per_document["sparse"] = self.sparse_index.bytes_per_document
+        if multi_vector is not None:
+            self.multi_vector_index = self.timed(
+                "documents multi-vector",
+                lambda: MultiVectorIndex(
+                    multi_vector.encode_document(collection.documents, batch_size=batch_size, progress=progress),
+                    engine=multi_vector_engine,
+                    length_normalize=multi_vector.similarity_fn_name == "meanmaxsim",
+                ),
+            )
+            self.bytes_per_document["multi-vector"] = self.multi_vector_index.bytes_per_document
         if encoder is not None:
             self.document_vectors = self.timed(
                 "documents dense",
@@ -281,6 +299,16 @@ class _Stages:
                 return run_of(queries.query_ids, queries.document_ids, ids, scores)
 
             runs["sparse"] = self.timed("sparse" + stage_suffix, sparse)
+        if self.multi_vector_index is not None:
+
+            def multi_vector():
+                vectors = self.multi_vector.encode_query(
+                    queries.queries, batch_size=self.batch_size, progress=self.progress
+                )
+                ids, scores = self.multi_vector_index.search(vectors, self.top_k)
+                return run_of(queries.query_ids, queries.document_ids, ids, scores)
+
+            runs["multi-vector"] = self.timed("multi-vector" + stage_suffix, multi_vector)
         return runs
 
 
@@ -302,8 +330,10 @@ def evaluate_beir(
     rerank_top=100,
     sparse=None,
     sparse_engine="exact",
+    multi_vector=None,
+    multi_vector_engine="exact",
 ):
-    """Measures `encoder`, BM25, a sparse encoder, or their hybrid on a BEIR collection (a folder, read by
+    """Measures `encoder`, BM25, a sparse encoder, a multi-vector encoder, or their hybrid on a BEIR collection (a folder, read by
     `read_beir_folder`, or a `BeirCollection`): see the module docstring.
 
     Args:
@@ -335,6 +365,9 @@ def evaluate_beir(
         rerank_top: the documents a query's reranker reads (100, as MTEB's reranking tasks).
         sparse: a `SparseEncoder` beside a dense `encoder`: the "sparse" stage (and its part of the hybrid).
         sparse_engine: "exact" (default) or "seismic": how the sparse stage searches (`retrieval.SparseIndex`).
+        multi_vector: a `MultiVectorEncoder` (ColBERT) beside the others: the "multi-vector" stage (and its part of
+            the hybrid); a `MultiVectorEncoder` given as `encoder` is this.
+        multi_vector_engine: "exact" (default: MaxSim over every document) or "faiss" (`retrieval.MultiVectorIndex`).
         codes: `CodeSearch`es (or one) of a `HashedEncoder`'s binary codes, each a stage of its
             own named `str(search)` ("codes 64", "codes 512 + float@100"; `code_retrieval`), beside
             the dense stage of its float vectors.
@@ -352,10 +385,18 @@ def evaluate_beir(
         if sparse is not None:
             raise ValueError("a SparseEncoder as encoder, and sparse= too: give the dense encoder as encoder")
         encoder, sparse = None, encoder
+    if isinstance(encoder, MultiVectorEncoder):
+        if multi_vector is not None:
+            raise ValueError("a MultiVectorEncoder as encoder, and multi_vector= too: give one of them")
+        encoder, multi_vector = None, encoder
     if sparse is not None and not isinstance(sparse, SparseEncoder):
         raise TypeError(f"sparse must be a SparseEncoder, got {type(sparse).__name__}")
-    if encoder is None and bm25 is None and sparse is None:
-        raise ValueError("nothing to evaluate: give an encoder, lexical=True (BM25), a sparse encoder, or several")
+    if multi_vector is not None and not isinstance(multi_vector, MultiVectorEncoder):
+        raise TypeError(f"multi_vector must be a MultiVectorEncoder, got {type(multi_vector).__name__}")
+    if encoder is None and bm25 is None and sparse is None and multi_vector is None:
+        raise ValueError(
+            "nothing to evaluate: give an encoder, lexical=True (BM25), a sparse or multi-vector encoder, or several"
+        )
     fusion = check_fusion(fusion)
     folder = None
     if not isinstance(collection, BeirCollection):
@@ -372,7 +413,8 @@ def evaluate_beir(
         raise TypeError(f"rerank must have predict_pairs (a CrossEncoder), got {type(rerank).__name__}")
     rerank_top = positive_int(rerank_top, "rerank_top")
     chosen_on = None
-    kinds = [kind for kind, given in (("dense", encoder), ("lexical", bm25), ("sparse", sparse)) if given is not None]
+    given_kinds = (("dense", encoder), ("lexical", bm25), ("sparse", sparse), ("multi-vector", multi_vector))
+    kinds = [kind for kind, given in given_kinds if given is not None]
     if len(kinds) == 2 and fusion == "dev":
         chosen_on = _fusion_collection(collection, folder, split, fusion_split)
     stages = _Stages(
@@ -386,6 +428,8 @@ def evaluate_beir(
         bm25,
         sparse,
         sparse_engine,
+        multi_vector,
+        multi_vector_engine,
     )
     runs = stages.runs(collection, codes=codes)
     choice = {}
@@ -398,17 +442,19 @@ def evaluate_beir(
                 fusion, choice = choose_fusion(
                     [dev_runs[kind] for kind in fused],
                     chosen_on.qrels,
-                    fusion_candidates(floors=tuple(STAGE_FLOORS[kind] for kind in fused)),
+                    fusion_candidates(floors=_floors(fused)),
                     top_k=top_k,
                 )
         runs["hybrid"] = stages.timed("hybrid", lambda: fusion.fuse([runs[kind] for kind in fused], top_k))
     if rerank is not None:
-        first = runs[next(stage for stage in ("hybrid", "dense", "sparse", "lexical") if stage in runs)]
+        first = runs[next(stage for stage in ("hybrid", "dense", "multi-vector", "sparse", "lexical") if stage in runs)]
         runs["rerank"] = stages.timed(
             "rerank", lambda: reranked_run(collection, first, rerank, rerank_top, batch_size, progress)
         )
     per_stage = {stage: measure_run(run, collection.qrels, measures) for stage, run in runs.items()}
-    main = next(stage for stage in ("rerank", "hybrid", "dense", "sparse", "lexical") if stage in per_stage)
+    main = next(
+        stage for stage in ("rerank", "hybrid", "dense", "multi-vector", "sparse", "lexical") if stage in per_stage
+    )
     return RetrievalResult(
         metrics=mean_measures(per_stage[main]),
         per_query=per_stage[main],
@@ -421,6 +467,12 @@ def evaluate_beir(
         fusion_choice=choice,
         bytes_per_document=stages.bytes_per_document,
     )
+
+
+def _floors(kinds):
+    """The fused stages' lowest possible scores for a convex fusion, or None (min-max a query) when one has none."""
+    floors = tuple(STAGE_FLOORS[kind] for kind in kinds)
+    return None if None in floors else floors
 
 
 class BeirRetrievalTask(EvaluationTask):

@@ -122,6 +122,20 @@ class EmbedSparseRequest(_Strict):
     _texts = field_validator("inputs", mode="before")(lambda value: check_texts(value, "inputs"))
 
 
+class EmbedAllRequest(_Strict):
+    """POST /embed_all, as text-embeddings-inference defines it (every token's vector of each text), plus `side`
+    ("query" or "document": which side of a multi-vector encoder encodes the texts — its marker, query expansion and
+    skip-list — "document" by default)."""
+
+    inputs: Any
+    truncate: bool = True
+    truncation_direction: Literal["Right", "right"] = "Right"
+    prompt_name: str | None = None
+    side: Literal["query", "document"] = "document"
+
+    _texts = field_validator("inputs", mode="before")(lambda value: check_texts(value, "inputs"))
+
+
 class RerankRequest(_Strict):
     """POST /rerank, as text-embeddings-inference defines it."""
 

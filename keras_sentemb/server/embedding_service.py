@@ -1,5 +1,5 @@
 """EmbeddingService: what the HTTP server asks of one loaded model — texts to token rows, rows to vectors,
-vectors to binary codes, (query, text) pairs to relevance scores."""
+vectors to binary codes, (query, text) pairs to relevance scores, texts to token vectors (a multi-vector model)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from keras_sentemb.runtime.batched_rows import finished_vectors
 from keras_sentemb.utils.sparse_rows import csr_entries, sparse_entries
 
 EMBEDDING, HASHING, RERANKING, SPARSE = "embedding", "hashing", "reranking", "sparse"
+MULTI_VECTOR = "multi-vector"
+SIDES = ("query", "document")
 
 
 class ModelCannotServe(ValueError):
@@ -79,10 +81,12 @@ def served_kind(model, name):
     `keras_sentemb.models`, imported only then (a server of an exported folder never imports TensorFlow)."""
     if isinstance(model, ExportedEncoder):
         return EMBEDDING, model
-    from keras_sentemb.models import DSE, CrossEncoder, EmbeddingModel, HashedEncoder, SparseEncoder
+    from keras_sentemb.models import DSE, CrossEncoder, EmbeddingModel, HashedEncoder, MultiVectorEncoder, SparseEncoder
 
     if isinstance(model, SparseEncoder):
         return SPARSE, model
+    if isinstance(model, MultiVectorEncoder):
+        return MULTI_VECTOR, model
     if isinstance(model, CrossEncoder):
         if model.num_labels != 1:
             raise ModelCannotServe(
@@ -104,7 +108,9 @@ class EmbeddingService:
       for `/v1/embeddings` and `/embed`;
     - a `HashedEncoder`: the same vectors, and its packed binary codes (`/embed` with `"binary": true`);
     - a `CrossEncoder` of one label: relevance scores for `/rerank`;
-    - a `SparseEncoder` (SPLADE): (index, value) lists for `/embed_sparse` (`sparse_rows`), on TensorFlow.
+    - a `SparseEncoder` (SPLADE): (index, value) lists for `/embed_sparse` (`sparse_rows`), on TensorFlow;
+    - a `MultiVectorEncoder` (ColBERT): each text's token vectors for `/embed_all`, the query side or the document
+      side (`token_vectors`), and MaxSim scores for `/rerank` (`maxsim_scores`), each request run alone.
 
     The model runs through `inference_runtime(backend, precision, calibration_texts)`, the runtime
     `encode` uses, built once here. Requests are tokenised to rows (`text_rows`, `pair_rows`) on the
@@ -132,11 +138,17 @@ class EmbeddingService:
         self.backend, self.precision = backend, precision
         if self.kind == SPARSE and (backend not in (None, "tensorflow") or precision != "float32"):
             raise ModelCannotServe(f"{name} is a sparse encoder: it is served on TensorFlow at float32 here")
-        self.runtime = (
-            runner.embed_fn()
-            if self.kind == SPARSE
-            else runner.inference_runtime(backend, precision, calibration_texts)
-        )
+        if self.kind == SPARSE:
+            self.runtime = runner.embed_fn()
+        elif self.kind == MULTI_VECTOR:
+            if calibration_texts is not None:
+                raise ModelCannotServe(f"{name} is a multi-vector encoder: it takes no int8 calibration")
+            try:
+                self.runtime = runner.inference_runtime(backend, precision)
+            except ValueError as error:
+                raise ModelCannotServe(f"{name}: {error}") from None
+        else:
+            self.runtime = runner.inference_runtime(backend, precision, calibration_texts)
         tokenizer = runner.tokenizer
         if tokenizer is None:
             raise ModelCannotServe(f"{name} has no tokenizer: the server takes raw texts")
@@ -261,9 +273,9 @@ class EmbeddingService:
             raise ModelCannotServe(f"{self.name} has no hashing layer: binary codes need a HashedEncoder")
         return self.model.hash_embeddings(vectors, packed=True, bits=bits)
 
-    def sparse_prompt(self, side: str, prompt_name: str | None) -> str | None:
-        """The prompt a sparse encoder's `side` ("query" or "document") prepends: the named one, else the side's
-        own (as `encode_query` / `encode_document` choose it)."""
+    def side_prompt(self, side: str, prompt_name: str | None) -> str | None:
+        """The prompt a sparse or multi-vector encoder's `side` ("query" or "document") prepends: the named one,
+        else the side's own (as `encode_query` / `encode_document` choose it: a ColBERT model's marker)."""
         if prompt_name is not None:
             return self.prompt_text(prompt_name)
         return (query_prompt if side == "query" else document_prompt)(self.prompts)
@@ -278,6 +290,37 @@ class EmbeddingService:
         computed on the caller's thread."""
         vectors = self.model.encode_query(texts, prompt=prompt or "", max_active_dims=max_active_dims)
         return csr_entries(vectors)
+
+    def sides_over_limit(self, texts: list[str], side: str, prompt: str | None) -> list[int]:
+        """The indexes of the texts a multi-vector encoder's `side` would cut (more tokens than its limit there)."""
+        counting = getattr(self.runner.tokenizer, "content_ids_with_offsets", None)
+        if counting is None:
+            raise ModelCannotServe(f"{self.name}'s tokenizer cannot count a text past its limit: send truncate=true")
+        content_limit = self.runner.token_limit(side) - self.runner.tokenizer.special_token_count
+        whole = counting([(prompt or "") + text for text in texts])
+        return [i for i, (ids, _) in enumerate(whole) if len(ids) > content_limit]
+
+    def token_vectors(self, texts: list[str], side: str, prompt: str | None) -> list:
+        """A multi-vector encoder's token vectors of `texts` on `side` (`encode_query` / `encode_document` with
+        `prompt`): a list of float32 [tokens, dim]. Runs on the batcher's thread (`DynamicBatcher.run_alone`)."""
+        if self.kind != MULTI_VECTOR:
+            raise ModelCannotServe(f"{self.name} is not a multi-vector encoder: token vectors need one")
+        return self.runner.encode(
+            texts,
+            batch_size=self.batch_size,
+            progress=False,
+            task=side,
+            prompt=prompt or "",
+            backend=self.backend,
+            precision=self.precision,
+        )
+
+    def maxsim_scores(self, query: str, texts: list[str]) -> np.ndarray:
+        """A multi-vector encoder's score of each (query, text): its similarity (MaxSim or MeanMaxSim) of the
+        query side's vectors against the document side's."""
+        queries = self.token_vectors([query], "query", self.side_prompt("query", None))
+        documents = self.token_vectors(texts, "document", self.side_prompt("document", None))
+        return self.runner.similarity(queries, documents)[0]
 
     def scores(self, logits: np.ndarray, raw: bool) -> np.ndarray:
         """A cross-encoder's score a pair: its logits (`raw`) or its `score_activation` of them."""

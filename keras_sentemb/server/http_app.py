@@ -21,6 +21,7 @@ from starlette.routing import Route
 
 from keras_sentemb.server.api_keys import authorized
 from keras_sentemb.server.api_requests import (
+    EmbedAllRequest,
     EmbeddingsRequest,
     EmbedRequest,
     EmbedSparseRequest,
@@ -29,7 +30,13 @@ from keras_sentemb.server.api_requests import (
     parse_body,
 )
 from keras_sentemb.server.dynamic_batcher import DynamicBatcher, Overloaded, ShuttingDown
-from keras_sentemb.server.embedding_service import RERANKING, SPARSE, EmbeddingService, ModelCannotServe
+from keras_sentemb.server.embedding_service import (
+    MULTI_VECTOR,
+    RERANKING,
+    SPARSE,
+    EmbeddingService,
+    ModelCannotServe,
+)
 from keras_sentemb.server.request_counter import RequestCounter, RequestCounts
 from keras_sentemb.server.server_metrics import ServerMetrics
 from keras_sentemb.server.server_settings import ServerSettings
@@ -80,7 +87,8 @@ class ServerState:
 
 def create_app(service: EmbeddingService, settings: ServerSettings | None = None) -> Starlette:
     """The server's application: OpenAI's `POST /v1/embeddings` and `GET /v1/models`, text-embeddings-
-    inference's `POST /embed`, `POST /embed_sparse` (a sparse encoder: SPLADE) and `POST /rerank`, `GET /health` and
+    inference's `POST /embed`, `POST /embed_sparse` (a sparse encoder: SPLADE), `POST /embed_all` (a multi-vector
+    encoder: ColBERT's token vectors, either side) and `POST /rerank` (a cross-encoder, or MaxSim), `GET /health` and
     `GET /metrics` (docs/serving_http.md).
 
     The model runs on one `DynamicBatcher` thread started with the app (its lifespan), which then
@@ -120,6 +128,11 @@ def create_app(service: EmbeddingService, settings: ServerSettings | None = None
     ]
     if service.kind == RERANKING:
         routes.append(Route("/rerank", _guarded(state, "/rerank", "tei", _rerank), methods=["POST"]))
+    elif service.kind == MULTI_VECTOR:
+        routes.append(Route("/embed_all", _guarded(state, "/embed_all", "tei", _embed_all), methods=["POST"]))
+        routes.append(Route("/rerank", _guarded(state, "/rerank", "tei", _rerank_maxsim), methods=["POST"]))
+        for path, api in (("/embed", "tei"), ("/v1/embeddings", "openai"), ("/embed_sparse", "tei")):
+            routes.append(Route(path, _guarded(state, path, api, _not_pooled), methods=["POST"]))
     else:
         routes.append(
             Route("/v1/embeddings", _guarded(state, "/v1/embeddings", "openai", _embeddings), methods=["POST"])
@@ -145,6 +158,11 @@ async def _warm_up(state):
     """One request through the batcher (traces the model); `/health` is 200 once it has answered."""
     service = state.service
     try:
+        if service.kind == MULTI_VECTOR:
+            await state.batcher.run_alone(lambda: service.maxsim_scores(WARM_UP_TEXT, [WARM_UP_TEXT]), 2, 0)
+            state.ready = True
+            LOG.info("ready: %s answered its warm-up request", service.name)
+            return
         if service.kind == RERANKING:
             rows = service.pair_rows(WARM_UP_TEXT, [WARM_UP_TEXT])
         else:
@@ -365,7 +383,7 @@ async def _embed_sparse(state, request):
     texts = [body.inputs] if isinstance(body.inputs, str) else body.inputs
     _admit(state, texts, "inputs")
     try:
-        prompt = service.sparse_prompt(body.side, body.prompt_name)
+        prompt = service.side_prompt(body.side, body.prompt_name)
     except ModelCannotServe as error:
         raise RequestError(422, f"prompt_name: {error}", "prompt_name") from None
     if body.side == "query" and service.model.query_encoder is not None:
@@ -376,6 +394,63 @@ async def _embed_sparse(state, request):
         await _refuse_truncated(service, texts, prompt, rows, "inputs")
     weights = await state.batcher.submit(rows.carried(), rows.tokens)
     return json_response(service.sparse_rows(weights, body.max_active_dims)), len(texts), rows.tokens
+
+
+async def _not_pooled(state, request):
+    """/embed, /v1/embeddings and /embed_sparse of a multi-vector encoder: 422, naming /embed_all."""
+    raise RequestError(
+        422,
+        f"{state.service.name} is a multi-vector encoder (ColBERT): its token vectors come from POST /embed_all "
+        '(with "side": "query" or "document"), its scores from POST /rerank',
+        None,
+    )
+
+
+async def _embed_all(state, request):
+    """POST /embed_all (text-embeddings-inference): [[[float, …] a token, …] a text, …], the token vectors a
+    multi-vector encoder scores with: `side` "query" (its marker, the expansion fillers: what `encode_query` returns)
+    or "document" (the default: its marker, less the skip-list's tokens). A request runs alone on the model's
+    thread; with truncate=false a text over the side's limit is a 413."""
+    body = parse_body(await _read_body(request, state.settings), EmbedAllRequest)
+    service = state.service
+    texts = [body.inputs] if isinstance(body.inputs, str) else body.inputs
+    _admit(state, texts, "inputs")
+    try:
+        prompt = service.side_prompt(body.side, body.prompt_name)
+    except ModelCannotServe as error:
+        raise RequestError(422, f"prompt_name: {error}", "prompt_name") from None
+    if not body.truncate:
+        over = await run_in_threadpool(service.sides_over_limit, texts, body.side, prompt)
+        if over:
+            name = f"inputs[{over[0]}]"
+            limit = service.runner.token_limit(body.side)
+            raise RequestError(
+                413, f"{name}: longer than {service.name}'s {limit} tokens a {body.side} (send truncate=true)", name
+            )
+    vectors = await state.batcher.run_alone(lambda: service.token_vectors(texts, body.side, prompt), len(texts), 0)
+    return json_response(vectors), len(texts), int(sum(len(v) for v in vectors))
+
+
+async def _rerank_maxsim(state, request):
+    """POST /rerank of a multi-vector encoder: [{"index", "score", "text"?}, ...], best first, the score its
+    similarity (MaxSim) of the query's query-side vectors against each text's document-side vectors."""
+    body = parse_body(await _read_body(request, state.settings), RerankRequest)
+    service = state.service
+    texts = [body.texts] if isinstance(body.texts, str) else body.texts
+    _admit(state, texts, "texts")
+    scores = await state.batcher.run_alone(lambda: service.maxsim_scores(body.query, texts), len(texts) + 1, 0)
+    return json_response(_ranked(scores, texts, body.return_text)), len(texts), 0
+
+
+def _ranked(scores, texts, return_text):
+    """[{"index", "score", "text"?}, ...] by score, best first (ties by index)."""
+    ranked = []
+    for index in np.argsort(-np.asarray(scores), kind="stable"):
+        entry = {"index": int(index), "score": float(scores[index])}
+        if return_text:
+            entry["text"] = texts[index]
+        ranked.append(entry)
+    return ranked
 
 
 async def _rerank(state, request):
@@ -395,13 +470,7 @@ async def _rerank(state, request):
                 name,
             )
     scores = service.scores(await state.batcher.submit(rows.carried(), rows.tokens), body.raw_scores)
-    ranked = []
-    for index in np.argsort(-scores, kind="stable"):
-        entry = {"index": int(index), "score": float(scores[index])}
-        if body.return_text:
-            entry["text"] = texts[index]
-        ranked.append(entry)
-    return json_response(ranked), len(texts), rows.tokens
+    return json_response(_ranked(scores, texts, body.return_text)), len(texts), rows.tokens
 
 
 async def _models(state, request):

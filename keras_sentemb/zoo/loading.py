@@ -11,9 +11,11 @@ from keras_sentemb.models.cross_encoder import CrossEncoder
 from keras_sentemb.models.dse import DSE
 from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.models.inferlite import InferLite
+from keras_sentemb.models.multi_vector_encoder import MultiVectorEncoder
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.models.sparse_encoder import SparseEncoder
 from keras_sentemb.models.static_encoder import StaticEncoder
+from keras_sentemb.pretrained.multi_vector_folder import is_multi_vector_folder
 from keras_sentemb.pretrained.reranker_folder import reranker_architecture
 from keras_sentemb.pretrained.sparse_encoder_folder import is_sparse_encoder_folder
 from keras_sentemb.training.cosine_pair_scorer import CosinePairScorer
@@ -46,15 +48,19 @@ def load_any_encoder(name_or_path: str | os.PathLike = "minilm-l6", dtype: str |
 
 def load_served_model(name_or_path: str | os.PathLike, dtype: str | None = None) -> keras.Model:
     """What `keras-sentemb serve` serves: anything `load_any_encoder` takes, a `CrossEncoder`
-    (zoo:NAME or a `.keras` file) for `/rerank`, or a sentence-transformers SparseEncoder folder (`SparseEncoder`)
-    for `/embed_sparse`.
+    (zoo:NAME or a `.keras` file) for `/rerank`, a sentence-transformers SparseEncoder folder (`SparseEncoder`)
+    for `/embed_sparse`, or a MultiVectorEncoder / PyLate ColBERT folder (`MultiVectorEncoder`) for `/embed_all` and
+    `/rerank` by MaxSim.
 
     (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
         model = load_served_model("zoo:cross-encoder-mpnet-base-stsb")
     """
     if os.path.isdir(name_or_path) and is_sparse_encoder_folder(name_or_path):
         return SparseEncoder.from_pretrained(name_or_path, dtype=dtype)
-    return _load(name_or_path, dtype, _sentence_encoders() + (HashedEncoder, DSE, CrossEncoder, SparseEncoder))
+    if os.path.isdir(name_or_path) and is_multi_vector_folder(name_or_path):
+        return MultiVectorEncoder.from_pretrained(name_or_path, dtype=dtype)
+    served = (HashedEncoder, DSE, CrossEncoder, SparseEncoder, MultiVectorEncoder)
+    return _load(name_or_path, dtype, _sentence_encoders() + served)
 
 
 def load_cross_encoder(name_or_path: str | os.PathLike) -> CrossEncoder:

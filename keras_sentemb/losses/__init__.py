@@ -10,6 +10,7 @@ from keras_sentemb.losses.cosine_similarity_loss import CosineSimilarityLoss, co
 from keras_sentemb.losses.distillation_loss import DistillationLoss, distillation_loss
 from keras_sentemb.losses.loss_registry import BASE_LOSSES, get_loss
 from keras_sentemb.losses.matryoshka_loss import MatryoshkaLoss
+from keras_sentemb.losses.maxsim_ranking_loss import MaxSimRankingLoss, maxsim_matrix
 from keras_sentemb.losses.multiple_negatives_ranking_loss import (
     MultipleNegativesRankingLoss,
     multiple_negatives_ranking_loss,
@@ -54,6 +55,7 @@ __all__ = [
     "DistillationLoss",
     "LOSSES",
     "MatryoshkaLoss",
+    "MaxSimRankingLoss",
     "MultipleNegativesRankingLoss",
     "SRALoss",
     "SimilarityDistributionLoss",
@@ -67,6 +69,7 @@ __all__ = [
     "distillation_loss",
     "flops",
     "get",
+    "maxsim_matrix",
     "multiple_negatives_ranking_loss",
     "serialize",
     "similarity_distribution_loss",

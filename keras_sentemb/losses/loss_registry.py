@@ -6,6 +6,7 @@ from keras_sentemb.losses.code_similarity_loss import CodeSimilarityLoss
 from keras_sentemb.losses.cosent_loss import CoSENTLoss
 from keras_sentemb.losses.cosine_similarity_loss import CosineSimilarityLoss
 from keras_sentemb.losses.distillation_loss import DistillationLoss
+from keras_sentemb.losses.maxsim_ranking_loss import MaxSimRankingLoss
 from keras_sentemb.losses.multiple_negatives_ranking_loss import (
     MultipleNegativesRankingLoss,
 )
@@ -34,6 +35,7 @@ BASE_LOSSES = {
     "similarity_distribution": SimilarityDistributionLoss,
     "whitened_distillation": WhitenedDistillationLoss,
     "splade": SpladeLoss,
+    "maxsim_ranking": MaxSimRankingLoss,
 }
 
 

@@ -21,9 +21,13 @@ def relevant_keys(relevant_pairs):
     return np.unique(pairs[:, 0] * MAX_ID + pairs[:, 1])
 
 
-def multiple_negatives_ranking_loss(embeddings, scale=20.0, groups=None, ids=None, known=None, cosine=True):
+def multiple_negatives_ranking_loss(
+    embeddings, scale=20.0, groups=None, ids=None, known=None, cosine=True, similarity=None
+):
     """Cross-entropy of softmax_j(scale·cos(a_i, c_j)) at j = i, per anchor (with `cosine=False`, of the dot products
-    scale·a_i·c_j: sparse vectors, whose length is their weight).
+    scale·a_i·c_j: sparse vectors, whose length is their weight; with `similarity`, of scale·similarity(a, c), a
+    function of the anchors [batch, …] and the candidates [candidates, …] to scores [batch, candidates]: MaxSim of
+    token vectors, `maxsim_ranking_loss`).
 
     `embeddings` [batch, k, d]: column 0 anchors a, column 1 positives p, further columns
     hard negatives; the candidates c are all positives and hard negatives of the batch.
@@ -51,7 +55,10 @@ def multiple_negatives_ranking_loss(embeddings, scale=20.0, groups=None, ids=Non
     gathered, offset = gather_across_replicas(*columns[1:], *extra)
     candidate_columns = list(gathered[: len(columns) - 1])
     candidates = normalized(ops.concatenate(candidate_columns, axis=0))
-    logits = scale * ops.matmul(anchors, ops.transpose(candidates))
+    if similarity is None:
+        logits = scale * ops.matmul(anchors, ops.transpose(candidates))
+    else:
+        logits = scale * similarity(anchors, candidates)
     rows = ops.shape(anchors)[0]
     targets = offset + ops.arange(rows)
     not_own = ops.not_equal(ops.expand_dims(targets, 1), ops.expand_dims(ops.arange(ops.shape(candidates)[0]), 0))

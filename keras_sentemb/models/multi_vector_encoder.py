@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import string
 
 import keras
 import numpy as np
@@ -213,6 +214,55 @@ class MultiVectorEncoder(FamilyInference, keras.Model):
                         encoder.get_layer("token_head").get_layer(f"projection_{index}_residual_projection"), "residual"
                     )
         return encoder
+
+    @classmethod
+    def from_sentence_encoder(
+        cls,
+        encoder,
+        dim: int = 128,
+        query_length: int = 32,
+        document_length: int | None = None,
+        attend_to_expansion: bool = False,
+        skiplist_words=tuple(string.punctuation),
+        seed: int = 0,
+    ) -> MultiVectorEncoder:
+        """A ColBERT model to train from a dense `SentenceEncoder` (or a preset / folder `from_pretrained` takes):
+        its backbone and tokenizer (shared, not copied), a new bias-free projection to `dim` on every token state
+        (drawn as torch's `nn.Linear` draws it: U(±1/√hidden), from `seed`), unit-length token vectors, queries filled
+        with the mask token to `query_length` (attended with `attend_to_expansion`: classic ColBERT does not),
+        documents cut at `document_length` (None: the tokenizer's limit) with `skiplist_words` left out of the
+        scoring — sentence-transformers' MultiVectorEncoder of a bare model with those settings. No markers (a
+        prompt each side can be given as `prompts` after). The projection is new: train it (`MultiVectorTraining`)."""
+        if not hasattr(encoder, "backbone"):
+            from keras_sentemb.models.sentence_encoder import SentenceEncoder
+
+            encoder = SentenceEncoder.from_pretrained(encoder)
+        tokenizer = encoder.tokenizer
+        vocabulary = list(getattr(tokenizer, "vocabulary", None) or [])
+        ids = {token: index for index, token in enumerate(vocabulary)}
+        mask = getattr(tokenizer, "mask_token", None)
+        if mask not in ids:
+            raise ValueError(f"{encoder.name}'s tokenizer has no mask token to expand queries with")
+        model = cls(
+            backbone=encoder.backbone,
+            tokenizer=tokenizer,
+            dense_layers=[{"units": dim, "activation": "linear", "use_bias": False}],
+            normalize=True,
+            query_expansion={
+                "strategy": "fixed",
+                "attend": attend_to_expansion,
+                "token_id": ids[mask],
+                "length": query_length,
+            },
+            document_length=document_length,
+            skiplist_ids=[ids[word] for word in skiplist_words if word in ids],
+            name="colbert_" + encoder.name,
+        )
+        projection = model.get_layer("token_head").get_layer("projection_0")
+        bound = 1.0 / np.sqrt(projection.kernel.shape[0])
+        rng = np.random.default_rng(seed)
+        projection.kernel.assign(rng.uniform(-bound, bound, projection.kernel.shape).astype(np.float32))
+        return model
 
     def get_config(self):
         return {

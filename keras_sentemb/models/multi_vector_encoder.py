@@ -140,7 +140,16 @@ class MultiVectorEncoder(FamilyInference, keras.Model):
         model_limit = min(spec.max_length or positions, positions)
         vocabulary = tokenizer_vocabulary(spec.transformer_folder)
         ids = {token: index for index, token in enumerate(vocabulary) if token is not None}
-        missing = [marker for marker in spec.marker_tokens if marker not in ids]
+        # A PyLate marker is a token of the vocabulary: the prefix itself (PyLate adds "[Q] ", its space included, to
+        # the tokenizer) or its first word ("[unused0]" of BERT's vocabulary, which sentence-transformers registers as
+        # special so that the tokenizer keeps it whole, `_register_prefix_tokens`: so is it here).
+        to_register, missing = [], []
+        for prefix in spec.marker_tokens:
+            word = prefix.split(None, 1)[0] if prefix.strip() else prefix
+            if prefix not in ids and word in ids:
+                to_register.append(word)
+            elif prefix not in ids:
+                missing.append(word)
         if missing:
             raise ValueError(
                 f"{spec.root}: the markers {missing} are not tokens of the vocabulary ({spec.transformer_folder})"
@@ -169,7 +178,9 @@ class MultiVectorEncoder(FamilyInference, keras.Model):
         query_length = capped(spec.query_length) if spec.query_length or max_length else None
         document_length = capped(spec.document_length) if spec.document_length or max_length else None
         limit = max(capped(None), query_length or 0, document_length or 0, expansion["length"] if expansion else 0)
-        tokenizer = load_tokenizer(spec.transformer_folder, limit, lowercase=spec.do_lower_case)
+        tokenizer = load_tokenizer(
+            spec.transformer_folder, limit, lowercase=spec.do_lower_case, special_tokens=to_register
+        )
         if expansion is not None and tokenizer.padding_side != "right":
             raise ValueError(f"{spec.root}: query expansion with a tokenizer that pads on the left is not supported")
         width = backbone.hidden_dim

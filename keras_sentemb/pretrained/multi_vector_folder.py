@@ -92,7 +92,7 @@ class MultiVectorFolder:
     prompts: dict
     default_prompt_name: str | None
     similarity_fn_name: str
-    marker_tokens: tuple  # PyLate's prefixes: tokens the tokenizer must keep whole
+    marker_tokens: tuple  # PyLate's prefixes ("[unused0] ", "[Q] "): each, or its first word, a vocabulary token
 
 
 def _length(config, key, source):
@@ -250,7 +250,7 @@ def read_multi_vector_folder(folder):
                 raise ValueError(f"{settings_path}: {key} must be a string, got {prefix!r}")
             if prefix:
                 prompts[side] = prefix + (prompts.get(side) or "").removeprefix(prefix)
-                markers.append(prefix.split(None, 1)[0] if prefix.strip() else prefix)
+                markers.append(prefix)
         words = settings.get("skiplist_words")
         words = _string_list(words, "skiplist_words", settings_path)
         if words is None:

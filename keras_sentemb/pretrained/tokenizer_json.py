@@ -163,26 +163,36 @@ def sentencepiece_bpe_arguments(folder, lowercase=None):
     }
 
 
-def load_tokenizer(folder, max_length, lowercase=None):
+def load_tokenizer(folder, max_length, lowercase=None, special_tokens=()):
     """The in-graph tokenizer of `folder` (`SentenceTokenizer` or `ByteLevelBpeTokenizer`), packing at most
-    `max_length` tokens. `lowercase=True` is sentence-transformers' `do_lower_case`."""
+    `max_length` tokens. `lowercase=True` is sentence-transformers' `do_lower_case`. `special_tokens`: vocabulary
+    tokens to keep whole where a text holds them, as tokenizer.json's added special tokens are (a PyLate ColBERT's
+    "[unused0]" marker, which sentence-transformers registers so), for a WordPiece or byte-level BPE tokenizer."""
     folder = os.fspath(folder)
+    special_tokens = tuple(special_tokens)
     path = os.path.join(folder, "tokenizer.json")
     if regular_file_present(path):  # a tokenizer.json that is there but unreadable is an error, not absent
         spec = read_json_object(path, max_bytes=MAX_TOKENIZER_JSON_BYTES)
         model = spec.get("model") or {}
         pair = {"pair_separators": pair_separator_count(spec.get("post_processor"))}
+        if model.get("type") == "BPE" and _is_byte_level(spec.get("pre_tokenizer")):
+            arguments = byte_level_bpe_arguments(folder, lowercase)
+            arguments["added_tokens"] = sorted({*arguments["added_tokens"], *special_tokens})
+            return ByteLevelBpeTokenizer(max_length=max_length, **arguments, **pair)
+        if model.get("type") in ("BPE", "Unigram") and special_tokens:
+            raise ValueError(
+                f"{path}: keeping {list(special_tokens)} whole is supported for WordPiece and byte-level BPE"
+            )
         if model.get("type") == "BPE":
-            if _is_byte_level(spec.get("pre_tokenizer")):
-                return ByteLevelBpeTokenizer(
-                    max_length=max_length, **byte_level_bpe_arguments(folder, lowercase), **pair
-                )
             return SentencePieceBpeTokenizer(
                 max_length=max_length, **sentencepiece_bpe_arguments(folder, lowercase), **pair
             )
         if model.get("type") == "Unigram":
             return UnigramTokenizer(max_length=max_length, **unigram_arguments(folder, lowercase), **pair)
-    return SentenceTokenizer(max_length=max_length, **tokenizer_arguments(folder, lowercase))
+    arguments = tokenizer_arguments(folder, lowercase)
+    if special_tokens:
+        arguments["extra_special_tokens"] = sorted({*arguments.get("extra_special_tokens", ()), *special_tokens})
+    return SentenceTokenizer(max_length=max_length, **arguments)
 
 
 def tokenizer_vocabulary(folder):

@@ -195,3 +195,19 @@ def test_a_folder_that_is_not_what_it_says_is_refused_naming_the_file(tmp_path, 
     edit(folder)
     with pytest.raises(ValueError, match=message):
         MultiVectorEncoder.from_pretrained(str(folder))
+
+
+def test_a_pylate_marker_that_is_a_plain_vocabulary_token_stays_one_token(tmp_path):
+    folder = copy_folder(MULTI_VECTOR_FOLDERS, "bert_pylate", tmp_path)
+
+    def rename(spec):  # vocabulary entry 300 becomes "[unused0]", a token the WordPiece splitting would cut up
+        vocab = spec["model"]["vocab"]
+        vocab["[unused0]"] = vocab.pop(next(token for token, index in vocab.items() if index == 300))
+
+    edit_json(folder / "tokenizer.json", rename)
+    edit_json(folder / "config_sentence_transformers.json", lambda c: c.update(query_prefix="[unused0] "))
+    encoder = MultiVectorEncoder.from_pretrained(str(folder))
+    ids, _, _ = encoder.pack_texts([b"[unused0] the cat"], "query")[0]
+    plain, _, _ = encoder.pack_texts([b"the cat"], "query")[0]
+    assert ids[1] == 300 and ids[2:].tolist()[:3] == plain[1:4].tolist()  # [CLS] [unused0] the cat …
+    assert encoder.encode_query(["the cat"])[0].shape == (16, 24)

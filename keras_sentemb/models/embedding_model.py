@@ -15,6 +15,7 @@ import tensorflow as tf
 
 from keras_sentemb.data.length_buckets import length_buckets, plan_batches
 from keras_sentemb.data.text_inputs import validate_texts
+from keras_sentemb.models.weight_change_hooks import ForgetsTracedFunctions
 from keras_sentemb.runtime import OpenVINORuntime, resolve_runtime
 from keras_sentemb.runtime.batched_rows import (  # noqa: F401  (PROGRESS_THRESHOLD: re-exported)
     PROGRESS_THRESHOLD,
@@ -58,7 +59,7 @@ def int8_calibration_extras(utf8_texts, joined=8, repeated=8, repeats=INT8_MAX_T
 REDUCED_FLOATS = ("bfloat16", "float16")  # compute dtypes OpenVINO cannot convert from a Keras graph
 
 
-class EmbeddingModel(BatchedRows):
+class EmbeddingModel(ForgetsTracedFunctions, BatchedRows):
     """Base (placed before `keras.Model` in the bases) of the models that map token inputs to
     one output row per text or pair.
 
@@ -124,18 +125,6 @@ class EmbeddingModel(BatchedRows):
         object.__setattr__(self, "_token_states_function", None)
         object.__setattr__(self, "_runtimes", {})
         object.__setattr__(self, "_openvino_model", None)  # the conversion every precision's runtime compiled
-
-    def fit(self, *args, **kwargs):
-        self.forget_traced_functions()
-        try:
-            return super().fit(*args, **kwargs)
-        finally:
-            self.forget_traced_functions()
-
-    def load_weights(self, *args, **kwargs):
-        result = super().load_weights(*args, **kwargs)
-        self.forget_traced_functions()
-        return result
 
     def embed_fn(self):
         """The `tf.function` (*int32 inputs of `input_names`) → float32 outputs that the loop

@@ -17,6 +17,7 @@ from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.families.token_layouts import FlatTokens, PaddedTokens
 from keras_sentemb.layers.dense_modules import apply_dense_modules
 from keras_sentemb.models.family_inference import FamilyInference
+from keras_sentemb.models.weight_change_hooks import ForgetsTracedFunctions
 from keras_sentemb.pretrained.checkpoint_tensors import CheckpointTensors
 from keras_sentemb.pretrained.hugging_face_backbones import load_hugging_face_backbone
 from keras_sentemb.pretrained.multi_vector_folder import read_multi_vector_folder
@@ -36,7 +37,7 @@ SIMILARITIES = ("maxsim", "meanmaxsim")
 
 
 @keras.saving.register_keras_serializable(package="keras_sentemb")
-class MultiVectorEncoder(FamilyInference, keras.Model):
+class MultiVectorEncoder(ForgetsTracedFunctions, FamilyInference, keras.Model):
     """Maps token ids to one vector a token (ColBERT, Khattab & Zaharia 2020; sentence-transformers'
     `MultiVectorEncoder`, PyLate):
 
@@ -447,18 +448,6 @@ class MultiVectorEncoder(FamilyInference, keras.Model):
         object.__setattr__(self, "_embed_function", None)
         object.__setattr__(self, "_openvino_graph_function", None)
         object.__setattr__(self, "_runtimes", {})
-
-    def fit(self, *args, **kwargs):
-        self.forget_traced_functions()
-        try:
-            return super().fit(*args, **kwargs)
-        finally:
-            self.forget_traced_functions()
-
-    def load_weights(self, *args, **kwargs):
-        result = super().load_weights(*args, **kwargs)
-        self.forget_traced_functions()
-        return result
 
     def encode(
         self,

@@ -35,9 +35,9 @@ import os
 import string
 
 from keras_sentemb.pretrained.sentence_transformers_folder import (
-    SENTENCE_BERT_CONFIGS,
     dense_module,
     module_kind,
+    sentence_bert_config,
     token_limit,
 )
 from keras_sentemb.utils.checked_files import read_json, read_json_if_present, regular_file_present
@@ -151,14 +151,6 @@ def _mask_settings(folder):
     return words, ("document",) if tasks is None else tasks, None if keep is None else tuple(keep)
 
 
-def _sbert_config(folder):
-    for name in SENTENCE_BERT_CONFIGS:
-        config = read_json_if_present(folder, name)
-        if config:
-            return config, name
-    return {}, SENTENCE_BERT_CONFIGS[0]
-
-
 def is_multi_vector_folder(folder):
     """Whether `folder` is a MultiVectorEncoder (or PyLate ColBERT) folder: config_sentence_transformers.json's
     model_type says so, or modules.json holds a MultiVectorMask or a PyLate Dense (unreadable files are left to
@@ -209,7 +201,7 @@ def read_multi_vector_folder(folder):
     if names[0] != "Transformer":
         raise ValueError(f"{modules_path}: modules {names} do not start with a Transformer")
     transformer_folder = kinds[0][1]
-    sbert_config, sbert_config_name = _sbert_config(transformer_folder)
+    sbert_config, sbert_config_name = sentence_bert_config(transformer_folder)
     sbert_source = os.path.join(transformer_folder, sbert_config_name)
     task = sbert_config.get("transformer_task", "feature-extraction")
     if task != "feature-extraction":

@@ -204,6 +204,16 @@ def _check_dense_checkpoint(module, source):
             )
 
 
+def sentence_bert_config(folder):
+    """`(config, file name)` of a Transformer module's sentence-transformers config (`sentence_bert_config.json` or
+    an older family's name); `({}, "sentence_bert_config.json")` when it has none."""
+    for name in SENTENCE_BERT_CONFIGS:
+        config = read_json_if_present(folder, name)
+        if config:
+            return config, name
+    return {}, SENTENCE_BERT_CONFIGS[0]
+
+
 def token_limit(transformer_folder, sbert_config, sbert_config_name):
     """sentence-transformers' limit: max_seq_length, else the tokenizer's model_max_length; None when
     neither says (the model's positions then)."""
@@ -249,10 +259,7 @@ def read_sentence_transformers_folder(folder):
             if transformer_folder is not None:
                 raise ValueError(f"{where}: a second Transformer is not supported")
             transformer_folder = module_folder
-            for sbert_config_name in SENTENCE_BERT_CONFIGS:
-                sbert_config = read_json_if_present(module_folder, sbert_config_name)
-                if sbert_config:
-                    break
+            sbert_config, sbert_config_name = sentence_bert_config(module_folder)
         elif kind == "Pooling":
             if transformer_folder is None or modes is not None:
                 raise ValueError(f"{where}: Pooling must follow the Transformer, once")

@@ -26,7 +26,7 @@ import numpy as np
 from safetensors.numpy import load_file
 
 from keras_sentemb.pretrained.safetensors_header import read_safetensors_header
-from keras_sentemb.pretrained.sentence_transformers_folder import SENTENCE_BERT_CONFIGS, module_kind, token_limit
+from keras_sentemb.pretrained.sentence_transformers_folder import module_kind, sentence_bert_config, token_limit
 from keras_sentemb.utils.checked_files import read_json, read_json_if_present, read_json_object, regular_file_present
 
 SPLADE_POOLINGS = ("max", "sum")
@@ -71,14 +71,6 @@ class SparseEncoderFolder:
     similarity_fn_name: str
 
 
-def _sbert_config(folder):
-    for name in SENTENCE_BERT_CONFIGS:
-        config = read_json_if_present(folder, name)
-        if config:
-            return config, name
-    return {}, SENTENCE_BERT_CONFIGS[0]
-
-
 def _splade_route(kinds, where):
     """The SpladeRoute of [(kind, folder), (kind, folder)]: a masked-LM Transformer, then SpladePooling."""
     names = [kind for kind, _ in kinds]
@@ -88,7 +80,7 @@ def _splade_route(kinds, where):
             "SpladePooling, or a Router whose query route is SparseStaticEmbedding"
         )
     transformer_folder, pooling_folder = kinds[0][1], kinds[1][1]
-    sbert_config, sbert_config_name = _sbert_config(transformer_folder)
+    sbert_config, sbert_config_name = sentence_bert_config(transformer_folder)
     task = sbert_config.get("transformer_task", MASKED_LM_TASK if names[0] == "MLMTransformer" else None)
     if task != MASKED_LM_TASK:
         raise ValueError(

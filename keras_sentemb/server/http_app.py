@@ -380,12 +380,7 @@ async def _embed_sparse(state, request):
             f"{service.name} is not a sparse encoder: its vectors come from POST /embed or /v1/embeddings",
             "inputs",
         )
-    texts = [body.inputs] if isinstance(body.inputs, str) else body.inputs
-    _admit(state, texts, "inputs")
-    try:
-        prompt = service.side_prompt(body.side, body.prompt_name)
-    except ModelCannotServe as error:
-        raise RequestError(422, f"prompt_name: {error}", "prompt_name") from None
+    texts, prompt = _side_texts(state, body)
     if body.side == "query" and service.model.query_encoder is not None:
         entries = await run_in_threadpool(service.static_query_rows, texts, prompt, body.max_active_dims)
         return json_response(entries), len(texts), 0
@@ -394,6 +389,17 @@ async def _embed_sparse(state, request):
         await _refuse_truncated(service, texts, prompt, rows, "inputs")
     weights = await state.batcher.submit(rows.carried(), rows.tokens)
     return json_response(service.sparse_rows(weights, body.max_active_dims)), len(texts), rows.tokens
+
+
+def _side_texts(state, body):
+    """(texts, prompt) of a request with `inputs` and a `side` (/embed_sparse, /embed_all): admitted, the side's
+    prompt (the named one, else the side's own) resolved; an unknown prompt name is a 422."""
+    texts = [body.inputs] if isinstance(body.inputs, str) else body.inputs
+    _admit(state, texts, "inputs")
+    try:
+        return texts, state.service.side_prompt(body.side, body.prompt_name)
+    except ModelCannotServe as error:
+        raise RequestError(422, f"prompt_name: {error}", "prompt_name") from None
 
 
 async def _not_pooled(state, request):
@@ -413,12 +419,7 @@ async def _embed_all(state, request):
     thread; with truncate=false a text over the side's limit is a 413."""
     body = parse_body(await _read_body(request, state.settings), EmbedAllRequest)
     service = state.service
-    texts = [body.inputs] if isinstance(body.inputs, str) else body.inputs
-    _admit(state, texts, "inputs")
-    try:
-        prompt = service.side_prompt(body.side, body.prompt_name)
-    except ModelCannotServe as error:
-        raise RequestError(422, f"prompt_name: {error}", "prompt_name") from None
+    texts, prompt = _side_texts(state, body)
     if not body.truncate:
         over = await run_in_threadpool(service.sides_over_limit, texts, body.side, prompt)
         if over:

@@ -31,7 +31,6 @@ Example:
 
 import dataclasses
 import hashlib
-import json
 import math
 import os
 
@@ -40,13 +39,7 @@ import numpy as np
 from keras_sentemb.retrieval.ranked_runs import best_positive
 from keras_sentemb.utils.argument_checks import positive_int
 from keras_sentemb.utils.atomic_files import atomic_directory
-from keras_sentemb.utils.checked_files import (
-    check_listed_files,
-    read_json_object,
-    regular_file_present,
-    require_keys,
-)
-from keras_sentemb.utils.file_digests import file_sha256
+from keras_sentemb.utils.index_meta import check_index_files, read_index_meta, write_index_meta
 
 LEXICAL_FORMAT = 1
 META_FILE = "lexical.json"
@@ -239,16 +232,13 @@ class LexicalIndex:
         """Writes the index's files into the existing `folder` (not atomically: a caller staging a
         larger folder, such as an index folder, publishes it)."""
         self.retriever.save(folder, show_progress=False)
-        files = sorted(name for name in os.listdir(folder) if name != META_FILE)
         meta = {
             "format": LEXICAL_FORMAT,
             "options": self.options.to_json(),
             "documents": self.size,
             "documents_sha256": self.documents_sha256,
-            "files": {name: file_sha256(os.path.join(folder, name)) for name in files},
         }
-        with open(os.path.join(folder, META_FILE), "w", encoding="utf-8") as f:
-            json.dump(meta, f, indent=1)
+        write_index_meta(folder, META_FILE, meta, [name for name in os.listdir(folder) if name != META_FILE])
 
     @classmethod
     def load(cls, folder, documents_sha256=None):
@@ -261,28 +251,17 @@ class LexicalIndex:
                 one written (sha256), or other documents than `documents_sha256`'s.
         """
         folder = os.fspath(folder)
-        path = os.path.join(folder, META_FILE)
-        if not regular_file_present(path):
-            raise FileNotFoundError(f"{folder} is not a lexical index: no {META_FILE}")
-        meta = require_keys(
-            read_json_object(path), ["format", "options", "documents", "documents_sha256", "files"], path
-        )
-        if meta["format"] != LEXICAL_FORMAT:
-            raise ValueError(f"{path}: format {meta['format']!r}; this version reads format {LEXICAL_FORMAT}")
+        meta, path = read_index_meta(folder, META_FILE, ["options", "documents"], LEXICAL_FORMAT, "a lexical index")
         if type(meta["documents"]) is not int or meta["documents"] < 1:
             raise ValueError(f"{path}: documents={meta['documents']!r} is not a count of documents")
-        if not isinstance(meta["options"], dict) or not isinstance(meta["files"], dict):
+        if not isinstance(meta["options"], dict):
             raise ValueError(f"{path}: options and files must be JSON objects")
         try:
             options = Bm25(**meta["options"])
         except TypeError as error:
             raise ValueError(f"{path}: options {meta['options']!r}: {error}") from None
-        if documents_sha256 is not None and meta["documents_sha256"] != documents_sha256:
-            raise ValueError(
-                f"{path}: indexes other documents than these (documents_sha256 differs): "
-                "rebuild the lexical index from the documents it is searched with"
-            )
-        check_listed_files(folder, meta["files"], path)
+        hint = ": rebuild the lexical index from the documents it is searched with"
+        check_index_files(folder, meta, path, documents_sha256, hint=hint)
         try:
             retriever = _bm25s().BM25.load(folder, mmap=False, load_corpus=False)
         except (OSError, ValueError, KeyError) as error:

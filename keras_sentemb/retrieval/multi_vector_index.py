@@ -27,7 +27,6 @@ Example:
 ([[1, 0]], [[1.0, 0.0]])
 """
 
-import json
 import os
 
 import numpy as np
@@ -35,8 +34,7 @@ import numpy as np
 from keras_sentemb.retrieval.int8_vectors import Int8Vectors
 from keras_sentemb.utils.argument_checks import positive_int
 from keras_sentemb.utils.atomic_files import atomic_directory
-from keras_sentemb.utils.checked_files import check_listed_files, read_json_object, regular_file_present, require_keys
-from keras_sentemb.utils.file_digests import file_sha256
+from keras_sentemb.utils.index_meta import check_index_files, read_index_meta, write_index_meta
 from keras_sentemb.utils.maxsim import maxsim
 
 MULTI_VECTOR_FORMAT = 1
@@ -191,7 +189,6 @@ class MultiVectorIndex:
             )
         if self._faiss_index is not None:
             _faiss().write_index(self._faiss_index, os.path.join(folder, FAISS_FILE))
-        files = sorted(name for name in os.listdir(folder) if name in (VECTORS_FILE, FAISS_FILE))
         meta = {
             "format": MULTI_VECTOR_FORMAT,
             "engine": self.engine,
@@ -202,10 +199,8 @@ class MultiVectorIndex:
             "tokens": self.tokens,
             "dim": self.dim,
             "documents_sha256": self.documents_sha256,
-            "files": {name: file_sha256(os.path.join(folder, name)) for name in files},
         }
-        with open(os.path.join(folder, META_FILE), "w", encoding="utf-8") as f:
-            json.dump(meta, f, indent=1)
+        write_index_meta(folder, META_FILE, meta, (VECTORS_FILE, FAISS_FILE))
 
     @classmethod
     def load(cls, folder, documents_sha256=None):
@@ -217,24 +212,15 @@ class MultiVectorIndex:
                 (sha256), arrays of other shapes than multi_vector.json says, or other documents.
         """
         folder = os.fspath(folder)
-        path = os.path.join(folder, META_FILE)
-        if not regular_file_present(path):
-            raise FileNotFoundError(f"{folder} is not a multi-vector index: no {META_FILE}")
-        keys = ["format", "engine", "length_normalize", "faiss", "search", "documents", "tokens", "dim"]
-        meta = require_keys(read_json_object(path), [*keys, "documents_sha256", "files"], path)
-        if meta["format"] != MULTI_VECTOR_FORMAT:
-            raise ValueError(f"{path}: format {meta['format']!r}; this version reads format {MULTI_VECTOR_FORMAT}")
+        keys = ["engine", "length_normalize", "faiss", "search", "documents", "tokens", "dim"]
+        meta, path = read_index_meta(folder, META_FILE, keys, MULTI_VECTOR_FORMAT, "a multi-vector index")
         if meta["engine"] not in ENGINES:
             raise ValueError(f"{path}: engine {meta['engine']!r} is not one of {ENGINES}")
         for key in ("documents", "tokens", "dim"):
             if type(meta[key]) is not int or meta[key] < 1:
                 raise ValueError(f"{path}: {key} must be an integer ≥ 1, got {meta[key]!r}")
-        if documents_sha256 is not None and meta["documents_sha256"] != documents_sha256:
-            raise ValueError(f"{path}: indexes other documents than these (documents_sha256 differs)")
         expected = [VECTORS_FILE] + ([FAISS_FILE] if meta["engine"] == "faiss" else [])
-        if not isinstance(meta["files"], dict) or sorted(meta["files"]) != sorted(expected):
-            raise ValueError(f"{path}: files must list {expected}")
-        check_listed_files(folder, meta["files"], path)
+        check_index_files(folder, meta, path, documents_sha256, expected)
         arrays = _read_vectors(os.path.join(folder, VECTORS_FILE), meta)
         index = cls.__new__(cls)
         index.vectors = Int8Vectors(arrays["values"], arrays["minimum"], arrays["step"])

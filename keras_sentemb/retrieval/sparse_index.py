@@ -29,7 +29,6 @@ Example:
 """
 
 import contextlib
-import json
 import os
 import sys
 
@@ -39,13 +38,7 @@ import scipy.sparse
 from keras_sentemb.retrieval.ranked_runs import best_positive
 from keras_sentemb.utils.argument_checks import positive_int
 from keras_sentemb.utils.atomic_files import atomic_directory
-from keras_sentemb.utils.checked_files import (
-    check_listed_files,
-    read_json_object,
-    regular_file_present,
-    require_keys,
-)
-from keras_sentemb.utils.file_digests import file_sha256
+from keras_sentemb.utils.index_meta import check_index_files, read_index_meta, write_index_meta
 
 SPARSE_FORMAT = 1
 META_FILE = "sparse.json"
@@ -200,7 +193,6 @@ class SparseIndex:
         if self._seismic is not None:
             with _quiet_stdout():
                 self._seismic.save(os.path.join(folder, SEISMIC_STEM))
-        files = sorted(name for name in os.listdir(folder) if name in (VECTORS_FILE, SEISMIC_FILE))
         meta = {
             "format": SPARSE_FORMAT,
             "engine": self.engine,
@@ -209,10 +201,8 @@ class SparseIndex:
             "documents": len(self),
             "vocabulary": int(self.vectors.shape[1]),
             "documents_sha256": self.documents_sha256,
-            "files": {name: file_sha256(os.path.join(folder, name)) for name in files},
         }
-        with open(os.path.join(folder, META_FILE), "w", encoding="utf-8") as f:
-            json.dump(meta, f, indent=1)
+        write_index_meta(folder, META_FILE, meta, (VECTORS_FILE, SEISMIC_FILE))
 
     @classmethod
     def load(cls, folder, documents_sha256=None):
@@ -224,21 +214,12 @@ class SparseIndex:
                 (sha256), vectors of another shape than sparse.json says, or other documents.
         """
         folder = os.fspath(folder)
-        path = os.path.join(folder, META_FILE)
-        if not regular_file_present(path):
-            raise FileNotFoundError(f"{folder} is not a sparse index: no {META_FILE}")
-        keys = ["format", "engine", "seismic", "search", "documents", "vocabulary", "documents_sha256", "files"]
-        meta = require_keys(read_json_object(path), keys, path)
-        if meta["format"] != SPARSE_FORMAT:
-            raise ValueError(f"{path}: format {meta['format']!r}; this version reads format {SPARSE_FORMAT}")
+        keys = ["engine", "seismic", "search", "documents", "vocabulary"]
+        meta, path = read_index_meta(folder, META_FILE, keys, SPARSE_FORMAT, "a sparse index")
         if meta["engine"] not in ENGINES:
             raise ValueError(f"{path}: engine {meta['engine']!r} is not one of {ENGINES}")
-        if documents_sha256 is not None and meta["documents_sha256"] != documents_sha256:
-            raise ValueError(f"{path}: indexes other documents than these (documents_sha256 differs)")
         expected = [VECTORS_FILE] + ([SEISMIC_FILE] if meta["engine"] == "seismic" else [])
-        if not isinstance(meta["files"], dict) or sorted(meta["files"]) != sorted(expected):
-            raise ValueError(f"{path}: files must list {expected}")
-        check_listed_files(folder, meta["files"], path)
+        check_index_files(folder, meta, path, documents_sha256, expected)
         try:
             vectors = scipy.sparse.load_npz(os.path.join(folder, VECTORS_FILE))
         except (OSError, ValueError, KeyError) as error:

@@ -7,7 +7,7 @@ keras-sentemb index search corpus_index --query "How do I bake bread?" --rerank 
 keras-sentemb index build corpus.txt -o corpus_sparse --kind sparse --model SPLADE_FOLDER [--engine exact]
 keras-sentemb index search corpus_sparse --query "How do I bake bread?" [--exact]
 keras-sentemb index build corpus.txt -o corpus_colbert --kind multi-vector --model COLBERT_FOLDER [--engine exact]
-keras-sentemb index search corpus_colbert --query "How do I bake bread?" [--exact] [--nprobe 16]
+keras-sentemb index search corpus_colbert --query "How do I bake bread?" [--exact] [--nprobe 32]
 """
 
 import time
@@ -113,7 +113,7 @@ def add_index_parser(commands):
     lookup.add_argument(
         "--candidates-per-token",
         type=int,
-        help="multi-vector faiss index: token vectors FAISS returns a query vector (default 32)",
+        help="multi-vector faiss index: token vectors FAISS returns a query vector (default 64)",
     )
     lookup.add_argument("--ef-search", type=int, help="hnsw index: search beam (overrides the folder's)")
     lookup.add_argument(

@@ -160,30 +160,31 @@ class MultiVectorEncoder(ForgetsTracedFunctions, FamilyInference, keras.Model):
             limit = min(length or model_limit, positions)
             return min(limit, max_length) if max_length else limit
 
+        expansion_length = capped(spec.query_expansion.length) if spec.query_expansion is not None else 0
+        query_length = capped(spec.query_length) if spec.query_length or max_length else None
+        document_length = capped(spec.document_length) if spec.document_length or max_length else None
+        limit = max(capped(None), query_length or 0, document_length or 0, expansion_length)
+        tokenizer = load_tokenizer(
+            spec.transformer_folder, limit, lowercase=spec.do_lower_case, special_tokens=to_register
+        )
         expansion = None
         if spec.query_expansion is not None:
-            tokenizer_probe = load_tokenizer(spec.transformer_folder, model_limit, lowercase=spec.do_lower_case)
-            token = spec.query_expansion.token or getattr(tokenizer_probe, "mask_token", None)
+            token = spec.query_expansion.token or getattr(tokenizer, "mask_token", None)
             if token not in ids:
                 raise ValueError(
                     f"{spec.root}: the query expansion token {token!r} is not a token of the vocabulary "
                     f"({spec.transformer_folder})"
                 )
-            length = capped(spec.query_expansion.length)
+            if tokenizer.padding_side != "right":
+                raise ValueError(
+                    f"{spec.root}: query expansion with a tokenizer that pads on the left is not supported"
+                )
             expansion = {
                 "strategy": spec.query_expansion.strategy,
                 "attend": spec.query_expansion.attend,
                 "token_id": ids[token],
-                "length": length,
+                "length": expansion_length,
             }
-        query_length = capped(spec.query_length) if spec.query_length or max_length else None
-        document_length = capped(spec.document_length) if spec.document_length or max_length else None
-        limit = max(capped(None), query_length or 0, document_length or 0, expansion["length"] if expansion else 0)
-        tokenizer = load_tokenizer(
-            spec.transformer_folder, limit, lowercase=spec.do_lower_case, special_tokens=to_register
-        )
-        if expansion is not None and tokenizer.padding_side != "right":
-            raise ValueError(f"{spec.root}: query expansion with a tokenizer that pads on the left is not supported")
         width = backbone.hidden_dim
         dense_layers = []
         for module in spec.dense:
@@ -560,6 +561,12 @@ def _limit(value, name):
     return int(value)
 
 
+def _token_id(value):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"query_expansion token_id must be an int ≥ 0, got {value!r}")
+    return int(value)
+
+
 def _expansion(value):
     if value is None:
         return None
@@ -571,6 +578,6 @@ def _expansion(value):
     return {
         "strategy": value["strategy"],
         "attend": value["attend"],
-        "token_id": _limit(value["token_id"] + 1, "query_expansion token_id") - 1,
+        "token_id": _token_id(value["token_id"]),
         "length": _limit(value["length"], "query_expansion length"),
     }

@@ -235,9 +235,7 @@ class MultiVectorIndex:
         """
         folder = os.fspath(folder)
         keys = ["engine", "length_normalize", "faiss", "search", "documents", "tokens", "dim"]
-        meta, path = read_index_meta(folder, META_FILE, keys, MULTI_VECTOR_FORMAT, "a multi-vector index")
-        if meta["engine"] not in ENGINES:
-            raise ValueError(f"{path}: engine {meta['engine']!r} is not one of {ENGINES}")
+        meta, path = read_index_meta(folder, META_FILE, keys, MULTI_VECTOR_FORMAT, "a multi-vector index", ENGINES)
         for key in ("documents", "tokens", "dim"):
             if type(meta[key]) is not int or meta[key] < 1:
                 raise ValueError(f"{path}: {key} must be an integer ≥ 1, got {meta[key]!r}")

@@ -215,9 +215,7 @@ class SparseIndex:
         """
         folder = os.fspath(folder)
         keys = ["engine", "seismic", "search", "documents", "vocabulary"]
-        meta, path = read_index_meta(folder, META_FILE, keys, SPARSE_FORMAT, "a sparse index")
-        if meta["engine"] not in ENGINES:
-            raise ValueError(f"{path}: engine {meta['engine']!r} is not one of {ENGINES}")
+        meta, path = read_index_meta(folder, META_FILE, keys, SPARSE_FORMAT, "a sparse index", ENGINES)
         expected = [VECTORS_FILE] + ([SEISMIC_FILE] if meta["engine"] == "seismic" else [])
         check_index_files(folder, meta, path, documents_sha256, expected)
         try:

@@ -17,15 +17,18 @@ def write_index_meta(folder, meta_file, meta, names):
         json.dump(meta, f, indent=1)
 
 
-def read_index_meta(folder, meta_file, keys, version, what):
-    """`(meta, path)` of `folder/meta_file`: it holds `keys` and "documents_sha256", "files" (a JSON object) and is of
-    format `version`. FileNotFoundError without the file ("… is not `what`"); ValueError naming the file otherwise."""
+def read_index_meta(folder, meta_file, keys, version, what, engines=None):
+    """`(meta, path)` of `folder/meta_file`: it holds `keys` and "documents_sha256", "files" (a JSON object), is of
+    format `version` and, with `engines`, its "engine" is one of them. FileNotFoundError without the file ("… is not
+    `what`"); ValueError naming the file otherwise."""
     path = os.path.join(os.fspath(folder), meta_file)
     if not regular_file_present(path):
         raise FileNotFoundError(f"{folder} is not {what}: no {meta_file}")
     meta = require_keys(read_json_object(path), ["format", *keys, "documents_sha256", "files"], path)
     if meta["format"] != version:
         raise ValueError(f"{path}: format {meta['format']!r}; this version reads format {version}")
+    if engines is not None and meta.get("engine") not in engines:
+        raise ValueError(f"{path}: engine {meta.get('engine')!r} is not one of {engines}")
     if not isinstance(meta["files"], dict):
         raise ValueError(f"{path}: files must be a JSON object")
     return meta, path

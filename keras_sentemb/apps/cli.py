@@ -33,7 +33,11 @@ from keras_sentemb.export.litert_export import written_by_export_litert
 from keras_sentemb.export.openvino_export import OPENVINO_KIND
 from keras_sentemb.export.serving_export import SAVED_MODEL_KIND
 from keras_sentemb.models.hashed_encoder import HashedEncoder
+from keras_sentemb.models.multi_vector_encoder import MultiVectorEncoder
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
+from keras_sentemb.models.sparse_encoder import SparseEncoder
+from keras_sentemb.pretrained.multi_vector_folder import is_multi_vector_folder
+from keras_sentemb.pretrained.sparse_encoder_folder import is_sparse_encoder_folder
 from keras_sentemb.retrieval.binary_index import BinaryIndex
 from keras_sentemb.retrieval.run_fusion import ConvexFusion
 from keras_sentemb.retrieval.semantic_search import semantic_search
@@ -43,7 +47,7 @@ from keras_sentemb.utils.atomic_files import save_npy_atomic
 from keras_sentemb.utils.checked_files import load_npy, read_json
 from keras_sentemb.utils.command_errors import OneLineErrorParser, UsageError, run_command
 from keras_sentemb.utils.output_targets import check_output_file, check_output_folder
-from keras_sentemb.zoo.loading import load_any_encoder, load_cross_encoder, load_sentence_encoder
+from keras_sentemb.zoo.loading import load_any_encoder, load_cross_encoder, load_sentence_encoder, load_served_model
 
 
 def _add_model_arguments(parser):
@@ -677,7 +681,7 @@ def _export_bundle(args):
             target, SAVED_MODEL_KIND, args.overwrite, [spec for spec in args.targets if ":" not in spec]
         )
     models = {
-        name: zoo.load(spec[len("zoo:") :]) if spec.startswith("zoo:") else load_any_encoder(spec)
+        name: zoo.load(spec[len("zoo:") :]) if spec.startswith("zoo:") else load_served_model(spec)
         for name, spec in zip(names, args.targets)
     }
     config = export_serving_bundle(models, args.serving, version=args.version, overwrite=args.overwrite)
@@ -715,6 +719,11 @@ def _export(args):
         return
     if args.backend != "openvino" and (args.precision != "float32" or args.calibration):
         raise ValueError("--precision bfloat16/int8 and --calibration need --backend openvino")
+    if args.backend == "tensorflow" and is_folder_of_another_model_type(args.model):
+        model = load_served_model(args.model, dtype=args.dtype)
+        folder = export_saved_model(model, args.path, version=args.version, overwrite=args.overwrite)
+        print(f"exported {model.name} to {folder} (signatures: {MODEL_TYPE_SIGNATURES[type(model)]})")
+        return
     encoder = load_sentence_encoder(args.model, dtype=args.dtype)
     if args.backend == "openvino":
         folder = export_openvino(
@@ -729,6 +738,18 @@ def _export(args):
         return
     folder = export_saved_model(encoder, args.path, version=args.version, overwrite=args.overwrite)
     print(f"exported {encoder.name} to {folder} (signature serving_default: texts -> embedding)")
+
+
+# the signatures export_saved_model writes for the model types whose folders `export --model` also takes
+MODEL_TYPE_SIGNATURES = {
+    SparseEncoder: "serving_default: texts -> indices, values (documents)",
+    MultiVectorEncoder: "query, document = serving_default: texts -> vectors, token_counts",
+}
+
+
+def is_folder_of_another_model_type(path):
+    """Whether `path` is a sentence-transformers SparseEncoder or MultiVectorEncoder / PyLate folder."""
+    return os.path.isdir(path) and (is_sparse_encoder_folder(path) or is_multi_vector_folder(path))
 
 
 def _check_export_target(args):

@@ -9,7 +9,7 @@ import keras
 import numpy as np
 
 from keras_sentemb.chunking.chunking import Chunking
-from keras_sentemb.export.multi_vector_export import export_multi_vector_encoder
+from keras_sentemb.export.multi_vector_export import BOTH_SIDES, export_multi_vector_encoder
 from keras_sentemb.export.pair_model_export import export_cross_encoder, export_dse
 from keras_sentemb.export.serving_export import export_for_serving
 from keras_sentemb.export.sparse_model_export import export_sparse_encoder
@@ -34,6 +34,7 @@ def export_saved_model(
     truncate_dim: int | None = None,
     code_bits: int | None = None,
     chunking: Chunking | None = None,
+    side: str | None = None,
 ) -> str:
     """Writes `model` as a SavedModel at `path/<version>/` (atomically); returns that folder.
 
@@ -45,7 +46,7 @@ def export_saved_model(
     | CrossEncoder                            | `serving_default(texts_a, texts_b)` → `{"scores"}`   |
     | DSE                                     | `serving_default(texts)` → ψ; `score(texts_a, texts_b)` |
     | SparseEncoder (SPLADE)                  | `serving_default(texts)` → `{"indices", "values"}` (documents' side; `export_sparse_encoder`) |
-    | MultiVectorEncoder (ColBERT)            | `serving_default(texts)` → `{"vectors", "token_counts"}` (documents' side; `export_multi_vector_encoder`) |
+    | MultiVectorEncoder (ColBERT)            | `query(texts)`, `document(texts)` = `serving_default` → `{"vectors", "token_counts"}` (`export_multi_vector_encoder`) |
 
     This is not `keras.Model.export`, which every model keeps with its Keras contract (token
     id tensors in): this one puts the tokenizer into the graph, so TF Serving, tensorflow-hub
@@ -79,6 +80,9 @@ def export_saved_model(
             "document", "start", "end"}` (int64 [C]: each window's text row and word-piece span),
             equal to `encode(texts, chunking=Chunking(..., pooling=None))`: TF Serving users get
             long documents whole.
+        side: a MultiVectorEncoder: "both" (the default: `query` and `document` signatures), "query" or
+            "document" (that side alone, as `serving_default`); a SparseEncoder: "document" (the default) or
+            "query".
 
     Example:
     (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
@@ -91,7 +95,15 @@ def export_saved_model(
             raise ValueError("a SparseEncoder's SavedModel takes no code table, chunking or truncation")
         options = {} if chunk_size is None else {"chunk_size": chunk_size}
         return export_sparse_encoder(
-            model, path, version=version, overwrite=overwrite, prompt_name=prompt_name, prompt=prompt, **options
+            model,
+            path,
+            version=version,
+            overwrite=overwrite,
+            side=side or "document",
+            prompt_name=prompt_name,
+            prompt=prompt,
+            warmup_name=warmup_name,
+            **options,
         )
     if isinstance(model, MultiVectorEncoder):
         if any(option is not None for option in (code_table, code_ids, truncate_dim, code_bits, chunking, chunk_size)):
@@ -99,8 +111,17 @@ def export_saved_model(
                 "a MultiVectorEncoder's SavedModel takes no code table, chunking, chunk size or truncation"
             )
         return export_multi_vector_encoder(
-            model, path, version=version, overwrite=overwrite, prompt_name=prompt_name, prompt=prompt
+            model,
+            path,
+            version=version,
+            overwrite=overwrite,
+            side=side or BOTH_SIDES,
+            prompt_name=prompt_name,
+            prompt=prompt,
+            warmup_name=warmup_name,
         )
+    if side is not None:
+        raise ValueError(f"side is for a MultiVectorEncoder or a SparseEncoder, not a {type(model).__name__}")
     if code_table is not None and not isinstance(model, HashedEncoder):
         raise TypeError(f"code_table is for a HashedEncoder, not a {type(model).__name__}")
     if chunk_size is not None and isinstance(model, (CrossEncoder, DSE)):

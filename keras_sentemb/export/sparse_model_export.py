@@ -167,11 +167,12 @@ def export_sparse_encoder(
     prompt=None,
     max_active_dims=None,
     chunk_size=32,
+    warmup_name=None,
 ):
     """Writes the SPLADE side of a `SparseEncoder` as a SavedModel at `path/<version>/` (atomically); returns it.
     `side` picks the prompt as `encode_query` / `encode_document` do (or `prompt_name` / `prompt`);
     `max_active_dims` caps k (default the model's own); a request runs `chunk_size` texts at a time
-    (`SparseEncoderModule`)."""
+    (`SparseEncoderModule`). `warmup_name` also writes a TF Serving warmup request for that served model name."""
     if model.tokenizer is None:
         raise ValueError(f"{model.name} has no tokenizer, so it cannot take raw strings.")
     if side == "query" and model.query_encoder is not None:
@@ -179,7 +180,7 @@ def export_sparse_encoder(
     module = SparseEncoderModule(
         model, side_prompt(model, side, prompt_name, prompt), max_active_dims or model.max_active_dims, chunk_size
     )
-    return save_module(module, {"serving_default": module.serve}, path, version, overwrite, None)
+    return save_module(module, {"serving_default": module.serve}, path, version, overwrite, warmup_name)
 
 
 def export_static_query_encoder(model, path, version=1, overwrite=False, prompt_name=None, prompt=None):

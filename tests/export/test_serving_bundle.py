@@ -21,9 +21,10 @@ from keras_sentemb.apps.cli import main
 from keras_sentemb.export import export_serving_bundle, read_warmup_requests
 from keras_sentemb.export.serving_warmup import WARMUP_FILE, WARMUP_K, WARMUP_TEXTS
 from keras_sentemb.layers import SemanticHashing
-from keras_sentemb.models import HashedEncoder
+from keras_sentemb.models import HashedEncoder, MultiVectorEncoder, SparseEncoder
 from keras_sentemb.retrieval import BinaryIndex
 from tests.conftest import make_tiny_cross_encoder, make_tiny_encoder
+from tests.fixture_folders import MULTI_VECTOR_FOLDERS, SPARSE_FOLDERS
 from tests.models.test_bilstm_sra import tiny_sra
 from tests.models.test_dse import make_dse
 from tests.models.test_inferlite import tiny_inferlite
@@ -149,9 +150,9 @@ def test_pair_and_word_models_in_a_bundle_replay_their_warmups_like_the_python_a
     np.testing.assert_allclose(inferlite["embedding"], word_models["inferlite"].encode(texts), atol=1e-5)
 
 
-def rest_bodies():
-    """The REST request bodies of docs/serving.md (```json blocks that follow a `POST` line)."""
-    text = open(os.path.join(REPO, "docs", "serving.md"), encoding="utf-8").read()
+def rest_bodies(page="serving.md"):
+    """The REST request bodies of a page of docs/ (```json blocks that follow a `POST` line)."""
+    text = open(os.path.join(REPO, "docs", page), encoding="utf-8").read()
     return [
         (model, json.loads(body))
         for model, body in re.findall(r"POST /v1/models/([a-z0-9._-]+):predict[^\n]*\n\s*```json\n(.*?)```", text, re.S)
@@ -191,3 +192,38 @@ def test_the_command_line_writes_a_bundle(tmp_path, capsys):
     assert (tmp_path / "serving" / "models.config").is_file()
     assert main(["export", str(tmp_path / "a"), str(tmp_path / "b")]) == 2
     assert "use --serving DIR" in capsys.readouterr().err
+
+
+def test_colbert_and_splade_models_in_a_bundle_replay_their_warmups_like_the_python_api(tmp_path):
+    """A ColBERT entry serves both sides under one name (`query`, `document` = `serving_default`), a SPLADE entry
+    its documents' side; each warmup request answers as `encode_query` / `encode_document`."""
+    colbert = MultiVectorEncoder.from_pretrained(os.path.join(MULTI_VECTOR_FOLDERS, "bert_colbert"))
+    splade = SparseEncoder.from_pretrained(os.path.join(SPARSE_FOLDERS, "bert_splade_max"))
+    export_serving_bundle({"colbert": colbert, "splade": splade}, tmp_path, version=1)
+    calls, answers = replay_warmups([tmp_path / "colbert" / "1", tmp_path / "splade" / "1"])
+    served = [(os.path.basename(os.path.dirname(folder)), signature) for folder, signature, _ in calls]
+    assert served == [
+        ("colbert", "document"),
+        ("colbert", "query"),
+        ("colbert", "serving_default"),
+        ("splade", "serving_default"),
+    ]
+    texts = list(WARMUP_TEXTS)
+    expected = {"document": colbert.encode_document(texts), "query": colbert.encode_query(texts)}
+    expected["serving_default"] = expected["document"]
+    for (_, signature), answer in zip(served[:3], answers[:3]):
+        vectors, counts = np.array(answer["vectors"], np.float32), answer["token_counts"]
+        assert counts == [len(rows) for rows in expected[signature]], signature
+        for row, count, rows in zip(vectors, counts, expected[signature]):
+            np.testing.assert_allclose(row[:count], rows, atol=1e-5, err_msg=signature)
+    ((model, body),) = rest_bodies("late_interaction.md")
+    function = tf.saved_model.load(str(tmp_path / model / "1")).signatures[body["signature_name"]]
+    outputs = function(**rest_to_inputs(body, function))
+    rows = [v[:n] for v, n in zip(outputs["vectors"].numpy(), outputs["token_counts"].numpy())]
+    np.testing.assert_allclose(np.concatenate(rows), np.concatenate(colbert.encode_query(body["instances"])), atol=1e-5)
+    sparse = splade.encode_document(texts).toarray()
+    indices, values = np.array(answers[3]["indices"]), np.array(answers[3]["values"], np.float32)
+    served_rows = np.zeros_like(sparse)
+    for row, (ids, weights) in enumerate(zip(indices, values)):
+        served_rows[row, ids[ids >= 0]] = weights[ids >= 0]
+    np.testing.assert_allclose(served_rows, sparse, atol=1e-5)

@@ -214,8 +214,10 @@ class _Stages:
         engine=None,
         multi_vector=None,
         multi_vector_engine="exact",
+        multi_vector_options=((), ()),
     ):
         self.encoder, self.collection, self.top_k = encoder, collection, top_k
+        self.multi_vector_query_options, multi_vector_document_options = (dict(o) for o in multi_vector_options)
         self.batch_size, self.progress, self.options = batch_size, progress, options
         self.seconds_of, self.bytes_per_document = {}, {}
         self.document_vectors = self.index = self.sparse_index = None
@@ -235,7 +237,9 @@ class _Stages:
             self.multi_vector_index = self.timed(
                 "documents multi-vector",
                 lambda: MultiVectorIndex(
-                    multi_vector.encode_document(collection.documents, batch_size=batch_size, progress=progress),
+                    multi_vector.encode_document(
+                        collection.documents, batch_size=batch_size, progress=progress, **multi_vector_document_options
+                    ),
                     engine=multi_vector_engine,
                     length_normalize=multi_vector.similarity_fn_name == "meanmaxsim",
                 ),
@@ -303,7 +307,10 @@ class _Stages:
 
             def multi_vector():
                 vectors = self.multi_vector.encode_query(
-                    queries.queries, batch_size=self.batch_size, progress=self.progress
+                    queries.queries,
+                    batch_size=self.batch_size,
+                    progress=self.progress,
+                    **self.multi_vector_query_options,
                 )
                 ids, scores = self.multi_vector_index.search(vectors, self.top_k)
                 return run_of(queries.query_ids, queries.document_ids, ids, scores)
@@ -332,6 +339,7 @@ def evaluate_beir(
     sparse_engine="exact",
     multi_vector=None,
     multi_vector_engine="exact",
+    multi_vector_options=None,
 ):
     """Measures `encoder`, BM25, a sparse encoder, a multi-vector encoder, or their hybrid on a BEIR collection (a folder, read by
     `read_beir_folder`, or a `BeirCollection`): see the module docstring.
@@ -368,6 +376,10 @@ def evaluate_beir(
         multi_vector: a `MultiVectorEncoder` (ColBERT) beside the others: the "multi-vector" stage (and its part of
             the hybrid); a `MultiVectorEncoder` given as `encoder` is this.
         multi_vector_engine: "exact" (default: MaxSim over every document) or "faiss" (`retrieval.MultiVectorIndex`).
+        multi_vector_options: more keyword arguments for the multi-vector encoder's documents (for example
+            `{"chunking": Chunking(size=256, overlap=32)}`: a long document's windows' token vectors joined, so MaxSim
+            reads all of it; `{"backend": "openvino"}`). A `MultiVectorEncoder` given as `encoder` takes
+            `encode_options` (both sides) and `document_options` (its documents) as a dense one does.
         codes: `CodeSearch`es (or one) of a `HashedEncoder`'s binary codes, each a stage of its
             own named `str(search)` ("codes 64", "codes 512 + float@100"; `code_retrieval`), beside
             the dense stage of its float vectors.
@@ -385,14 +397,23 @@ def evaluate_beir(
         if sparse is not None:
             raise ValueError("a SparseEncoder as encoder, and sparse= too: give the dense encoder as encoder")
         encoder, sparse = None, encoder
+    multi_vector_query_options, multi_vector_document_options = {}, dict(multi_vector_options or {})
     if isinstance(encoder, MultiVectorEncoder):
         if multi_vector is not None:
             raise ValueError("a MultiVectorEncoder as encoder, and multi_vector= too: give one of them")
         encoder, multi_vector = None, encoder
+        multi_vector_query_options = dict(encode_options or {})
+        multi_vector_document_options = {
+            **multi_vector_query_options,
+            **dict(document_options or {}),
+            **multi_vector_document_options,
+        }
     if sparse is not None and not isinstance(sparse, SparseEncoder):
         raise TypeError(f"sparse must be a SparseEncoder, got {type(sparse).__name__}")
     if multi_vector is not None and not isinstance(multi_vector, MultiVectorEncoder):
         raise TypeError(f"multi_vector must be a MultiVectorEncoder, got {type(multi_vector).__name__}")
+    if multi_vector_options and multi_vector is None:
+        raise ValueError("multi_vector_options are for a multi-vector encoder, and none is given")
     if encoder is None and bm25 is None and sparse is None and multi_vector is None:
         raise ValueError(
             "nothing to evaluate: give an encoder, lexical=True (BM25), a sparse or multi-vector encoder, or several"
@@ -430,6 +451,7 @@ def evaluate_beir(
         sparse_engine,
         multi_vector,
         multi_vector_engine,
+        (multi_vector_query_options, multi_vector_document_options),
     )
     runs = stages.runs(collection, codes=codes)
     choice = {}

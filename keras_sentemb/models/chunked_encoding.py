@@ -57,13 +57,10 @@ def _character_span(spans, start, end):
     return (int(spans[start, 0]), int(spans[end - 1, 1])) if end > start else (0, 0)
 
 
-def encode_chunked(encoder, texts, prompt, chunking, batch_size, progress, runtime):
-    """`ChunkedEmbeddings` of `texts` (a list of str) by `encoder` (see the module docstring):
-    raw model outputs, before `encode`'s truncation and normalisation."""
-    limit = encoder.tokenizer.content_limit
-    pieces = prompted_pieces(encoder.tokenizer, texts, prompt)
-    if chunking.late:
-        return _late_chunks(encoder, texts, pieces, chunking, batch_size, progress)
+def window_rows(texts, pieces, chunking, limit):
+    """Naive chunking's inputs: `(rows, document, starts, ends, windows)`, a window each — its content ids
+    (the prompt's ids, then the window's pieces; int32), its text's index, its character span and its word-piece
+    span — for `texts` and their `prompted_pieces`, each window at most `limit` content ids with the prompt."""
     rows, document, starts, ends, windows = [], [], [], [], []
     for index, (text, (prompt_ids, ids, spans)) in enumerate(zip(texts, pieces)):
         size = chunking.window_size(limit - len(prompt_ids), prompt_pieces=len(prompt_ids))
@@ -74,6 +71,16 @@ def encode_chunked(encoder, texts, prompt, chunking, batch_size, progress, runti
             starts.append(first)
             ends.append(last)
             windows.append((start, end))
+    return rows, document, starts, ends, windows
+
+
+def encode_chunked(encoder, texts, prompt, chunking, batch_size, progress, runtime):
+    """`ChunkedEmbeddings` of `texts` (a list of str) by `encoder` (see the module docstring):
+    raw model outputs, before `encode`'s truncation and normalisation."""
+    pieces = prompted_pieces(encoder.tokenizer, texts, prompt)
+    if chunking.late:
+        return _late_chunks(encoder, texts, pieces, chunking, batch_size, progress)
+    rows, document, starts, ends, windows = window_rows(texts, pieces, chunking, encoder.tokenizer.content_limit)
     vectors = encoder.predict_rows(rows, batch_size, progress, unit="chunk", desc="encode chunks", runtime=runtime)
     return _chunked(vectors, document, starts, ends, windows, encoder.embedding_dim)
 

@@ -11,11 +11,13 @@ import numpy as np
 import tensorflow as tf
 from tqdm.auto import tqdm
 
+from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.data.length_buckets import length_buckets, plan_batches
 from keras_sentemb.data.prompts import document_prompt, query_prompt, resolve_prompt
 from keras_sentemb.data.text_inputs import validate_texts
 from keras_sentemb.families.token_layouts import FlatTokens, PaddedTokens
 from keras_sentemb.layers.dense_modules import apply_dense_modules
+from keras_sentemb.models.chunked_encoding import prompted_pieces, window_rows
 from keras_sentemb.models.family_inference import FamilyInference
 from keras_sentemb.models.weight_change_hooks import ForgetsTracedFunctions
 from keras_sentemb.pretrained.checkpoint_tensors import CheckpointTensors
@@ -461,6 +463,7 @@ class MultiVectorEncoder(ForgetsTracedFunctions, FamilyInference, keras.Model):
         prompt: str | None = None,
         backend: str | None = None,
         precision: str = "float32",
+        chunking: Chunking | None = None,
     ) -> list[np.ndarray]:
         """Token vectors of raw texts: a list (input order) of float32 [scored tokens, dim] arrays; one `str` gives
         one array. `task` "query" / "document" sets that side's limit, filler and skip-list (`encode_query` /
@@ -469,21 +472,66 @@ class MultiVectorEncoder(ForgetsTracedFunctions, FamilyInference, keras.Model):
         smallest bucket that holds them. `backend` / `precision`: `inference_runtime`'s (TensorFlow float32 by
         default; OpenVINO float32 or bfloat16).
 
+        `chunking` (documents; a `keras_sentemb.chunking.Chunking` of naive windows) keeps a document longer than
+        the side's limit whole: its word pieces are cut into windows (`size`, `overlap`, `sentences`), each
+        window encoded as a document of its own (the prompt in front), and the document's vectors are its windows'
+        vectors in order, so MaxSim reads every part of it:
+
+            score(q, d) = Σ_i max_{w ∈ windows(d)} max_{j ∈ w} q_i · d_j
+
+        A document that fits in one window gets exactly its vectors without chunking. `pooling` (one vector
+        from a document's chunks) and `late` chunking are for single-vector models and must stay at their
+        defaults.
+
         Raises:
             TypeError / ValueError: texts that are not strings (index named), a `batch_size` that is not a positive
-                int, an unknown task or prompt name.
+                int, an unknown task or prompt name, chunking of queries or with `pooling` / `late` set.
         """
         if task not in TASKS:
             raise ValueError(f"task {task!r} is not one of None, 'query', 'document'")
         batch_size = check_batch_size(batch_size)
+        chunking = self._check_chunking(chunking, task)
         utf8_texts, single = validate_texts(texts)
         prompt = resolve_prompt(self.prompts, self.default_prompt_name, prompt_name, prompt)
+        runtime = self.inference_runtime(backend, precision)
+        if chunking is not None:
+            vectors = self._encode_windows(utf8_texts, prompt, chunking, task, batch_size, progress, runtime)
+            return vectors[0] if single else vectors
         if prompt:
             utf8_texts = [prompt.encode("utf-8") + text for text in utf8_texts]
-        runtime = self.inference_runtime(backend, precision)
         rows = self._require_tokenizer().content_id_rows(utf8_texts) if utf8_texts else []
         vectors = self._run(rows, task, batch_size, progress, runtime)
         return vectors[0] if single else vectors
+
+    @staticmethod
+    def _check_chunking(chunking, task):
+        if chunking is None:
+            return None
+        if isinstance(chunking, dict):
+            chunking = Chunking(**chunking)
+        if not isinstance(chunking, Chunking):
+            raise TypeError(f"chunking must be a Chunking (or its keyword dict), got {type(chunking).__name__}")
+        if task == "query":
+            raise ValueError("queries are not chunked: a query keeps the side's limit (and its fillers)")
+        if chunking.late or chunking.pooling != Chunking.pooling:
+            raise ValueError(
+                "a multi-vector document keeps its windows' token vectors (joined, in order): Chunking's pooling and "
+                f"late chunking are for single-vector models, got pooling={chunking.pooling!r}, late={chunking.late}"
+            )
+        return chunking
+
+    def _encode_windows(self, utf8_texts, prompt, chunking, task, batch_size, progress, runtime):
+        """Each text's token vectors, its naive chunking windows' vectors joined in order (see `encode`)."""
+        tokenizer = self._require_tokenizer()
+        texts = [text.decode("utf-8") for text in utf8_texts]
+        pieces = prompted_pieces(tokenizer, texts, prompt)
+        limit = self.token_limit(task) - tokenizer.special_token_count
+        rows, document, *_ = window_rows(texts, pieces, chunking, limit)
+        windows = self._run(rows, task, batch_size, progress, runtime)
+        joined = [[] for _ in texts]
+        for index, vectors in zip(document, windows):
+            joined[index].append(vectors)
+        return [np.concatenate(parts, axis=0) for parts in joined]
 
     def encode_query(self, texts: Texts, prompt_name=None, prompt=None, **kwargs) -> list[np.ndarray]:
         """`encode` of search queries: the "query" prompt (the query marker) unless one is given."""

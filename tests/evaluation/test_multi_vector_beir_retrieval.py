@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from keras_sentemb.chunking import Chunking
 from keras_sentemb.data.beir_folder import read_beir_folder
 from keras_sentemb.evaluation.beir_retrieval import evaluate_beir, measure_run
 from keras_sentemb.evaluation.trec_measures import mean_measures
@@ -54,7 +55,26 @@ def test_it_fuses_with_the_other_runs(colbert):
     assert any("min-max" in name for name in two.fusion_choice)  # MaxSim has no floor: min-max a query
 
 
+def test_chunking_options_reach_the_documents_encoding(colbert):
+    """A chunked document keeps its windows' vectors: more of a long document is stored and scored."""
+    chunking = Chunking(size=6, overlap=2)
+    test = read_beir_folder(TINY)
+    chunked = colbert.encode_document(test.documents, chunking=chunking)
+    assert sum(map(len, chunked)) > sum(map(len, colbert.encode_document(test.documents)))
+    index = MultiVectorIndex(chunked)
+    ids, scores = index.search(colbert.encode_query(test.queries), 1000)
+    expected = mean_measures(measure_run(run_of(test.query_ids, test.document_ids, ids, scores), test.qrels))
+    beside = evaluate_beir(None, TINY, multi_vector=colbert, multi_vector_options={"chunking": chunking})
+    alone = evaluate_beir(colbert, TINY, document_options={"chunking": chunking})
+    assert beside.metrics == pytest.approx(expected) and alone.metrics == pytest.approx(expected)
+    assert beside.bytes_per_document["multi-vector"] == pytest.approx(index.bytes_per_document)
+
+
 def test_what_it_refuses(colbert):
+    with pytest.raises(ValueError, match="multi_vector_options are for a multi-vector encoder"):
+        evaluate_beir(CharacterTrigramEncoder(), TINY, multi_vector_options={"chunking": Chunking()})
+    with pytest.raises(ValueError, match="queries are not chunked"):
+        evaluate_beir(colbert, TINY, encode_options={"chunking": Chunking()})
     with pytest.raises(ValueError, match="and multi_vector= too"):
         evaluate_beir(colbert, TINY, multi_vector=colbert)
     with pytest.raises(TypeError, match="multi_vector must be a MultiVectorEncoder"):

@@ -7,6 +7,7 @@ import os
 import numpy as np
 import pytest
 
+from keras_sentemb.chunking import Chunking
 from keras_sentemb.models import MultiVectorEncoder
 from keras_sentemb.utils.maxsim import maxsim
 from tests.fixture_folders import (
@@ -101,11 +102,29 @@ def test_encode_takes_one_text_a_list_or_nothing(colbert):
         (lambda m: m.encode_document(["a"], batch_size=0), ValueError),
         (lambda m: m.encode(["a"], task="passage"), ValueError),
         (lambda m: m.encode_query(["a"], prompt_name="nope"), ValueError),
+        (lambda m: m.encode_query(["a"], chunking=Chunking()), ValueError),
+        (lambda m: m.encode_document(["a"], chunking=Chunking(pooling=None)), ValueError),
+        (lambda m: m.encode_document(["a"], chunking=Chunking(late=True)), ValueError),
+        (lambda m: m.encode_document(["a"], chunking=128), TypeError),
+        (lambda m: m.encode_document(["a"], chunking={"size": 0}), ValueError),
     ],
 )
 def test_bad_arguments_are_refused(colbert, call, error):
     with pytest.raises(error):
         call(colbert)
+
+
+LONG_DOCUMENT = " ".join(["the cat sat on the mat . a dog ran fast !"] * 12)
+
+
+def test_a_chunked_document_keeps_every_windows_vectors_in_order(colbert):
+    plain = colbert.encode_document(["a short one .", LONG_DOCUMENT])
+    whole = colbert.encode_document(["a short one .", LONG_DOCUMENT], chunking=Chunking())
+    np.testing.assert_array_equal(whole[0], plain[0])  # one window: the vectors without chunking
+    assert len(whole[1]) > 4 * len(plain[1])  # every window's, not the first window's alone
+    np.testing.assert_allclose(whole[1][: len(plain[1])], plain[1], atol=1e-6)  # the first window is the cut one
+    overlapping = colbert.encode_document(LONG_DOCUMENT, chunking=Chunking(size=16, overlap=4))
+    assert len(overlapping) > len(whole[1])  # shared pieces are encoded in both windows
 
 
 def test_batches_of_any_size_give_the_same_vectors(colbert):

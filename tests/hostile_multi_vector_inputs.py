@@ -2,7 +2,7 @@
 run by tests/apps/test_hostile_multi_vector.py in-process and by benchmarks/hostile_inputs.py each in its own process.
 
 A ColBERT folder that is not what it says (a projection that does not take the hidden size, a query length of 0 or
-10^9, markers missing from the vocabulary), a corrupted multi-vector index folder, an empty document, options of the
+10^9, markers missing from the vocabulary), indexed or exported (alone or in a TF Serving bundle), a corrupted multi-vector index folder, an empty document, options of the
 other index kinds: one error line each, exit 2, nothing written.
 """
 
@@ -41,6 +41,19 @@ def _build_from(name, edit):
         edit(model)
         return ["index", "build", fixtures.corpus_file, "-o", os.path.join(work, "out"), "--kind", "multi-vector",
                 "--model", model]  # fmt: skip
+
+    return cli(argv)
+
+
+def _export_from(name, edit, bundle=False):
+    """`export` (or `export --serving`, beside a good ColBERT folder) of a copy of folder `name` after `edit`."""
+
+    def argv(fixtures, work):
+        model = shutil.copytree(os.path.join(MULTI_VECTOR_FOLDERS, name), os.path.join(work, "model"))
+        edit(model)
+        if bundle:
+            return ["export", "--serving", os.path.join(work, "out"), os.path.join(MULTI_VECTOR_FOLDERS, name), model]
+        return ["export", os.path.join(work, "out"), "--model", model]
 
     return cli(argv)
 
@@ -111,6 +124,20 @@ MULTI_VECTOR_ROWS = [
         "multi-vector",
         "a PyLate folder whose query marker is not in the vocabulary",
         _build_from("bert_pylate", _missing_marker),
+        r"the markers \['\[unused0\]'\] are not tokens of the vocabulary",
+        absent=("out",),
+    ),
+    Row(
+        "multi-vector",
+        "export of a ColBERT folder whose query expansion length is 10^9",
+        _export_from("bert_colbert", _expansion_length(10**9)),
+        r"query_expansion: length must be an integer in \[1, 1000000\], got 1000000000",
+        absent=("out",),
+    ),
+    Row(
+        "multi-vector",
+        "a TF Serving bundle with a PyLate folder whose query marker is not in the vocabulary",
+        _export_from("bert_pylate", _missing_marker, bundle=True),
         r"the markers \['\[unused0\]'\] are not tokens of the vocabulary",
         absent=("out",),
     ),

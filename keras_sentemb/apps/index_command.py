@@ -7,7 +7,7 @@ keras-sentemb index search corpus_index --query "How do I bake bread?" --rerank 
 keras-sentemb index build corpus.txt -o corpus_sparse --kind sparse --model SPLADE_FOLDER [--engine exact]
 keras-sentemb index search corpus_sparse --query "How do I bake bread?" [--exact]
 keras-sentemb index build corpus.txt -o corpus_colbert --kind multi-vector --model COLBERT_FOLDER [--engine exact]
-keras-sentemb index search corpus_colbert --query "How do I bake bread?" [--exact] [--nprobe 32]
+keras-sentemb index search corpus_colbert --query "How do I bake bread?" [--exact] [--nprobe 64]
 """
 
 import time

@@ -1,7 +1,8 @@
 """TF Serving's TensorFlow loads what we export: every family's raw-string SavedModel (and the SavedModel of
-each tokenizer the sentence-transformers parity test serves), the `chunks` signature and a hashed model's
-`hash`, written with our TensorFlow (2.21), are loaded in a venv with TF Serving's newest release's
-TensorFlow (2.20 + TF Text 2.20.1, `make tf-serving-venv`) and answer as `encode` / `hash` do — so that an
+each tokenizer the sentence-transformers parity test serves), the `chunks` signature, a hashed model's `hash` and a
+ColBERT model's `query` and `document` signatures, written with our TensorFlow (2.21), are loaded in a venv with TF
+Serving's newest release's TensorFlow (2.20 + TF Text 2.20.1, `make tf-serving-venv`) and answer as `encode` /
+`hash` / `encode_query` / `encode_document` do — so that an
 op newer than TF Serving's cannot slip into an export unseen. The process has TensorFlow and TF Text alone
 (no keras_sentemb to import): this is also the parity test's "strings in, `encode`'s vectors out without the
 package", on its sentences."""
@@ -18,10 +19,12 @@ from keras_sentemb.chunking import Chunking
 from keras_sentemb.export import export_saved_model
 from keras_sentemb.layers.semantic_hashing import SemanticHashing
 from keras_sentemb.models.hashed_encoder import HashedEncoder
+from keras_sentemb.models.multi_vector_encoder import MultiVectorEncoder
 from tests.conftest import make_tiny_encoder
 from tests.families.runtime_matrix import MATRIX_TEXTS
 from tests.families.shared_exports import shared_saved_model
 from tests.families.test_family_math import FOLDERS
+from tests.fixture_folders import MULTI_VECTOR_FOLDERS
 from tests.pretrained.test_sentence_transformers_parity import SENTENCES, SERVED, encoder_of
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -31,6 +34,7 @@ TF_SERVING_PYTHON = os.environ.get(
 # every family's folder of the matrix and each tokenizer the parity test serves (Metaspace, Unigram, ...)
 SAVED_MODELS = sorted(set(FOLDERS.values()) | set(SERVED))
 CHUNKING = Chunking(size=8, overlap=3, pooling=None)
+COLBERT_FOLDERS = ["bert_colbert", "modernbert_colbert"]
 LONG = " ".join(["the cat sat on the mat .", "a dog ran fast !", "hello world"] * 5)
 
 SERVE = textwrap.dedent(
@@ -72,6 +76,10 @@ def served(tmp_path_factory):
     models["hashed"] = HashedEncoder(make_tiny_encoder(seed=4), SemanticHashing(64))
     folder = export_saved_model(models["hashed"], work / "hashed")
     jobs += [("hashed", folder, "serving_default"), ("hashed-codes", folder, "hash")]
+    for name in COLBERT_FOLDERS:  # both sides of a ColBERT model in one SavedModel
+        models[name] = MultiVectorEncoder.from_pretrained(os.path.join(MULTI_VECTOR_FOLDERS, name))
+        folder = export_saved_model(models[name], work / name)
+        jobs += [(f"{name}-query", folder, "query"), (f"{name}-document", folder, "document")]
     texts = [*MATRIX_TEXTS, LONG, *SENTENCES[::7]]  # the parity test's sentences (non-ASCII among them) too
     (work / "texts.json").write_text(json.dumps(texts))
     (work / "jobs.json").write_text(json.dumps([[name, str(path), signature] for name, path, signature in jobs]))
@@ -105,6 +113,19 @@ def test_the_chunks_signature_answers_as_encode_with_chunking(served):
     expected = models["chunks"].encode(texts, chunking=CHUNKING)
     np.testing.assert_allclose(outputs["chunks/embedding"], expected.vectors, atol=1e-5)
     np.testing.assert_array_equal(outputs["chunks/document"], expected.document)
+
+
+@pytest.mark.parametrize("name", COLBERT_FOLDERS)
+def test_a_colbert_models_sides_answer_as_encode_query_and_encode_document(served, name):
+    models, texts, outputs, _ = served
+    for side, expected in (
+        ("query", models[name].encode_query(texts)),
+        ("document", models[name].encode_document(texts)),
+    ):
+        vectors, counts = outputs[f"{name}-{side}/vectors"], outputs[f"{name}-{side}/token_counts"]
+        assert counts.tolist() == [len(rows) for rows in expected], side
+        np.testing.assert_allclose(np.concatenate([v[:n] for v, n in zip(vectors, counts)]), np.concatenate(expected),
+                                   atol=1e-5, err_msg=side)  # fmt: skip
 
 
 def test_a_hashed_models_codes_are_its_hash(served):

@@ -68,6 +68,20 @@ def run_anchor(anchor_python, task, data, extra=()):
     return anchor
 
 
+def add_beir_training_arguments(parser):
+    """The options a benchmark that trains ours beside an anchor on a BEIR collection shares: the anchor venv's
+    Python, the collection, the starting model, and the run's size and hyper-parameters."""
+    parser.add_argument("--anchor-python", required=True)
+    parser.add_argument("--beir", default=os.path.join(SHARED_DATA, "beir", "nfcorpus"))
+    parser.add_argument("--model", default="minilm-l6")
+    parser.add_argument("--max-pairs", type=int, default=0, help="0: every train pair")
+    parser.add_argument("--max-length", type=int, default=256)
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--learning-rate", type=float, default=2e-5)
+    parser.add_argument("--seed", type=int, default=0)
+
+
 def run_example_streaming(script, options, label):
     """Runs `python examples/<script> <options>` with its output shown as it comes (long
     trainings show their progress); returns (its last JSON line as a dict, its output lines,

@@ -31,7 +31,7 @@ import numpy as np
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "benchmarks"))
 sys.path.insert(0, os.path.join(REPO, "examples"))
-from common import SHARED_DATA, cpu_flags, machine_description, run_example_streaming  # noqa: E402
+from common import add_beir_training_arguments, cpu_flags, machine_description, run_example_streaming  # noqa: E402
 
 ANCHOR = os.path.join(REPO, "benchmarks", "anchors", "sparse_training_anchor.py")
 
@@ -106,16 +106,8 @@ def main():
     from train_splade import HEAD_BIAS, training_pairs
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--anchor-python", required=True)
-    parser.add_argument("--beir", default=os.path.join(SHARED_DATA, "beir", "nfcorpus"))
-    parser.add_argument("--model", default="minilm-l6")
-    parser.add_argument("--max-pairs", type=int, default=0, help="0: every train pair")
-    parser.add_argument("--max-length", type=int, default=256)
-    parser.add_argument("--epochs", type=int, default=1)
-    parser.add_argument("--batch-size", type=int, default=16)
-    parser.add_argument("--learning-rate", type=float, default=2e-5)
+    add_beir_training_arguments(parser)
     parser.add_argument("--head-bias", type=float, default=HEAD_BIAS, help="both new heads' starting decoder bias")
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default=os.path.join("out", "sparse_retrieval"))
     args = parser.parse_args()
     import keras

@@ -72,6 +72,19 @@ class Chunking:
                 f"Chunking context_overlap must be below context={self.context}, got {self.context_overlap}"
             )
 
+    @classmethod
+    def of(cls, value):
+        """`value` as a `Chunking`: a `Chunking` itself, or its keyword dict; TypeError for anything else.
+
+        >>> Chunking.of({"size": 64}).size
+        64
+        """
+        if isinstance(value, dict):
+            value = cls(**value)
+        if not isinstance(value, cls):
+            raise TypeError(f"chunking must be a Chunking (or its keyword dict), got {type(value).__name__}")
+        return value
+
     def window_size(self, limit, prompt_pieces=0):
         """The chunk size in word pieces where the model takes at most `limit` content pieces after a
         prompt of `prompt_pieces` (naive chunking: `size` or the limit; `ValueError` when `size`

@@ -507,10 +507,7 @@ class MultiVectorEncoder(ForgetsTracedFunctions, FamilyInference, keras.Model):
     def _check_chunking(chunking, task):
         if chunking is None:
             return None
-        if isinstance(chunking, dict):
-            chunking = Chunking(**chunking)
-        if not isinstance(chunking, Chunking):
-            raise TypeError(f"chunking must be a Chunking (or its keyword dict), got {type(chunking).__name__}")
+        chunking = Chunking.of(chunking)
         if task == "query":
             raise ValueError("queries are not chunked: a query keeps the side's limit (and its fillers)")
         if chunking.late or chunking.pooling != Chunking.pooling:

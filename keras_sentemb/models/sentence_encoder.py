@@ -501,10 +501,7 @@ class SentenceEncoder(FamilyInference, SpecialTokenPacking, EmbeddingModel, kera
         calibration_texts,
         truncate_dim,
     ):
-        if isinstance(chunking, dict):
-            chunking = Chunking(**chunking)
-        if not isinstance(chunking, Chunking):
-            raise TypeError(f"chunking must be a Chunking (or its keyword dict), got {type(chunking).__name__}")
+        chunking = Chunking.of(chunking)
         utf8_texts, single = validate_texts(texts)
         check_batch_size(batch_size)
         truncate_dim = truncate_dim_or_none(truncate_dim, self.embedding_dim)

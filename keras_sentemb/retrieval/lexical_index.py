@@ -255,7 +255,7 @@ class LexicalIndex:
         if type(meta["documents"]) is not int or meta["documents"] < 1:
             raise ValueError(f"{path}: documents={meta['documents']!r} is not a count of documents")
         if not isinstance(meta["options"], dict):
-            raise ValueError(f"{path}: options and files must be JSON objects")
+            raise ValueError(f"{path}: options must be a JSON object")
         try:
             options = Bm25(**meta["options"])
         except TypeError as error:

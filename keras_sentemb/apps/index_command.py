@@ -113,7 +113,8 @@ def add_index_parser(commands):
     lookup.add_argument(
         "--candidates-per-token",
         type=int,
-        help="multi-vector faiss index: token vectors FAISS returns a query vector (default 64)",
+        help="multi-vector faiss index: token vectors FAISS returns a query vector (overrides the folder's; "
+        f"{FAISS_SEARCH['candidates_per_token']} when built)",
     )
     lookup.add_argument("--ef-search", type=int, help="hnsw index: search beam (overrides the folder's)")
     lookup.add_argument(

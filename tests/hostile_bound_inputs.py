@@ -125,7 +125,7 @@ BOUND_ROWS = [
         _load_reranker(
             "{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}"
         ),
-        TEMPLATE + r"the template needs more than 256 MiB to render",
+        TEMPLATE + r"a concatenation of 131,072 characters \(the budget is 100,000\)",
     ),
     Row(
         "refusal",

@@ -9,13 +9,18 @@ So the render runs in `python -I` on this file (stdlib and jinja2 only: no Tenso
 - limits its address space (`RLIMIT_AS`, `MEMORY_BYTES`) and CPU time (`RLIMIT_CPU`, `CPU_SECONDS`): past
   either it dies or raises MemoryError, and the parent names the budget;
 - counts the template's executed lines (a `sys.settrace` of the template's frames: loop bodies, `set`s,
-  output statements), at most `MAX_STEPS`, and refuses `*` or `**` whose result would be larger than the
-  output budget before computing it;
+  output statements), at most `MAX_STEPS`, and sizes `*`, `**`, `+` and `~` before computing them: a
+  repetition, sum or concatenation longer than the output budget, or an exponent over 64, is refused
+  (`{% set ns.s = ns.s ~ ns.s %}` forty times stops at 131,072 characters, not at the memory limit — the
+  memory limit is a backstop whose moment depends on the machine, a size check does not);
 - stops the output at `MAX_OUTPUT_CHARS` characters (the template is rendered as a stream).
 
 The parent waits at most `WALL_SECONDS` and kills the child past it. Every failure — a Jinja error, a sandbox
 violation, `range(10**9)`'s OverflowError, an `{% include %}` with no loader, a budget — comes back as one
-ValueError that starts with `source` (the folder's file).
+ValueError that starts with `source` (the folder's file) and names the budget it left.
+
+`~` is sized through Jinja's public code-generation hook (`Environment.code_generator_class`, a subclass whose
+`visit_Concat` calls the environment's `bounded_concat`); this module is the one adapter for Jinja.
 
 Example (the child's start and jinja2's import: ~0.1 s):
 >>> render_bounded("{{ a }} and {{ b }}", [{"a": 1, "b": 2}, {"a": "x", "b": "y"}], source="t.jinja")
@@ -28,10 +33,13 @@ ValueError: t.jinja: the template renders more than 100,000 characters (the budg
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 
 import jinja2
+from jinja2.compiler import CodeGenerator
+from jinja2.runtime import markup_join, str_join
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 MAX_OUTPUT_CHARS = 100_000
@@ -58,17 +66,28 @@ def render_bounded(template, contexts, source):
     except subprocess.TimeoutExpired:
         raise ValueError(f"{source}: the template took more than {WALL_SECONDS:g} s to render (its budget)") from None
     if child.returncode != 0:
-        reason = child.stderr.decode("utf-8", "replace").strip().splitlines()
-        if child.returncode < 0 or not reason or "MemoryError" in reason[-1]:
-            raise ValueError(
-                f"{source}: the template left its budget ({CPU_SECONDS} s of CPU, {MEMORY_BYTES >> 20} MiB) while "
-                "rendering"
-            )
-        raise ValueError(f"{source}: the template does not render: {reason[-1]}")
+        raise ValueError(f"{source}: {why_the_render_failed(child.returncode, child.stderr)}")
     answer = json.loads(child.stdout)
     if "error" in answer:
         raise ValueError(f"{source}: {answer['error']}")
     return answer["renders"]
+
+
+def why_the_render_failed(returncode, stderr):
+    """The budget a child that did not answer left, read from its exit: SIGXCPU is the CPU limit, a MemoryError
+    anywhere in its stderr (Python's own fatal error included) the memory limit."""
+    reason = stderr.decode("utf-8", "replace").strip()
+    if returncode == -signal.SIGXCPU:
+        return f"the template needs more than {CPU_SECONDS} s of CPU to render (its budget)"
+    if "MemoryError" in reason:
+        return f"the template needs more than {MEMORY_BYTES >> 20} MiB to render (its budget)"
+    if returncode < 0:
+        name = signal.Signals(-returncode).name
+        return (
+            f"the template's render was killed by {name} (its budget: {CPU_SECONDS} s of CPU, {MEMORY_BYTES >> 20} MiB)"
+        )
+    last = reason.splitlines()[-1] if reason else f"exit status {returncode}, nothing on stderr"
+    return f"the template does not render: {last}"
 
 
 # ------------------------------------------------------------------------------------------------ the child
@@ -81,10 +100,27 @@ def _limit_resources():
     resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS + 1))
 
 
-class BudgetedSandbox(ImmutableSandboxedEnvironment):
-    """Jinja's immutable sandbox with `*` and `**` sized before they run, and a `range` of at most MAX_RANGE."""
+class SizedConcatenation(CodeGenerator):
+    """Jinja's code generator with `a ~ b ~ …` compiled to `environment.bounded_concat(context, (a, b, …))`."""
 
-    intercepted_binops = frozenset({"*", "**"})
+    def visit_Concat(self, node, frame):
+        self.write("environment.bounded_concat(context, (")
+        for argument in node.nodes:
+            self.visit(argument, frame)
+            self.write(", ")
+        self.write("))")
+
+
+class BudgetedSandbox(ImmutableSandboxedEnvironment):
+    """Jinja's immutable sandbox with `*`, `**`, `+` and `~` sized before they run, and a `range` of at most
+    MAX_RANGE: a result longer than MAX_OUTPUT_CHARS (a chat template's whole output) is refused.
+
+    >>> BudgetedSandbox().from_string("{{ 'ab' ~ 1 }}").render()
+    'ab1'
+    """
+
+    intercepted_binops = frozenset({"*", "**", "+"})
+    code_generator_class = SizedConcatenation
 
     def __init__(self):
         super().__init__(trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"])
@@ -95,6 +131,11 @@ class BudgetedSandbox(ImmutableSandboxedEnvironment):
             if isinstance(right, (int, float)) and abs(right) > 64 and abs(left) > 1:
                 raise TemplateBudgetExceeded(f"{left!r} ** {right!r} is too large to compute (exponent over 64)")
             return left**right
+        if operator == "+":
+            if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)):
+                unit = "characters" if isinstance(left, str) else "items"
+                _refuse_longer_than_the_output(f"a sum of {len(left) + len(right):,} {unit}", len(left) + len(right))
+            return left + right
         for sequence, count in ((left, right), (right, left)):
             if isinstance(sequence, (str, list, tuple)) and isinstance(count, int):
                 if len(sequence) * count > MAX_OUTPUT_CHARS:
@@ -102,6 +143,18 @@ class BudgetedSandbox(ImmutableSandboxedEnvironment):
                         f"a repetition of {len(sequence) * count:,} items (the budget is {MAX_OUTPUT_CHARS:,})"
                     )
         return left * right
+
+    def bounded_concat(self, context, pieces):
+        """`~` of `pieces`, as Jinja joins them (escaped under autoescape), after its length is checked."""
+        texts = [str(piece) for piece in pieces]
+        length = sum(len(text) for text in texts)
+        _refuse_longer_than_the_output(f"a concatenation of {length:,} characters", length)
+        return (markup_join if context.eval_ctx.autoescape else str_join)(pieces)
+
+
+def _refuse_longer_than_the_output(what, length):
+    if length > MAX_OUTPUT_CHARS:
+        raise TemplateBudgetExceeded(f"{what} (the budget is {MAX_OUTPUT_CHARS:,})")
 
 
 def _raise_exception(message):

@@ -112,13 +112,16 @@ def test_a_chat_template_that_does_not_place_the_texts_is_refused(tmp_path, temp
         ("{% for i in range(9999) %}{% for j in range(9999) %}{% endfor %}{% endfor %}", "ran more than 1,000,000 steps"),
         ("{{ 'x' * 10**9 }}", "a repetition of 1,000,000,000 items"),
         ("{{ 'x' | center(10**9) }}", "needs more than 256 MiB to render"),
-        ("{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}", "256 MiB"),
+        ("{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}", "a concatenation of 131,072 characters"),
+        ("{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s + ns.s %}{% endfor %}", "a sum of 131,072 characters"),
+        ("{% set ns = namespace(l=[1]) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}{% endfor %}", "a sum of 131,072 items"),
         ("{{ 7 ** 100000 }}", "too large to compute"),
         ("{{ range(10**9) }}", r"range\(\) of 1,000,000,000 items"),
         ("{% include '/etc/passwd' %}", "does not render: TypeError: no loader"),
         ("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "RecursionError"),
     ],
-    ids=["nested-loops", "output", "steps", "repetition", "filter-memory", "doubling", "power", "huge-range", "include",
+    ids=["nested-loops", "output", "steps", "repetition", "filter-memory", "doubling", "adding-strings", "adding-lists",
+         "power", "huge-range", "include",
          "recursion"],
 )  # fmt: skip
 def test_a_chat_template_that_leaves_its_budget_is_refused_naming_the_file(tmp_path, template, message):

@@ -215,9 +215,11 @@ class _Stages:
         multi_vector=None,
         multi_vector_engine="exact",
         multi_vector_options=((), ()),
+        sparse_options=((), ()),
     ):
         self.encoder, self.collection, self.top_k = encoder, collection, top_k
         self.multi_vector_query_options, multi_vector_document_options = (dict(o) for o in multi_vector_options)
+        self.sparse_query_options, sparse_document_options = (dict(o) for o in sparse_options)
         self.batch_size, self.progress, self.options = batch_size, progress, options
         self.seconds_of, self.bytes_per_document = {}, {}
         self.document_vectors = self.index = self.sparse_index = None
@@ -228,7 +230,9 @@ class _Stages:
             self.sparse_index = self.timed(
                 "documents sparse",
                 lambda: SparseIndex(
-                    sparse.encode_document(collection.documents, batch_size=batch_size, progress=progress),
+                    sparse.encode_document(
+                        collection.documents, batch_size=batch_size, progress=progress, **sparse_document_options
+                    ),
                     engine=engine,
                 ),
             )
@@ -298,7 +302,9 @@ class _Stages:
         if self.sparse_index is not None:
 
             def sparse():
-                vectors = self.sparse.encode_query(queries.queries, batch_size=self.batch_size, progress=self.progress)
+                vectors = self.sparse.encode_query(
+                    queries.queries, batch_size=self.batch_size, progress=self.progress, **self.sparse_query_options
+                )
                 ids, scores = self.sparse_index.search(vectors, self.top_k)
                 return run_of(queries.query_ids, queries.document_ids, ids, scores)
 
@@ -340,6 +346,7 @@ def evaluate_beir(
     multi_vector=None,
     multi_vector_engine="exact",
     multi_vector_options=None,
+    sparse_options=None,
 ):
     """Measures `encoder`, BM25, a sparse encoder, a multi-vector encoder, or their hybrid on a BEIR collection (a folder, read by
     `read_beir_folder`, or a `BeirCollection`): see the module docstring.
@@ -373,6 +380,10 @@ def evaluate_beir(
         rerank_top: the documents a query's reranker reads (100, as MTEB's reranking tasks).
         sparse: a `SparseEncoder` beside a dense `encoder`: the "sparse" stage (and its part of the hybrid).
         sparse_engine: "exact" (default) or "seismic": how the sparse stage searches (`retrieval.SparseIndex`).
+        sparse_options: more keyword arguments for the sparse encoder's documents (for example
+            `{"backend": "openvino", "precision": "bfloat16"}` or `{"max_active_dims": 256}`). A `SparseEncoder`
+            given as `encoder` takes `encode_options` (both sides) and `document_options` (its documents) as a dense
+            one does.
         multi_vector: a `MultiVectorEncoder` (ColBERT) beside the others: the "multi-vector" stage (and its part of
             the hybrid); a `MultiVectorEncoder` given as `encoder` is this.
         multi_vector_engine: "exact" (default: MaxSim over every document) or "faiss" (`retrieval.MultiVectorIndex`).
@@ -393,27 +404,26 @@ def evaluate_beir(
     """
     start = time.perf_counter()
     bm25 = lexical_options(lexical)
+    sparse_sides = stage_options(sparse_options)
     if isinstance(encoder, SparseEncoder):
         if sparse is not None:
             raise ValueError("a SparseEncoder as encoder, and sparse= too: give the dense encoder as encoder")
         encoder, sparse = None, encoder
-    multi_vector_query_options, multi_vector_document_options = {}, dict(multi_vector_options or {})
+        sparse_sides = stage_options(sparse_options, encode_options, document_options)
+    multi_vector_sides = stage_options(multi_vector_options)
     if isinstance(encoder, MultiVectorEncoder):
         if multi_vector is not None:
             raise ValueError("a MultiVectorEncoder as encoder, and multi_vector= too: give one of them")
         encoder, multi_vector = None, encoder
-        multi_vector_query_options = dict(encode_options or {})
-        multi_vector_document_options = {
-            **multi_vector_query_options,
-            **dict(document_options or {}),
-            **multi_vector_document_options,
-        }
+        multi_vector_sides = stage_options(multi_vector_options, encode_options, document_options)
     if sparse is not None and not isinstance(sparse, SparseEncoder):
         raise TypeError(f"sparse must be a SparseEncoder, got {type(sparse).__name__}")
     if multi_vector is not None and not isinstance(multi_vector, MultiVectorEncoder):
         raise TypeError(f"multi_vector must be a MultiVectorEncoder, got {type(multi_vector).__name__}")
     if multi_vector_options and multi_vector is None:
         raise ValueError("multi_vector_options are for a multi-vector encoder, and none is given")
+    if sparse_options and sparse is None:
+        raise ValueError("sparse_options are for a sparse encoder, and none is given")
     if encoder is None and bm25 is None and sparse is None and multi_vector is None:
         raise ValueError(
             "nothing to evaluate: give an encoder, lexical=True (BM25), a sparse or multi-vector encoder, or several"
@@ -451,7 +461,8 @@ def evaluate_beir(
         sparse_engine,
         multi_vector,
         multi_vector_engine,
-        (multi_vector_query_options, multi_vector_document_options),
+        multi_vector_sides,
+        sparse_sides,
     )
     runs = stages.runs(collection, codes=codes)
     choice = {}
@@ -489,6 +500,18 @@ def evaluate_beir(
         fusion_choice=choice,
         bytes_per_document=stages.bytes_per_document,
     )
+
+
+def stage_options(own, encode_options=None, document_options=None):
+    """(query options, document options) of a sparse or multi-vector stage: `own` (`sparse_options` /
+    `multi_vector_options`) for its documents, over `document_options`, over `encode_options` for both sides (the
+    last two given only when the model came as `encoder`).
+
+    >>> stage_options({"max_active_dims": 64}, {"backend": "openvino"}, {"precision": "bfloat16"})
+    ({'backend': 'openvino'}, {'backend': 'openvino', 'precision': 'bfloat16', 'max_active_dims': 64})
+    """
+    both = dict(encode_options or {})
+    return both, {**both, **dict(document_options or {}), **dict(own or {})}
 
 
 def _floors(kinds):

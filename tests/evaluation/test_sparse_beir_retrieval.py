@@ -24,9 +24,9 @@ def sparse():
     return SparseEncoder.from_pretrained(os.path.join(FOLDERS, "bert_inference_free"))
 
 
-def sparse_run(collection, sparse):
-    index = SparseIndex(sparse.encode_document(collection.documents))
-    ids, scores = index.search(sparse.encode_query(collection.queries), 1000)
+def sparse_run(collection, sparse, query_options=None, document_options=None):
+    index = SparseIndex(sparse.encode_document(collection.documents, **(document_options or {})))
+    ids, scores = index.search(sparse.encode_query(collection.queries, **(query_options or {})), 1000)
     return run_of(collection.query_ids, collection.document_ids, ids, scores)
 
 
@@ -55,7 +55,30 @@ def test_two_of_them_fuse_by_the_choice_on_dev(sparse):
     assert list(result.stages) == ["lexical", "sparse", "hybrid"] and result.fusion_choice
 
 
+def test_options_reach_the_sides_they_name(sparse):
+    """sparse_options: the documents of a sparse stage beside others; a SparseEncoder given as encoder takes
+    encode_options (both sides) and document_options (its documents) as a dense encoder does."""
+    test = read_beir_folder(TINY)
+    few = {"max_active_dims": 16}  # of ~270 a document
+    documents_cut = mean_measures(measure_run(sparse_run(test, sparse, document_options=few), test.qrels))
+    beside = evaluate_beir(None, TINY, lexical=True, sparse=sparse, sparse_options=few)
+    alone = evaluate_beir(sparse, TINY, document_options=few)
+    assert beside.stages["sparse"] == pytest.approx(documents_cut) and alone.metrics == pytest.approx(documents_cut)
+    whole = evaluate_beir(sparse, TINY)
+    assert alone.bytes_per_document["sparse"] < whole.bytes_per_document["sparse"]
+    assert alone.metrics["ndcg@10"] != pytest.approx(whole.metrics["ndcg@10"])
+    both_cut = mean_measures(measure_run(sparse_run(test, sparse, {"max_active_dims": 3}, few), test.qrels))
+    both = evaluate_beir(sparse, TINY, encode_options={"max_active_dims": 3}, document_options=few)
+    assert both.metrics == pytest.approx(both_cut) and both_cut["ndcg@10"] != pytest.approx(alone.metrics["ndcg@10"])
+
+
 def test_what_it_refuses(sparse):
+    with pytest.raises(ValueError, match="sparse_options are for a sparse encoder, and none is given"):
+        evaluate_beir(CharacterTrigramEncoder(), TINY, sparse_options={"max_active_dims": 2})
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
+        evaluate_beir(None, TINY, sparse=sparse, sparse_options={"max_active_dimensions": 2})
+    with pytest.raises(ValueError, match="max_active_dims"):
+        evaluate_beir(sparse, TINY, document_options={"max_active_dims": 0})
     with pytest.raises(ValueError, match="give the dense encoder as encoder"):
         evaluate_beir(sparse, TINY, sparse=sparse)
     with pytest.raises(TypeError, match="sparse must be a SparseEncoder"):

@@ -42,12 +42,22 @@ SECONDS_BAR, RSS_BAR_MIB, LATE_EXTRA_MIB, DOCUMENT_FACTOR = 10.0, 1024.0, 512.0,
 
 def all_rows():
     from tests.hostile_bound_inputs import BOUND_ROWS
+    from tests.hostile_evaluate_inputs import EVALUATE_ROWS
     from tests.hostile_inputs import FILE_ROWS, REPLACEMENT_ROWS, ROWS
     from tests.hostile_lexical_inputs import LEXICAL_ROWS
     from tests.hostile_multi_vector_inputs import MULTI_VECTOR_ROWS
     from tests.hostile_sparse_inputs import SPARSE_ROWS
 
-    return ROWS + REPLACEMENT_ROWS + FILE_ROWS + LEXICAL_ROWS + BOUND_ROWS + SPARSE_ROWS + MULTI_VECTOR_ROWS
+    return (
+        ROWS
+        + REPLACEMENT_ROWS
+        + FILE_ROWS
+        + LEXICAL_ROWS
+        + BOUND_ROWS
+        + SPARSE_ROWS
+        + MULTI_VECTOR_ROWS
+        + EVALUATE_ROWS
+    )
 
 
 def measured(command, timeout, cwd=None, env=None):

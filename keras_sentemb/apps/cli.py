@@ -20,6 +20,7 @@ import sys
 import time
 
 from keras_sentemb import zoo
+from keras_sentemb.apps.chunking_arguments import add_chunking_arguments, chunking_of
 from keras_sentemb.apps.hit_printing import print_hits
 from keras_sentemb.apps.index_command import add_index_parser, run_index
 from keras_sentemb.apps.saved_model_folder import LOCAL_RUNNERS, serving_folder
@@ -159,7 +160,8 @@ def _build_parser():
     evaluate.add_argument(
         "model",
         help="preset name, zoo:NAME, Hugging Face BERT folder, or .keras file "
-        "(a HashedEncoder adds Hamming STS and hash-recall)",
+        "(a HashedEncoder adds Hamming STS and hash-recall); a sentence-transformers SPLADE or ColBERT / PyLate "
+        "folder is measured on --beir folders",
     )
     evaluate.add_argument(
         "--tasks",
@@ -205,6 +207,12 @@ def _build_parser():
         "(zoo:NAME, a .keras file or a sentence-transformers reranker folder) and report the reranked run",
     )
     evaluate.add_argument("--rerank-top", type=int, default=100, help="documents a query's reranker reads (100)")
+    add_chunking_arguments(
+        evaluate,
+        "--beir folders: encode each document as chunks of at most this many word pieces (a dense model: the "
+        "mean of the chunks' vectors; ColBERT: the chunks' token vectors joined); default: a document is cut at "
+        "the model's limit",
+    )
     evaluate.add_argument(
         "--fusion",
         default="dev",
@@ -494,6 +502,15 @@ def _evaluate(args):
     if args.output is not None and os.path.isdir(args.output):
         check_output_file(os.path.join(args.output, "report.json"), "report", overwrite=True, is_ours=_is_our_report)
     names = args.tasks.split(",") if args.tasks else None
+    chunking = chunking_of(args)
+    another_type = is_folder_of_another_model_type(args.model)
+    if another_type and (names or not args.beir):
+        raise ValueError(
+            f"{args.model}: a SPLADE or ColBERT model is measured on --beir folders (retrieval) alone; "
+            f"--tasks {args.tasks or 'stsb'} needs a sentence encoder"
+        )
+    if chunking is not None:
+        _check_evaluate_chunking(args)
     hashed_default = (
         names is None and not args.beir and (args.model.endswith(".keras") or args.model.startswith("zoo:"))
     )
@@ -519,10 +536,12 @@ def _evaluate(args):
             fusion=args.fusion,
             rerank=reranker,
             rerank_top=args.rerank_top,
+            document_options={"chunking": chunking} if chunking is not None else None,
         )
         for folder in args.beir
     ]
-    model = load_any_encoder(args.model, dtype=args.dtype)
+    load = load_served_model if another_type else load_any_encoder
+    model = load(args.model, dtype=args.dtype)
     hashed = hasattr(model, "hash_embeddings")
     if "hash-recall" in (names or []) and not hashed:
         raise TypeError(
@@ -550,6 +569,20 @@ def _evaluate(args):
         return
     path = write_report(results, args.output, model_name=args.model, model_info=info, plots=not args.no_plots)
     print(f"\nwrote {path}" + ("" if args.no_plots else " and its plots"))
+
+
+def _check_evaluate_chunking(args):
+    """Refuses, before any model is loaded, --chunk-* options that would shape nothing or that the model cannot take."""
+    if not args.beir:
+        raise ValueError("--chunk-size and --late-chunking shape the documents of --beir folders: give --beir FOLDER")
+    if os.path.isdir(args.model) and is_sparse_encoder_folder(args.model):
+        raise ValueError(
+            f"{args.model}: a SPLADE model encodes each document whole; --chunk-size is for dense and ColBERT"
+        )
+    if args.late_chunking and os.path.isdir(args.model) and is_multi_vector_folder(args.model):
+        raise ValueError(
+            f"{args.model}: a ColBERT document keeps its windows' token vectors; --late-chunking is for a dense model"
+        )
 
 
 def _fusion(text):

@@ -12,6 +12,7 @@ keras-sentemb index search corpus_colbert --query "How do I bake bread?" [--exac
 
 import time
 
+from keras_sentemb.apps.chunking_arguments import add_chunking_arguments, chunking_of
 from keras_sentemb.apps.hit_printing import print_hits
 from keras_sentemb.apps.index_folder import INDEX_KIND, IndexFolder, build_index_folder, read_meta
 from keras_sentemb.apps.multi_vector_index_folder import (
@@ -26,7 +27,6 @@ from keras_sentemb.apps.sparse_index_folder import (
     build_sparse_index_folder,
     is_sparse_index_folder,
 )
-from keras_sentemb.chunking.chunking import Chunking
 from keras_sentemb.data.text_file import read_lines
 from keras_sentemb.retrieval.approximate_binary_search import DEFAULT_PARAMETERS, KINDS, SEARCH_PARAMETERS
 from keras_sentemb.retrieval.multi_vector_index import ENGINES as MULTI_VECTOR_ENGINES
@@ -74,16 +74,10 @@ def add_index_parser(commands):
     build.add_argument("--hnsw-m", type=int, help="hnsw: links a code (default 32)")
     build.add_argument("--ef-construction", type=int, help="hnsw: build beam (default 40)")
     build.add_argument("--ef-search", type=int, help="hnsw: search beam (default 64)")
-    build.add_argument(
-        "--chunk-size",
-        type=int,
-        help="index each line as chunks of at most this many word pieces (long documents); "
+    add_chunking_arguments(
+        build,
+        "index each line as chunks of at most this many word pieces (long documents); "
         "a search returns lines scored by their best chunk",
-    )
-    build.add_argument("--chunk-overlap", type=int, default=0, help="word pieces shared by consecutive chunks")
-    build.add_argument("--chunk-sentences", action="store_true", help="end chunks at sentence ends")
-    build.add_argument(
-        "--late-chunking", action="store_true", help="late chunking: chunks read the whole line's context"
     )
     build.add_argument(
         "--lexical",
@@ -253,15 +247,6 @@ def _search_sparse(args, queries):
         opened.index.set_search_settings(**settings)
     scores, ids = opened.search(queries, args.top_k, engine="exact" if args.exact else None)
     print_hits(queries, ids, scores, opened.corpus, "dot", args.json)
-
-
-def chunking_of(args):
-    """The `Chunking` of `index build`'s --chunk-* options, or None without --chunk-size / --late-chunking."""
-    if args.chunk_size is None and not args.late_chunking:
-        return None
-    return Chunking(
-        size=args.chunk_size, overlap=args.chunk_overlap, sentences=args.chunk_sentences, late=args.late_chunking
-    )
 
 
 def given_options(args, names):

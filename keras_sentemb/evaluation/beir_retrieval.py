@@ -522,19 +522,23 @@ def _floors(kinds):
 
 class BeirRetrievalTask(EvaluationTask):
     """`evaluate_beir` as a task of an evaluation report (`keras-sentemb evaluate --beir FOLDER
-    [--lexical] [--rerank MODEL]`): metrics nDCG@10 (main), recall@100, MRR@10, MAP@100 × 100 of the
-    main run (the reranked or hybrid one, and each stage's as "dense ndcg@10", "lexical ndcg@10", …); the
-    per-query scores, the fusion and each stage's seconds in the report's details. The folder is
-    read (and checked) when the task is built."""
+    [--lexical] [--rerank MODEL] [--chunk-size N]`): metrics nDCG@10 (main), recall@100, MRR@10, MAP@100 × 100 of
+    the main run (the reranked or hybrid one, and each stage's as "dense ndcg@10", "lexical ndcg@10", …); the
+    per-query scores, the fusion, each stage's seconds and the `document_options` (`evaluate_beir`'s: a
+    `{"chunking": Chunking(...)}`) in the report's details. The folder is read (and checked) when the task is
+    built. The model may be a dense encoder, a `SparseEncoder` or a `MultiVectorEncoder`."""
 
     kind = "retrieval"
 
-    def __init__(self, name, folder, split="test", lexical=None, fusion="dev", rerank=None, rerank_top=100):
+    def __init__(
+        self, name, folder, split="test", lexical=None, fusion="dev", rerank=None, rerank_top=100, document_options=None
+    ):
         super().__init__(name)
         self.folder = folder
         self.collection = read_beir_folder(folder, split=split)
         self.lexical, self.fusion = lexical_options(lexical), check_fusion(fusion)
         self.rerank, self.rerank_top = rerank, positive_int(rerank_top, "rerank_top")
+        self.document_options = dict(document_options or {})
 
     def measure(self, memo):
         result = evaluate_beir(
@@ -547,6 +551,7 @@ class BeirRetrievalTask(EvaluationTask):
             fusion=self.fusion,
             rerank=self.rerank,
             rerank_top=self.rerank_top,
+            document_options=self.document_options,
         )
         metrics = dict(result.metrics)
         if len(result.stages) > 1:
@@ -559,6 +564,8 @@ class BeirRetrievalTask(EvaluationTask):
             "documents": result.documents,
             "per_query": result.per_query,
         }
+        if self.document_options:
+            details["document_options"] = {name: repr(value) for name, value in self.document_options.items()}
         if result.fusion is not None:
             details.update(fusion=result.fusion, fusion_choice=result.fusion_choice, seconds_of=result.seconds_of)
         return TaskResult(self.name, self.kind, metrics, "ndcg@10", result.queries, details=details)

@@ -37,8 +37,6 @@ from keras_sentemb.models.hashed_encoder import HashedEncoder
 from keras_sentemb.models.multi_vector_encoder import MultiVectorEncoder
 from keras_sentemb.models.sentence_encoder import SentenceEncoder
 from keras_sentemb.models.sparse_encoder import SparseEncoder
-from keras_sentemb.pretrained.multi_vector_folder import is_multi_vector_folder
-from keras_sentemb.pretrained.sparse_encoder_folder import is_sparse_encoder_folder
 from keras_sentemb.retrieval.binary_index import BinaryIndex
 from keras_sentemb.retrieval.run_fusion import ConvexFusion
 from keras_sentemb.retrieval.semantic_search import semantic_search
@@ -48,7 +46,13 @@ from keras_sentemb.utils.atomic_files import save_npy_atomic
 from keras_sentemb.utils.checked_files import load_npy, read_json
 from keras_sentemb.utils.command_errors import OneLineErrorParser, UsageError, run_command
 from keras_sentemb.utils.output_targets import check_output_file, check_output_folder
-from keras_sentemb.zoo.loading import load_any_encoder, load_cross_encoder, load_sentence_encoder, load_served_model
+from keras_sentemb.zoo.loading import (
+    folder_model_type,
+    load_any_encoder,
+    load_cross_encoder,
+    load_sentence_encoder,
+    load_served_model,
+)
 
 
 def _add_model_arguments(parser):
@@ -503,14 +507,14 @@ def _evaluate(args):
         check_output_file(os.path.join(args.output, "report.json"), "report", overwrite=True, is_ours=_is_our_report)
     names = args.tasks.split(",") if args.tasks else None
     chunking = chunking_of(args)
-    another_type = is_folder_of_another_model_type(args.model)
-    if another_type and (names or not args.beir):
+    another_type = folder_model_type(args.model)
+    if another_type is not None and (names or not args.beir):
         raise ValueError(
             f"{args.model}: a SPLADE or ColBERT model is measured on --beir folders (retrieval) alone; "
             f"--tasks {args.tasks or 'stsb'} needs a sentence encoder"
         )
     if chunking is not None:
-        _check_evaluate_chunking(args)
+        _check_evaluate_chunking(args, another_type)
     hashed_default = (
         names is None and not args.beir and (args.model.endswith(".keras") or args.model.startswith("zoo:"))
     )
@@ -540,7 +544,7 @@ def _evaluate(args):
         )
         for folder in args.beir
     ]
-    load = load_served_model if another_type else load_any_encoder
+    load = load_any_encoder if another_type is None else another_type.from_pretrained
     model = load(args.model, dtype=args.dtype)
     hashed = hasattr(model, "hash_embeddings")
     if "hash-recall" in (names or []) and not hashed:
@@ -571,15 +575,16 @@ def _evaluate(args):
     print(f"\nwrote {path}" + ("" if args.no_plots else " and its plots"))
 
 
-def _check_evaluate_chunking(args):
-    """Refuses, before any model is loaded, --chunk-* options that would shape nothing or that the model cannot take."""
+def _check_evaluate_chunking(args, model_type):
+    """Refuses, before any model is loaded, --chunk-* options that would shape nothing or that the model (of
+    `folder_model_type`) cannot take."""
     if not args.beir:
         raise ValueError("--chunk-size and --late-chunking shape the documents of --beir folders: give --beir FOLDER")
-    if os.path.isdir(args.model) and is_sparse_encoder_folder(args.model):
+    if model_type is SparseEncoder:
         raise ValueError(
             f"{args.model}: a SPLADE model encodes each document whole; --chunk-size is for dense and ColBERT"
         )
-    if args.late_chunking and os.path.isdir(args.model) and is_multi_vector_folder(args.model):
+    if args.late_chunking and model_type is MultiVectorEncoder:
         raise ValueError(
             f"{args.model}: a ColBERT document keeps its windows' token vectors; --late-chunking is for a dense model"
         )
@@ -752,8 +757,9 @@ def _export(args):
         return
     if args.backend != "openvino" and (args.precision != "float32" or args.calibration):
         raise ValueError("--precision bfloat16/int8 and --calibration need --backend openvino")
-    if args.backend == "tensorflow" and is_folder_of_another_model_type(args.model):
-        model = load_served_model(args.model, dtype=args.dtype)
+    model_type = folder_model_type(args.model)
+    if args.backend == "tensorflow" and model_type is not None:
+        model = model_type.from_pretrained(args.model, dtype=args.dtype)
         folder = export_saved_model(model, args.path, version=args.version, overwrite=args.overwrite)
         print(f"exported {model.name} to {folder} (signatures: {MODEL_TYPE_SIGNATURES[type(model)]})")
         return
@@ -778,11 +784,6 @@ MODEL_TYPE_SIGNATURES = {
     SparseEncoder: "serving_default: texts -> indices, values (documents)",
     MultiVectorEncoder: "query, document = serving_default: texts -> vectors, token_counts",
 }
-
-
-def is_folder_of_another_model_type(path):
-    """Whether `path` is a sentence-transformers SparseEncoder or MultiVectorEncoder / PyLate folder."""
-    return os.path.isdir(path) and (is_sparse_encoder_folder(path) or is_multi_vector_folder(path))
 
 
 def _check_export_target(args):

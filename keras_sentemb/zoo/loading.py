@@ -55,12 +55,24 @@ def load_served_model(name_or_path: str | os.PathLike, dtype: str | None = None)
     (Not run as a doctest: it loads pretrained weights, which takes seconds; the tests run the same calls.)
         model = load_served_model("zoo:cross-encoder-mpnet-base-stsb")
     """
-    if os.path.isdir(name_or_path) and is_sparse_encoder_folder(name_or_path):
-        return SparseEncoder.from_pretrained(name_or_path, dtype=dtype)
-    if os.path.isdir(name_or_path) and is_multi_vector_folder(name_or_path):
-        return MultiVectorEncoder.from_pretrained(name_or_path, dtype=dtype)
+    model_type = folder_model_type(name_or_path)
+    if model_type is not None:
+        return model_type.from_pretrained(name_or_path, dtype=dtype)
     served = (HashedEncoder, DSE, CrossEncoder, SparseEncoder, MultiVectorEncoder)
     return _load(name_or_path, dtype, _sentence_encoders() + served)
+
+
+def folder_model_type(path: str | os.PathLike):
+    """`SparseEncoder` for a sentence-transformers SparseEncoder folder, `MultiVectorEncoder` for a ColBERT / PyLate
+    folder, None for anything else (a dense folder, a preset name, a `.keras` file): the model types other than a
+    sentence encoder that `load_served_model` reads from a folder."""
+    if not os.path.isdir(path):
+        return None
+    if is_sparse_encoder_folder(path):
+        return SparseEncoder
+    if is_multi_vector_folder(path):
+        return MultiVectorEncoder
+    return None
 
 
 def load_cross_encoder(name_or_path: str | os.PathLike) -> CrossEncoder:

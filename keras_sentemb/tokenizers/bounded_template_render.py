@@ -39,7 +39,7 @@ import sys
 
 import jinja2
 from jinja2.compiler import CodeGenerator
-from jinja2.runtime import markup_join, str_join
+from jinja2.runtime import markup_join
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 MAX_OUTPUT_CHARS = 100_000
@@ -145,11 +145,12 @@ class BudgetedSandbox(ImmutableSandboxedEnvironment):
         return left * right
 
     def bounded_concat(self, context, pieces):
-        """`~` of `pieces`, as Jinja joins them (escaped under autoescape), after its length is checked."""
+        """`~` of `pieces`, as Jinja joins them (its `str_join`: the pieces' `str`s; `markup_join`, escaping, under
+        autoescape), after its length is checked: the `str`s measured are the ones joined."""
         texts = [str(piece) for piece in pieces]
         length = sum(len(text) for text in texts)
         _refuse_longer_than_the_output(f"a concatenation of {length:,} characters", length)
-        return (markup_join if context.eval_ctx.autoescape else str_join)(pieces)
+        return markup_join(pieces) if context.eval_ctx.autoescape else "".join(texts)
 
 
 def _refuse_longer_than_the_output(what, length):
